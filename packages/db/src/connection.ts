@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Dialect } from './dialect-kind.ts';
+import type { Database } from './schema.ts';
+
+/** An open database: the Kysely instance and which dialect it speaks. */
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Where it lives, for the boot line: a file path, ':memory:' or the URL without its password. */
+  location: string;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openDatabase}: a PostgreSQL URL, else a SQLite file (or ':memory:'). */
+export interface OpenDatabaseOptions {
+  /** `postgres://` / `postgresql://` URL; selects PostgreSQL (DESIGN.md §2). */
+  url?: string | undefined;
+  /** SQLite file path, or ':memory:'. Used when `url` is not given. */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use as search_path (tests isolate themselves this way). */
+  pgSchema?: string;
+  /** PostgreSQL pool size; default 10. */
+  pgPoolSize?: number;
+}
+
+const INT8_OID = 20;
+
+/**
+ * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`
+ * (a committed transaction survives a process crash: DESIGN.md §14); PostgreSQL BIGINT columns
+ * are parsed as JS numbers (epoch ms fit in 2^53).
+ * @throws Error when `url` is given but is not a PostgreSQL URL.
+ */
+export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
+  if (options.url) {
+    if (!/^postgres(ql)?:\/\//.test(options.url)) {
+      throw new Error(`DATABASE_URL must be a postgres:// URL, got ${redactUrl(options.url)}`);
+    }
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.pgPoolSize ?? 10,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as never,
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', location: redactUrl(options.url), close: () => db.destroy() };
+  }
+  const path = options.sqlitePath ?? ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', location: path, close: () => db.destroy() };
+}
+
+/** The URL with any password replaced by `***`, for logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}

@@ -1,0 +1,6 @@
+/** @cordon/db — Cordon's schema, dialect factory and migrations (DESIGN.md §2–3). */
+export * from './connection.ts';
+export * from './dialect-kind.ts';
+export * from './migrate.ts';
+export type * from './schema.ts';
+export * from './time.ts';

@@ -1,0 +1,144 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Kysely table types of Cordon's one schema (DESIGN.md §3 "one owner of the schema").
+ * Conventions: ids are integers; booleans are INTEGER 0/1 on both dialects; timestamps are
+ * ISO-8601 UTC text (`created_at`, `updated_at`) except the query log's `ts`, epoch ms as BIGINT.
+ * Every tenant-owned table carries `customer_id` so repositories can scope by tenant in SQL.
+ */
+export interface Database {
+  msps: MspsTable;
+  customers: CustomersTable;
+  admins: AdminsTable;
+  revoked_tokens: RevokedTokensTable;
+  categories: CategoriesTable;
+  category_domains: CategoryDomainsTable;
+  policies: PoliciesTable;
+  policy_categories: PolicyCategoriesTable;
+  locations: LocationsTable;
+  location_addresses: LocationAddressesTable;
+  query_log: QueryLogTable;
+  settings: SettingsTable;
+}
+
+export interface MspsTable {
+  id: Generated<number>;
+  name: string;
+  company_name: string;
+  license: string;
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomersTable {
+  id: Generated<number>;
+  msp_id: number;
+  account_name: string;
+  uuid_str: string;
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A console login. `role` is 1 system, 2 sales, 3 MSP (with msp_id), 4 customer (with customer_id). */
+export interface AdminsTable {
+  id: Generated<number>;
+  email: string;
+  full_name: string;
+  password_hash: string;
+  role: number;
+  msp_id: number | null;
+  customer_id: number | null;
+  is_default: number;
+  twofa_enabled: number;
+  twofa_secret: string | null;
+  created_at: string;
+  updated_at: string;
+  last_login_at: string | null;
+}
+
+/** Revoked access-token ids (POST /auth/logout); rows can go once `expires_at` (epoch s) has passed. */
+export interface RevokedTokensTable {
+  jti: string;
+  expires_at: number;
+}
+
+/** The taxonomy with each category's current level ('L'|'M'|'H'|null), editable by the system admin. */
+export interface CategoriesTable {
+  id: number;
+  name: string;
+  level: string | null;
+}
+
+/** Domain → category facts from feeds; `source` names the feed (e.g. `ut1`) so re-imports replace it. */
+export interface CategoryDomainsTable {
+  domain: string;
+  category_id: number;
+  source: string;
+}
+
+export interface PoliciesTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  description: string;
+  level: string;
+  is_default: number;
+  allow_unclassified: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The categories a policy blocks: one row per blocked category. */
+export interface PolicyCategoriesTable {
+  policy_id: number;
+  customer_id: number;
+  category_id: number;
+}
+
+export interface LocationsTable {
+  id: Generated<number>;
+  customer_id: number;
+  type: string;
+  name: string;
+  /** null: inherit the customer's default policy. */
+  policy_id: number | null;
+  key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An address of a location, canonical `network/prefix` text; unique across all tenants. */
+export interface LocationAddressesTable {
+  id: Generated<number>;
+  location_id: number;
+  customer_id: number;
+  ip: string;
+  created_at: string;
+}
+
+/** One resolved query (DESIGN.md §11). `ts` is epoch ms. `categories` is a comma-separated id list. */
+export interface QueryLogTable {
+  id: Generated<number>;
+  ts: number;
+  customer_id: number;
+  location_id: number | null;
+  policy_id: number | null;
+  client_ip: string;
+  qname: string;
+  qtype: string;
+  protocol: string;
+  action: string;
+  reason: string;
+  categories: string;
+  rcode: string;
+  answer_source: string;
+  latency_us: number;
+}
+
+/** Deployment-wide key/value settings (e.g. the JWT signing secret). */
+export interface SettingsTable {
+  key: string;
+  value: string;
+}

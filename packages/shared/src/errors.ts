@@ -1,0 +1,64 @@
+import { ErrorTexts } from './messages.ts';
+
+/**
+ * The catalogue of stable API error codes (STYLE.md §11; DESIGN.md §5). Every error the API
+ * sends is one of these, with its HTTP status and default human text (spec §8 texts where the
+ * spec has one).
+ */
+export const ErrorCatalogue = {
+  ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
+  ERR_BAD_CREDENTIALS: { status: 401, message: ErrorTexts.badCredentials },
+  ERR_UNAUTHENTICATED: { status: 401, message: '401 Unauthorized: a valid access token is required.' },
+  ERR_FORBIDDEN: { status: 403, message: ErrorTexts.forbidden },
+  ERR_NOT_FOUND: { status: 404, message: ErrorTexts.notFound },
+  ERR_METHOD_NOT_ALLOWED: { status: 405, message: ErrorTexts.methodNotAllowed },
+  ERR_TIMEOUT: { status: 408, message: ErrorTexts.timeout },
+  ERR_CONFLICT: { status: 409, message: 'The resource conflicts with an existing one.' },
+  ERR_UNPROCESSABLE: { status: 422, message: 'The request could not be processed.' },
+  ERR_2FA_ENABLED: { status: 422, message: '2FA is enabled' },
+  ERR_2FA_CODE_REQUIRED: { status: 422, message: 'Code required' },
+  ERR_2FA_INVALID_CODE: { status: 422, message: 'Invalid code' },
+  ERR_2FA_INCORRECT_RECOVERY: { status: 422, message: 'Incorrect code entered' },
+  ERR_2FA_ENFORCED: { status: 422, message: '2FA is enforced' },
+  ERR_RATE_LIMITED: { status: 429, message: ErrorTexts.tooManyRequests },
+  ERR_INTERNAL: { status: 500, message: ErrorTexts.serverError },
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCatalogue;
+
+/**
+ * The API's error envelope (DESIGN.md §5): `error` is human text (shown in toasts), `code` is
+ * stable, `fields` maps a field name to its spec §5 message.
+ */
+export interface ApiErrorBody {
+  error: string;
+  code: ErrorCode;
+  fields?: Record<string, string>;
+}
+
+/**
+ * An error the API turns into its envelope. Throw it from services and repositories.
+ * @param code a catalogue code; its status is the HTTP status sent
+ * @param message human text; defaults to the catalogue's
+ * @param fields per-field messages for validation errors
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message?: string, fields?: Record<string, string>) {
+    super(message ?? ErrorCatalogue[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ErrorCatalogue[code].status;
+    this.fields = fields;
+  }
+
+  /** The wire envelope of this error. */
+  toBody(): ApiErrorBody {
+    return this.fields
+      ? { error: this.message, code: this.code, fields: this.fields }
+      : { error: this.message, code: this.code };
+  }
+}

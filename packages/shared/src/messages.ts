@@ -1,0 +1,63 @@
+/**
+ * User-facing texts of the specification, verbatim: validation messages (spec §5) and the error
+ * catalogue (spec §8). The API's field errors and the console's forms use these same strings.
+ */
+export const Messages = {
+  required: 'This is a required field.',
+  positiveInteger: 'Must be a positive integer.',
+  invalidIp: 'Must be valid IP address.',
+  invalidEmail: 'Must be valid email address.',
+  min5: 'Must contain at least 5 characters.',
+  max200: 'Must contain at most 200 characters.',
+  invalidJson: 'Must contain valid JSON.',
+  passwordsMustMatch: 'Passwords must match.',
+  passwordRule: 'Password must contain a letter and a number or symbol.',
+  keyChars: 'Key can only contain letters, numbers, spaces, dots and dashes.',
+  invalidUrl: 'Please enter a valid URL.',
+  domainOnly: 'Please specify domain or partial domain only, URLs are not permitted.',
+  invalidMailServer: 'Please specify valid hostname or IP address for Email server.',
+  notificationEmailRequired: 'The email address is required with the selected category notifications.',
+  fileTooLarge: 'File size exceeds maximum of 1mb.',
+  imageTooBig: 'The image dimensions are too big.',
+  lastItem: "You can't delete the last item in this table. A device exception in use must keep at least one rule.",
+  userNotFound: 'User not found.',
+} as const;
+
+/** `{field} must be at least {length} characters long.` (spec §5) */
+export const minLengthMessage = (field: string, length: number): string =>
+  `${field} must be at least ${length} characters long.`;
+/** `{field} must be at most {length} characters long.` (spec §5) */
+export const maxLengthMessage = (field: string, length: number): string =>
+  `${field} must be at most ${length} characters long.`;
+/** `{field} must be valid IP or CIDR.` (spec §5) */
+export const ipOrCidrMessage = (field: string): string => `${field} must be valid IP or CIDR.`;
+/** `{field} required unless {other_field} is provided.` (spec §5) */
+export const requiredUnlessMessage = (field: string, other: string): string =>
+  `${field} required unless ${other} is provided.`;
+
+/** Texts of the error catalogue (spec §8). */
+export const ErrorTexts = {
+  clientError: 'Client error.',
+  forbidden: 'Client error: Forbidden.',
+  notFound: 'Client error: Resource not found.',
+  methodNotAllowed: 'Client error: Method not allowed.',
+  timeout: 'Client error: Request timed out.',
+  tooManyRequests: 'Client error: Too many requests.',
+  connectionLost: 'Connection lost. Please check your network and try again.',
+  serverError: 'Server error. Please try again later.',
+  somethingWentWrong: 'Something went wrong.',
+  passwordResetFailed: 'Something went wrong requesting password reset. Please try again.',
+  badCredentials: 'The email and password you entered did not match our records. Please try again.',
+  badCode: 'The code you entered is not valid. Please try again.',
+  uploadFailed: 'Failed Uploaded file.',
+  cloudKeyAdded: 'Cloud Key added',
+} as const;
+
+/** Second-factor texts that the console handles silently (spec §8; DESIGN.md §6). */
+export const SILENT_2FA_TEXTS = [
+  '2FA is enabled',
+  'Incorrect code entered',
+  'Code required',
+  'Invalid code',
+  '2FA is enforced',
+] as const;
