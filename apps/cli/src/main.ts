@@ -1,0 +1,79 @@
+import { Command, Option } from 'commander';
+import { migrateToLatest } from '@cordon/db';
+import pino from 'pino';
+import { ConfigError, SERVE_SETTINGS, type ServeConfig, resolveServeConfig } from './config.ts';
+import { importCategories } from './commands/categories.ts';
+import { openConfiguredDatabase, startCordon } from './commands/serve.ts';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Adds the given settings as options; the help names each one's environment variable and default. */
+function addSettings(cmd: Command, keys?: ReadonlyArray<keyof ServeConfig>): Command {
+  for (const s of SERVE_SETTINGS) {
+    if (keys && !keys.includes(s.key)) continue;
+    const help = s.defaultValue === undefined ? s.description : `${s.description} (default ${s.defaultValue})`;
+    cmd.addOption(new Option(s.flag, help).env(s.env));
+  }
+  return cmd;
+}
+
+/**
+ * Runs the `cordon` command line.
+ * @param argv process.argv
+ */
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('cordon').description('Cordon: multi-tenant DNS content filtering').showHelpAfterError();
+
+  addSettings(program.command('serve').description('run the console, /restapi, the resolver and the block page')).action(
+    async (flags: Record<string, string | undefined>) => {
+      const config = resolveServeConfig(flags, process.env);
+      const logger = pino({ level: config.logLevel });
+      const running = await startCordon(config, logger, print);
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        print(`cordon: ${signal} received, shutting down`);
+        await running.close();
+        print('cordon: stopped');
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+    },
+  );
+
+  addSettings(program.command('migrate').description('bring the database schema up to date'), ['dataDir', 'databaseUrl']).action(
+    async (flags: Record<string, string | undefined>) => {
+      const config = resolveServeConfig(flags, process.env);
+      const handle = openConfiguredDatabase(config);
+      try {
+        const applied = await migrateToLatest(handle);
+        print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await handle.close();
+      }
+    },
+  );
+
+  const categories = program.command('categories').description('the category database');
+  addSettings(
+    categories
+      .command('import')
+      .description('import a category feed directory (UT1 blacklists: <category>/domains)')
+      .argument('<dir>', 'the feed directory')
+      .requiredOption('--format <format>', 'feed format: ut1'),
+    ['dataDir', 'databaseUrl'],
+  ).action(async (dir: string, flags: Record<string, string | undefined>) => {
+    const config = resolveServeConfig(flags, process.env);
+    await importCategories(config, flags.format ?? '', dir, print, Boolean(process.stderr.isTTY));
+  });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    const message = err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`cordon: ${message}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  }
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  SERVE_SETTINGS,
+  describeConfig,
+  flagAttribute,
+  parseHostPort,
+  resolvConfNameservers,
+  resolveServeConfig,
+} from '../src/config.ts';
+
+describe('serve configuration', () => {
+  it('gives every setting a flag and a CORDON_* (or DATABASE_URL) variable', () => {
+    for (const s of SERVE_SETTINGS) {
+      expect(s.flag).toMatch(/^--[a-z0-9-]+ <.+>$/);
+      expect(s.env).toMatch(/^(CORDON_[A-Z0-9_]+|DATABASE_URL)$/);
+    }
+    expect(flagAttribute({ flag: '--blockpage-addr <host:port>' })).toBe('blockpageAddr');
+  });
+
+  it('takes a flag over its variable over the default', () => {
+    const env = { CORDON_UPSTREAM: '127.0.0.9:53,[::1]:5300', CORDON_DNS_ADDR: '127.0.0.1:1053' };
+    const c = resolveServeConfig({ dnsAddr: '127.0.0.1:2053', blockpageAddr: '127.0.0.1:9081' }, env);
+    expect(c.dnsAddr).toEqual({ host: '127.0.0.1', port: 2053 });
+    expect(c.blockPageAddr).toEqual({ host: '127.0.0.1', port: 9081 });
+    expect(c.upstreams).toEqual([
+      { host: '127.0.0.9', port: 53 },
+      { host: '::1', port: 5300 },
+    ]);
+    expect(c.httpAddr).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(c.roles).toEqual(['api', 'resolver', 'blockpage']);
+  });
+
+  it('refuses malformed settings with a message naming the flag and variable', () => {
+    const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
+    expect(() => resolveServeConfig({ httpAddr: 'localhost' }, base)).toThrow(/--http-addr \/ CORDON_HTTP_ADDR/);
+    expect(() => resolveServeConfig({}, { ...base, CORDON_ROLES: 'api,dhcp' })).toThrow(ConfigError);
+    expect(() => resolveServeConfig({}, { ...base, CORDON_BLOCK_IPV4: '::1' })).toThrow(/not an IPv4/);
+    expect(() => resolveServeConfig({}, { ...base, DATABASE_URL: 'mysql://x' })).toThrow(/postgres/);
+    expect(() => parseHostPort('1.2.3.4:70000', 'x')).toThrow(/host:port/);
+  });
+
+  it('reads upstreams from resolv.conf when none is configured', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-'));
+    const path = join(dir, 'resolv.conf');
+    writeFileSync(path, '# x\nnameserver 192.0.2.53\nnameserver fe80::1%eth0\nsearch example\nnameserver bogus\n');
+    expect(resolvConfNameservers(path)).toEqual([
+      { host: '192.0.2.53', port: 53 },
+      { host: 'fe80::1%eth0', port: 53 },
+    ]);
+  });
+
+  it('describes the effective configuration in one line without secrets', () => {
+    const c = resolveServeConfig({ adminPassword: 'S3cret-pass' }, { CORDON_UPSTREAM: '127.0.0.1:53' });
+    const line = describeConfig(c, '/tmp/cordon.sqlite');
+    expect(line).not.toContain('\n');
+    expect(line).not.toContain('S3cret');
+    expect(line).toContain('dns=127.0.0.1:5353');
+    expect(line).toContain('upstream=127.0.0.1:53');
+  });
+});
