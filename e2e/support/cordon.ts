@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = fileURLToPath(new URL('../../apps/cli/bin/cordon.js', import.meta.url));
+
+/** A `cordon serve` child process and what it printed. */
+export interface CordonProcess {
+  child: ChildProcess;
+  output: string[];
+  /** Sends SIGTERM and waits for the exit; resolves to the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Runs `cordon <args>` to completion.
+ * @returns its exit code and output lines (stdout and stderr together)
+ */
+export async function runCordon(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string[] }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  const output: string[] = [];
+  child.stdout.on('data', (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean)));
+  child.stderr.on('data', (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean)));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output };
+}
+
+/**
+ * Starts `cordon serve` with `env` and waits for its boot line (`cordon serving: …`).
+ * @throws Error with the process output when it exits or does not boot within `timeoutMs`
+ */
+export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CordonProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cordon serve did not boot:\n${output.join('\n')}`)), timeoutMs);
+    const onData = (d: Buffer) => {
+      for (const line of d.toString().split('\n').filter(Boolean)) {
+        output.push(line);
+        if (line.startsWith('cordon serving:')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`cordon serve exited with ${code}:\n${output.join('\n')}`));
+    });
+  });
+  return {
+    child,
+    output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
