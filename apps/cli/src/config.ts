@@ -43,19 +43,93 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** All settings of `cordon serve`, in the order `--help` and the boot line show them. */
 export const SERVE_SETTINGS: readonly SettingSpec[] = [
-  { key: 'dataDir', flag: '--data-dir <dir>', env: 'CORDON_DATA_DIR', description: 'directory of the embedded SQLite database', defaultValue: './data' },
-  { key: 'databaseUrl', flag: '--database-url <url>', env: 'DATABASE_URL', description: 'postgres:// URL; selects PostgreSQL instead of SQLite' },
-  { key: 'httpAddr', flag: '--http-addr <host:port>', env: 'CORDON_HTTP_ADDR', description: 'console and /restapi listen address', defaultValue: '127.0.0.1:8080' },
-  { key: 'dnsAddr', flag: '--dns-addr <host:port>', env: 'CORDON_DNS_ADDR', description: 'resolver listen address, UDP and TCP (53 in production)', defaultValue: '127.0.0.1:5353' },
-  { key: 'blockPageAddr', flag: '--blockpage-addr <host:port>', env: 'CORDON_BLOCKPAGE_ADDR', description: 'block-page HTTP listen address', defaultValue: '127.0.0.1:8081' },
-  { key: 'upstreams', flag: '--upstream <host:port,...>', env: 'CORDON_UPSTREAM', description: 'upstream resolvers, comma-separated (default: the nameservers of /etc/resolv.conf)' },
-  { key: 'blockIpv4', flag: '--block-ipv4 <addr>', env: 'CORDON_BLOCK_IPV4', description: 'answer of blocked A queries: the block page IPv4 address', defaultValue: '127.0.0.1' },
-  { key: 'blockIpv6', flag: '--block-ipv6 <addr>', env: 'CORDON_BLOCK_IPV6', description: 'answer of blocked AAAA queries: the block page IPv6 address', defaultValue: '::1' },
-  { key: 'adminEmail', flag: '--admin-email <email>', env: 'CORDON_ADMIN_EMAIL', description: 'first-run system admin e-mail (default admin@cordon.local)' },
-  { key: 'adminPassword', flag: '--admin-password <password>', env: 'CORDON_ADMIN_PASSWORD', description: 'first-run system admin password (default: generated and printed once)' },
-  { key: 'consoleDir', flag: '--console-dir <dir>', env: 'CORDON_CONSOLE_DIR', description: 'built console to serve', defaultValue: resolve(REPO_ROOT, 'apps/console/dist') },
-  { key: 'roles', flag: '--roles <roles>', env: 'CORDON_ROLES', description: 'comma-separated: api,resolver,blockpage', defaultValue: 'api,resolver,blockpage' },
-  { key: 'logLevel', flag: '--log-level <level>', env: 'CORDON_LOG_LEVEL', description: 'pino log level', defaultValue: 'info' },
+  {
+    key: 'dataDir',
+    flag: '--data-dir <dir>',
+    env: 'CORDON_DATA_DIR',
+    description: 'directory of the embedded SQLite database',
+    defaultValue: './data',
+  },
+  {
+    key: 'databaseUrl',
+    flag: '--database-url <url>',
+    env: 'DATABASE_URL',
+    description: 'postgres:// URL; selects PostgreSQL instead of SQLite',
+  },
+  {
+    key: 'httpAddr',
+    flag: '--http-addr <host:port>',
+    env: 'CORDON_HTTP_ADDR',
+    description: 'console and /restapi listen address',
+    defaultValue: '127.0.0.1:8080',
+  },
+  {
+    key: 'dnsAddr',
+    flag: '--dns-addr <host:port>',
+    env: 'CORDON_DNS_ADDR',
+    description: 'resolver listen address, UDP and TCP (53 in production)',
+    defaultValue: '127.0.0.1:5353',
+  },
+  {
+    key: 'blockPageAddr',
+    flag: '--blockpage-addr <host:port>',
+    env: 'CORDON_BLOCKPAGE_ADDR',
+    description: 'block-page HTTP listen address',
+    defaultValue: '127.0.0.1:8081',
+  },
+  {
+    key: 'upstreams',
+    flag: '--upstream <host:port,...>',
+    env: 'CORDON_UPSTREAM',
+    description: 'upstream resolvers, comma-separated (default: the nameservers of /etc/resolv.conf)',
+  },
+  {
+    key: 'blockIpv4',
+    flag: '--block-ipv4 <addr>',
+    env: 'CORDON_BLOCK_IPV4',
+    description: 'answer of blocked A queries: the block page IPv4 address',
+    defaultValue: '127.0.0.1',
+  },
+  {
+    key: 'blockIpv6',
+    flag: '--block-ipv6 <addr>',
+    env: 'CORDON_BLOCK_IPV6',
+    description: 'answer of blocked AAAA queries: the block page IPv6 address',
+    defaultValue: '::1',
+  },
+  {
+    key: 'adminEmail',
+    flag: '--admin-email <email>',
+    env: 'CORDON_ADMIN_EMAIL',
+    description: 'first-run system admin e-mail (default admin@cordon.local)',
+  },
+  {
+    key: 'adminPassword',
+    flag: '--admin-password <password>',
+    env: 'CORDON_ADMIN_PASSWORD',
+    description: 'first-run system admin password (default: generated and printed once)',
+  },
+  {
+    key: 'consoleDir',
+    flag: '--console-dir <dir>',
+    env: 'CORDON_CONSOLE_DIR',
+    description: 'built console to serve',
+    defaultValue: resolve(REPO_ROOT, 'apps/console/dist'),
+  },
+  {
+    key: 'roles',
+    flag: '--roles <roles>',
+    env: 'CORDON_ROLES',
+    description: 'comma-separated: api,resolver,blockpage',
+    defaultValue: 'api,resolver,blockpage',
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level <level>',
+    env: 'CORDON_LOG_LEVEL',
+    description: 'pino log level',
+    defaultValue: 'info',
+  },
 ];
 
 /** The option's attribute name as commander derives it from the long flag: `--data-dir` → `dataDir`. */
@@ -76,7 +150,7 @@ export class ConfigError extends Error {
 export function parseHostPort(text: string, what: string): HostPort {
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(text.trim()) ?? /^([^:]+):(\d+)$/.exec(text.trim());
   const port = Number(m?.[2]);
-  if (!m || !m[1] || !Number.isInteger(port) || port < 0 || port > 65535) {
+  if (!m?.[1] || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`${what}: expected host:port (or [ipv6]:port), got "${text}"`);
   }
   return { host: m[1], port };
@@ -104,7 +178,9 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     const spec = SERVE_SETTINGS.find((s) => s.key === key);
     if (!spec) throw new Error(`unknown setting ${key}`);
     const fromEnv = env[spec.env];
-    return flags[flagAttribute(spec)] ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? spec.defaultValue;
+    return (
+      flags[flagAttribute(spec)] ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? spec.defaultValue
+    );
   };
   const label = (key: keyof ServeConfig) => {
     const spec = SERVE_SETTINGS.find((s) => s.key === key);
@@ -114,10 +190,15 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
   const upstreams = upstreamText
     ? upstreamText.split(',').map((u) => parseHostPort(u, label('upstreams')))
     : resolvConfNameservers();
-  if (upstreams.length === 0) throw new ConfigError(`${label('upstreams')}: no upstream resolver configured and none in /etc/resolv.conf`);
-  const roles = (raw('roles') ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  if (upstreams.length === 0)
+    throw new ConfigError(`${label('upstreams')}: no upstream resolver configured and none in /etc/resolv.conf`);
+  const roles = (raw('roles') ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const r of roles) {
-    if (!(SERVE_ROLES as readonly string[]).includes(r)) throw new ConfigError(`${label('roles')}: unknown role "${r}" (api, resolver, blockpage)`);
+    if (!(SERVE_ROLES as readonly string[]).includes(r))
+      throw new ConfigError(`${label('roles')}: unknown role "${r}" (api, resolver, blockpage)`);
   }
   if (roles.length === 0) throw new ConfigError(`${label('roles')}: at least one role is needed`);
   const blockIpv4 = raw('blockIpv4') ?? '';

@@ -1,9 +1,9 @@
-import { Command, Option } from 'commander';
 import { migrateToLatest } from '@cordon/db';
+import { Command, Option } from 'commander';
 import pino from 'pino';
-import { ConfigError, SERVE_SETTINGS, type ServeConfig, resolveServeConfig } from './config.ts';
 import { importCategories } from './commands/categories.ts';
 import { openConfiguredDatabase, startCordon } from './commands/serve.ts';
+import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig } from './config.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -24,37 +24,38 @@ function addSettings(cmd: Command, keys?: ReadonlyArray<keyof ServeConfig>): Com
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('cordon').description('Cordon: multi-tenant DNS content filtering').showHelpAfterError();
 
-  addSettings(program.command('serve').description('run the console, /restapi, the resolver and the block page')).action(
-    async (flags: Record<string, string | undefined>) => {
-      const config = resolveServeConfig(flags, process.env);
-      const logger = pino({ level: config.logLevel });
-      const running = await startCordon(config, logger, print);
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        print(`cordon: ${signal} received, shutting down`);
-        await running.close();
-        print('cordon: stopped');
-        process.exit(0);
-      };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
-    },
-  );
+  addSettings(
+    program.command('serve').description('run the console, /restapi, the resolver and the block page'),
+  ).action(async (flags: Record<string, string | undefined>) => {
+    const config = resolveServeConfig(flags, process.env);
+    const logger = pino({ level: config.logLevel });
+    const running = await startCordon(config, logger, print);
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      print(`cordon: ${signal} received, shutting down`);
+      await running.close();
+      print('cordon: stopped');
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
 
-  addSettings(program.command('migrate').description('bring the database schema up to date'), ['dataDir', 'databaseUrl']).action(
-    async (flags: Record<string, string | undefined>) => {
-      const config = resolveServeConfig(flags, process.env);
-      const handle = openConfiguredDatabase(config);
-      try {
-        const applied = await migrateToLatest(handle);
-        print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
-      } finally {
-        await handle.close();
-      }
-    },
-  );
+  addSettings(program.command('migrate').description('bring the database schema up to date'), [
+    'dataDir',
+    'databaseUrl',
+  ]).action(async (flags: Record<string, string | undefined>) => {
+    const config = resolveServeConfig(flags, process.env);
+    const handle = openConfiguredDatabase(config);
+    try {
+      const applied = await migrateToLatest(handle);
+      print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    } finally {
+      await handle.close();
+    }
+  });
 
   const categories = program.command('categories').description('the category database');
   addSettings(

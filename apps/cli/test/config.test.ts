@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
-  SERVE_SETTINGS,
   describeConfig,
   flagAttribute,
   parseHostPort,
   resolvConfNameservers,
   resolveServeConfig,
+  SERVE_SETTINGS,
 } from '../src/config.ts';
 
 describe('serve configuration', () => {

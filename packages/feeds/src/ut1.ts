@@ -35,7 +35,8 @@ export function scanUt1Directory(dir: string, mapping: FeedMapping): Ut1Scan {
     else if (ids.length === 0) skipped.push({ category, why: 'skipped by the mapping' });
     else lists.push({ category, path, categoryIds: ids, bytes: statSync(path).size });
   }
-  if (lists.length === 0 && skipped.length === 0) throw new Error(`${dir} has no <category>/domains files: not a UT1 directory`);
+  if (lists.length === 0 && skipped.length === 0)
+    throw new Error(`${dir} has no <category>/domains files: not a UT1 directory`);
   return { lists, skipped };
 }
 

@@ -1,5 +1,5 @@
-import { type ImportProgress, importUt1Directory } from '@cordon/feeds';
 import { createChangeFeed, migrateToLatest } from '@cordon/db';
+import { type ImportProgress, importUt1Directory } from '@cordon/feeds';
 import cliProgress from 'cli-progress';
 import type { ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from './serve.ts';
@@ -29,7 +29,11 @@ export async function importCategories(
     await migrateToLatest(handle);
     const bar = interactive
       ? new cliProgress.SingleBar(
-          { format: 'importing {category} [{bar}] {percentage}% | {eta_formatted} left', hideCursor: true, etaBuffer: 50 },
+          {
+            format: 'importing {category} [{bar}] {percentage}% | {eta_formatted} left',
+            hideCursor: true,
+            etaBuffer: 50,
+          },
           cliProgress.Presets.shades_classic,
         )
       : undefined;

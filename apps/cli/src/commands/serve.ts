@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp, ensureSystemAdmin, loadOrCreateJwtSecret } from '@cordon/api';
-import { type DatabaseHandle, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
+import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
 import { startBlockPage, startResolver } from '@cordon/resolver';
 import type { Logger } from 'pino';
-import { type HostPort, type ServeConfig, describeConfig } from '../config.ts';
+import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -33,7 +33,11 @@ const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): 
  * @throws Error when the database cannot be opened or migrated or an address cannot be bound;
  *   anything already started is stopped again first
  */
-export async function startCordon(config: ServeConfig, logger: Logger, print: (line: string) => void): Promise<RunningCordon> {
+export async function startCordon(
+  config: ServeConfig,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<RunningCordon> {
   const handle = openConfiguredDatabase(config);
   const closers: Array<() => Promise<void>> = [() => handle.close()];
   const running: RunningCordon = {
@@ -58,7 +62,9 @@ export async function startCordon(config: ServeConfig, logger: Logger, print: (l
     if (config.roles.includes('api')) {
       const admin = await ensureSystemAdmin(handle, { email: config.adminEmail, password: config.adminPassword });
       if (admin.generatedPassword) {
-        print(`First run: system admin ${admin.email} created with password ${admin.generatedPassword} (shown once; change it after logging in)`);
+        print(
+          `First run: system admin ${admin.email} created with password ${admin.generatedPassword} (shown once; change it after logging in)`,
+        );
       } else if (admin.created) {
         print(`First run: system admin ${admin.email} created`);
       }
