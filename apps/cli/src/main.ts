@@ -2,8 +2,8 @@ import { migrateToLatest } from '@cordon/db';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { importCategories } from './commands/categories.ts';
-import { openConfiguredDatabase, startCordon } from './commands/serve.ts';
 import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig } from './config.ts';
+import { openConfiguredDatabase } from './database.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 

@@ -2,7 +2,7 @@ import { createChangeFeed, migrateToLatest } from '@cordon/db';
 import { type ImportProgress, importUt1Directory } from '@cordon/feeds';
 import cliProgress from 'cli-progress';
 import type { ServeConfig } from '../config.ts';
-import { openConfiguredDatabase } from './serve.ts';
+import { openConfiguredDatabase } from '../database.ts';
 
 /** Feed formats `cordon categories import` reads (DESIGN.md §7; more formats come with later issues). */
 export const IMPORT_FORMATS = ['ut1'] as const;

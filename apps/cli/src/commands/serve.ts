@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { buildApp, ensureSystemAdmin, loadOrCreateJwtSecret } from '@cordon/api';
-import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
+import { createChangeFeed, migrateToLatest } from '@cordon/db';
 import { startBlockPage, startResolver } from '@cordon/resolver';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
+import { openConfiguredDatabase } from '../database.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -14,13 +14,6 @@ export interface RunningCordon {
   blockPage?: HostPort;
   /** Stops listeners, flushes the query log, closes the database. Safe to call twice. */
   close(): Promise<void>;
-}
-
-/** Opens the database a config names: PostgreSQL when `databaseUrl` is set, else SQLite in the data dir. */
-export function openConfiguredDatabase(config: Pick<ServeConfig, 'databaseUrl' | 'dataDir'>): DatabaseHandle {
-  return openDatabase(
-    config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: join(config.dataDir, 'cordon.sqlite') },
-  );
 }
 
 const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): HostPort =>

@@ -1,0 +1,65 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '@cordon/db';
+import { describe, expect, it } from 'vitest';
+import { runCordon } from '../../../e2e/support/cordon.ts';
+
+const FIXTURE = fileURLToPath(new URL('../../../packages/feeds/test/fixtures/ut1', import.meta.url));
+
+describe('cordon command', () => {
+  it('migrates, then imports a UT1 directory idempotently', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cordon-cli-'));
+    const env = { CORDON_DATA_DIR: dataDir };
+    const migrate = await runCordon(['migrate'], env);
+    expect(migrate.code).toBe(0);
+    expect(migrate.output).toContain('applied: 0001_initial');
+    expect((await runCordon(['migrate'], env)).output).toContain('database is up to date');
+
+    for (let i = 0; i < 2; i++) {
+      const result = await runCordon(['categories', 'import', '--format', 'ut1', FIXTURE], env);
+      expect(result.code).toBe(0);
+      expect(result.output.join('\n')).toMatch(/imported 7 domain categorisations from 4 UT1 lists/);
+    }
+    const handle = openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') });
+    try {
+      const rows = await handle.db
+        .selectFrom('category_domains')
+        .select(['domain', 'category_id'])
+        .orderBy('domain')
+        .execute();
+      expect(rows).toHaveLength(7);
+      expect(rows).toContainEqual({ domain: 'bet-example.test', category_id: 20 });
+      // The import tells running resolvers through the change feed.
+      const version = await handle.db
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '=', 'version:categories')
+        .executeTakeFirst();
+      expect(version?.value).toMatch(/^\d+-[0-9a-f]{8}$/);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
+  it('refuses an unknown format or directory with a clear message and exit code 1', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cordon-cli-'));
+    const badFormat = await runCordon(['categories', 'import', '--format', 'hosts', FIXTURE], {
+      CORDON_DATA_DIR: dataDir,
+    });
+    expect(badFormat.code).toBe(1);
+    expect(badFormat.output.join('\n')).toContain('--format hosts is not supported; supported: ut1');
+    const badDir = await runCordon(['categories', 'import', '--format', 'ut1', join(dataDir, 'nope')], {
+      CORDON_DATA_DIR: dataDir,
+    });
+    expect(badDir.code).toBe(1);
+    expect(badDir.output.join('\n')).toMatch(/is not a directory/);
+  }, 60_000);
+
+  it('refuses a malformed setting with exit code 2, naming the flag and variable', async () => {
+    const result = await runCordon(['serve'], { CORDON_DNS_ADDR: 'nonsense', CORDON_UPSTREAM: '127.0.0.1:53' });
+    expect(result.code).toBe(2);
+    expect(result.output.join('\n')).toContain('--dns-addr / CORDON_DNS_ADDR: expected host:port');
+  }, 60_000);
+});
