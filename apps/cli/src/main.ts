@@ -29,6 +29,8 @@ export async function main(argv: string[]): Promise<void> {
   ).action(async (flags: Record<string, string | undefined>) => {
     const config = resolveServeConfig(flags, process.env);
     const logger = pino({ level: config.logLevel });
+    // Loaded here so that migrate and import do not load the API and the resolver.
+    const { startCordon } = await import('./commands/serve.ts');
     const running = await startCordon(config, logger, print);
     let stopping = false;
     const stop = async (signal: string) => {
