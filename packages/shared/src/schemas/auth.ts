@@ -54,3 +54,7 @@ export const tokenClaimsSchema = z.object({
   exp: z.number(),
 });
 export type TokenClaims = z.infer<typeof tokenClaimsSchema>;
+
+/** Answer of `POST /auth/logout`: the token's `jti` is revoked from now on. */
+export const logoutResponseSchema = z.object({ logged_out: z.literal(true) });
+export type LogoutResponse = z.infer<typeof logoutResponseSchema>;

@@ -94,3 +94,7 @@ export const errorBodySchema = z.object({
   code: z.string(),
   fields: z.record(z.string(), z.string()).optional(),
 });
+
+/** Answer of a DELETE: `{ deleted: true }` (JSON, so clients that always parse a body work). */
+export const deletedResponseSchema = z.object({ deleted: z.literal(true) });
+export type DeletedResponse = z.infer<typeof deletedResponseSchema>;

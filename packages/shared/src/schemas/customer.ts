@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { FILTERING_LEVELS } from '../categories.ts';
-import { emailSchema, idSchema, newPasswordSchema, requiredText, safeName, timeZoneSchema } from './common.ts';
+import {
+  emailSchema,
+  idSchema,
+  listQuerySchema,
+  newPasswordSchema,
+  requiredText,
+  safeName,
+  timeZoneSchema,
+} from './common.ts';
 
 /**
  * A customer account (spec §3 "Customer account"; in the API a customer is a "user": `/users/{id}`).
@@ -18,8 +26,12 @@ export const customerSchema = z.object({
 });
 export type Customer = z.infer<typeof customerSchema>;
 
-/** Query of `GET /users/`: optional `msp_id` plus the list query. */
-export const customerListQuerySchema = z.object({ msp_id: idSchema.optional() });
+/**
+ * Query of `GET /users/`: optional `msp_id` plus the list query (sortkey: name, id, timezone,
+ * created_at). A system admin may filter by MSP; an MSP admin always sees its own MSP's customers.
+ */
+export const customerListQuerySchema = listQuerySchema.extend({ msp_id: idSchema.optional() });
+export type CustomerListQuery = z.infer<typeof customerListQuerySchema>;
 
 /**
  * Body of `POST /users/`. `msp_id` is required for a system admin and must equal the caller's MSP

@@ -42,3 +42,9 @@ export type StaticIpLocationUpdate = z.infer<typeof staticIpLocationUpdateSchema
 
 /** Body of `POST /users/{id}/locations/staticip/{locId}/addresses`. */
 export const locationAddressCreateSchema = z.object({ ip: cidrSchema('IP') });
+
+/** Path params `{ id, locId }` of `/users/{id}/locations/staticip/{locId}`. */
+export const locationParamsSchema = z.object({ id: idSchema, locId: idSchema });
+
+/** Path params `{ id, locId, addrId }` of `/users/{id}/locations/staticip/{locId}/addresses/{addrId}`. */
+export const locationAddressParamsSchema = z.object({ id: idSchema, locId: idSchema, addrId: idSchema });

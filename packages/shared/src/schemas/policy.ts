@@ -74,3 +74,24 @@ export type PolicyCategoryWire = z.infer<typeof policyCategoryWireSchema>;
 
 /** Body of `PUT /policies/{id}/categories`: an array of category settings. */
 export const policyCategoriesUpdateSchema = z.array(policyCategoryWireSchema).min(1);
+
+/**
+ * One category of `GET /policies/{id}/categories` (all taxonomy categories, ascending id):
+ * `level` is the category's current level, `allowed: true` means BLOCKED (inverted wire flag).
+ */
+export const policyCategorySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  level: z.enum(['L', 'M', 'H']).nullable(),
+  allowed: z.boolean(),
+});
+export type PolicyCategory = z.infer<typeof policyCategorySchema>;
+
+/** Answer of `GET|PUT /policies/{id}/categories`. */
+export const policyCategoryListSchema = z.array(policyCategorySchema);
+
+/**
+ * Query of `/policies/default[/categories]`: the customer whose default policy is meant.
+ * Required for system and MSP admins; a customer admin's own customer is implied.
+ */
+export const defaultPolicyQuerySchema = z.object({ user_id: idSchema.optional() });

@@ -23,3 +23,6 @@ export const statsTrafficSchema = z.object({
   data: z.array(z.object({ time: z.string(), allowed: z.number().int(), blocked: z.number().int() })),
 });
 export type StatsTraffic = z.infer<typeof statsTrafficSchema>;
+
+/** Path params of `/users/{id}/stats/traffic/{day}`. */
+export const customerTrafficParamsSchema = z.object({ id: idSchema, day: statsDateSchema });

@@ -1,0 +1,3 @@
+/** @cordon/api — the Fastify `/restapi` API (spec §7; DESIGN.md §5–6). The CLI uses exactly these. */
+export { type AppOptions, buildApp } from './app.ts';
+export { ensureSystemAdmin, loadOrCreateJwtSecret } from './modules/auth/bootstrap.ts';

@@ -1,0 +1,164 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { nowIso } from '@cordon/db';
+import {
+  ApiError,
+  type AuthorizeQuery,
+  Constants,
+  isRole,
+  Role,
+  type TokenClaims,
+  tokenClaimsSchema,
+} from '@cordon/shared';
+import { hash, verify } from '@node-rs/argon2';
+import { jwtVerify, SignJWT } from 'jose';
+import type { AppDeps, Tenant } from '../../types.ts';
+import {
+  type AdminForToken,
+  findAdminByEmail,
+  findAdminById,
+  isRevoked,
+  revokeToken,
+  touchLogin,
+} from './repository.ts';
+
+/** `Algorithm.Argon2id` of @node-rs/argon2 (an ambient const enum, which isolated modules cannot read). */
+const ARGON2ID = 2;
+
+/** Hashes a password with argon2id (DESIGN.md §6). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, { algorithm: ARGON2ID });
+}
+
+// Verified against when the e-mail is unknown, so both failures take the same time (no enumeration).
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Checks an e-mail/password pair. Always runs one argon2 verification, whether or not the e-mail exists.
+ * @returns the admin, or undefined for a wrong e-mail or password (the caller answers both alike)
+ */
+export async function checkCredentials(
+  deps: AppDeps,
+  email: string,
+  password: string,
+): Promise<AdminForToken | undefined> {
+  const admin = await findAdminByEmail(deps.handle.db, email.trim());
+  dummyHash ??= hashPassword(randomUUID());
+  const ok = await verify(admin?.password_hash ?? (await dummyHash), password).catch(() => false);
+  return admin && ok ? admin : undefined;
+}
+
+/** base64url(sha256(verifier)): the S256 PKCE challenge (RFC 7636 §4.2). */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
+
+/** Constant-time string equality. */
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Parses `Authorization: Basic base64(email:password)`.
+ * @throws ApiError ERR_BAD_CREDENTIALS (401) when missing or malformed
+ */
+export function parseBasic(header: string | undefined): { email: string; password: string } {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  const decoded = m ? Buffer.from(m[1] ?? '', 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new ApiError('ERR_BAD_CREDENTIALS');
+  return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The token's `account_name`: the customer's for role 4, the MSP's for role 3, 'System' otherwise (DESIGN.md §6). */
+function accountName(admin: AdminForToken): string {
+  if (admin.role === Role.Customer) return admin.customer_name ?? '';
+  if (admin.role === Role.Msp) return admin.msp_name ?? '';
+  return 'System';
+}
+
+/**
+ * Signs a 12 h HS256 access token with exactly the claims of `tokenClaimsSchema` (DESIGN.md §6).
+ * @returns the compact JWT
+ */
+export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Promise<string> {
+  const iat = Math.floor(deps.now() / 1000);
+  const role = isRole(admin.role) ? admin.role : Role.Customer;
+  return new SignJWT({
+    name: admin.full_name,
+    email: admin.email,
+    account_name: accountName(admin),
+    '2fa_enabled': admin.twofa_enabled === 1,
+    vue_role: role,
+    msp_id: role === Role.Msp || role === Role.Customer ? admin.msp_id : null,
+    is_default: admin.is_default === 1,
+    user_id: role === Role.Customer ? admin.customer_id : null,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(String(admin.id))
+    .setJti(randomUUID())
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + Constants.accessTokenTtlSeconds)
+    .sign(deps.jwtSecret);
+}
+
+/**
+ * The login of spec §7 (`GET /oauth/authorize`): checks the PKCE pair, the credentials and the
+ * second factor, and issues an access token (DESIGN.md §6). The query has already been validated
+ * (client id, response type, lengths).
+ * @throws ApiError ERR_VALIDATION (400) for a challenge that does not match the verifier;
+ *   ERR_BAD_CREDENTIALS (401) for a wrong e-mail or password; ERR_2FA_ENABLED (422) when 2FA is on
+ */
+export async function authorize(
+  deps: AppDeps,
+  query: AuthorizeQuery,
+  credentials: { email: string; password: string },
+): Promise<{ access_token: string }> {
+  if (!safeEqual(pkceChallenge(query.code_verifier), query.code_challenge)) {
+    const message = 'code_challenge does not match code_verifier (S256).';
+    throw new ApiError('ERR_VALIDATION', message, { code_challenge: message });
+  }
+  const admin = await checkCredentials(deps, credentials.email, credentials.password);
+  if (!admin) throw new ApiError('ERR_BAD_CREDENTIALS');
+  // The second factor is a later issue; an admin with 2FA on cannot log in without it yet.
+  if (admin.twofa_enabled === 1) throw new ApiError('ERR_2FA_ENABLED');
+  await touchLogin(deps.handle.db, admin.id, nowIso(deps.now()));
+  return { access_token: await signAccessToken(deps, admin) };
+}
+
+/**
+ * Verifies a bearer token: signature, expiry (against the app clock), claim shape, revocation, and
+ * that its admin still exists. Role and tenant ids come from the database row, not the claims, so a
+ * moved or deleted admin loses access at once.
+ * @throws ApiError ERR_UNAUTHENTICATED (401, text contains '401') for any failure
+ */
+export async function authenticateToken(deps: AppDeps, token: string): Promise<Tenant> {
+  let claims: TokenClaims;
+  try {
+    const { payload } = await jwtVerify(token, deps.jwtSecret, {
+      algorithms: ['HS256'],
+      currentDate: new Date(deps.now()),
+    });
+    claims = tokenClaimsSchema.parse(payload);
+  } catch {
+    throw new ApiError('ERR_UNAUTHENTICATED');
+  }
+  if (await isRevoked(deps.handle.db, claims.jti)) throw new ApiError('ERR_UNAUTHENTICATED');
+  const admin = await findAdminById(deps.handle.db, Number(claims.sub));
+  if (!admin || !isRole(admin.role)) throw new ApiError('ERR_UNAUTHENTICATED');
+  return {
+    adminId: admin.id,
+    role: admin.role,
+    mspId: admin.msp_id,
+    customerId: admin.customer_id,
+    jti: claims.jti,
+    exp: claims.exp,
+  };
+}
+
+/** Revokes the caller's token (`POST /auth/logout`). */
+export async function logout(deps: AppDeps, tenant: Tenant): Promise<{ logged_out: true }> {
+  await revokeToken(deps.handle.db, tenant.jti, tenant.exp, Math.floor(deps.now() / 1000));
+  return { logged_out: true };
+}

@@ -1,0 +1,141 @@
+import type { Database } from '@cordon/db';
+import type { Customer, ListQuery } from '@cordon/shared';
+import { type Kysely, sql } from 'kysely';
+import { containsPattern, sortColumn } from '../../lib/list.ts';
+import { customerInScope, type TenantScope } from '../../lib/scope.ts';
+
+/** Sortable columns of the customer list (DESIGN.md §5 whitelist); `name` is the account name. */
+const SORT = {
+  name: 'customers.account_name',
+  accountName: 'customers.account_name',
+  id: 'customers.id',
+  timezone: 'customers.timezone',
+  created_at: 'customers.created_at',
+  msp_name: 'msps.name',
+} as const;
+
+function customerQuery(db: Kysely<Database>, scope: TenantScope) {
+  return db
+    .selectFrom('customers')
+    .innerJoin('msps', 'msps.id', 'customers.msp_id')
+    .where((eb) => customerInScope(eb, scope))
+    .select((eb) => [
+      'customers.id',
+      'customers.account_name as accountName',
+      'customers.uuid_str',
+      'customers.timezone',
+      'customers.msp_id',
+      'msps.name as msp_name',
+      'customers.created_at',
+      eb
+        .selectFrom('policies')
+        .whereRef('policies.customer_id', '=', 'customers.id')
+        .where('policies.is_default', '=', 1)
+        .select('policies.id')
+        .limit(1)
+        .as('default_policy_id'),
+    ]);
+}
+
+type CustomerRow = Omit<Customer, 'default_policy_id'> & { default_policy_id: number | null };
+const toCustomer = (r: CustomerRow): Customer => ({ ...r, default_policy_id: r.default_policy_id ?? null });
+
+/** True when customer `id` exists within `scope` (the guard's check for `/users/{id}` routes). */
+export async function customerVisible(db: Kysely<Database>, scope: TenantScope, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('customers.id')
+    .where('customers.id', '=', id)
+    .where((eb) => customerInScope(eb, scope))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A page of customers within `scope`, optionally of one MSP, filtered by account name.
+ * @throws ApiError 400 for an unknown sortkey
+ */
+export async function listCustomers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  query: ListQuery & { msp_id?: number | undefined },
+): Promise<{ data: Customer[]; total: number }> {
+  const column = sortColumn(query, SORT);
+  let base = customerQuery(db, scope);
+  if (query.msp_id !== undefined) base = base.where('customers.msp_id', '=', query.msp_id);
+  if (query.filter) {
+    base = base.where(sql`lower(customers.account_name)`, 'like', sql`${containsPattern(query.filter)} escape '\\'`);
+  }
+  const order =
+    column === 'customers.account_name' || column === 'msps.name' ? sql`lower(${sql.ref(column)})` : sql.ref(column);
+  const rows = await base
+    .orderBy(order, query.sortdir)
+    .orderBy('customers.id', query.sortdir)
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  const total = await base
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { data: rows.map(toCustomer), total: Number(total.n) };
+}
+
+/** Customer `id` within `scope`, or undefined. */
+export async function getCustomer(db: Kysely<Database>, scope: TenantScope, id: number): Promise<Customer | undefined> {
+  const row = await customerQuery(db, scope).where('customers.id', '=', id).executeTakeFirst();
+  return row ? toCustomer(row) : undefined;
+}
+
+/** True when another customer of MSP `mspId` (not `exceptId`) has this account name. */
+export async function customerNameTaken(
+  db: Kysely<Database>,
+  mspId: number,
+  name: string,
+  exceptId?: number,
+): Promise<boolean> {
+  let q = db.selectFrom('customers').select('id').where('msp_id', '=', mspId).where('account_name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** Inserts a customer of MSP `mspId`; returns its id. The caller has checked the MSP is in scope. */
+export async function insertCustomer(
+  db: Kysely<Database>,
+  values: { msp_id: number; account_name: string; uuid_str: string; timezone: string },
+  at: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('customers')
+    .values({ ...values, created_at: at, updated_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Updates customer `id` within `scope`; false when not visible. */
+export async function updateCustomer(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: number,
+  patch: Partial<{ account_name: string; timezone: string }>,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('customers')
+    .set({ ...patch, updated_at: at })
+    .where('customers.id', '=', id)
+    .where((eb) => customerInScope(eb as never, scope))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes customer `id` within `scope` (policies, locations, admins go by FK cascade); false when not visible. */
+export async function deleteCustomer(db: Kysely<Database>, scope: TenantScope, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('customers')
+    .where('customers.id', '=', id)
+    .where((eb) => customerInScope(eb as never, scope))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

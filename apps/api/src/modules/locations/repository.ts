@@ -1,0 +1,247 @@
+import type { Database } from '@cordon/db';
+import type { ListQuery, Location, LocationType } from '@cordon/shared';
+import { type Kysely, sql } from 'kysely';
+import { containsPattern, sortColumn } from '../../lib/list.ts';
+import { customerInScope, type TenantScope } from '../../lib/scope.ts';
+
+/** Sortable columns of the location list (DESIGN.md §5 whitelist). */
+const SORT = {
+  name: 'locations.name',
+  id: 'locations.id',
+  type: 'locations.type',
+  created_at: 'locations.created_at',
+} as const;
+
+function locationQuery(db: Kysely<Database>, scope: TenantScope, customerId: number) {
+  return db
+    .selectFrom('locations')
+    .innerJoin('customers', 'customers.id', 'locations.customer_id')
+    .leftJoin('policies', 'policies.id', 'locations.policy_id')
+    .where((eb) => customerInScope(eb, scope))
+    .where('locations.customer_id', '=', customerId)
+    .select((eb) => [
+      'locations.id',
+      'locations.type',
+      'locations.name',
+      'locations.policy_id',
+      'locations.key',
+      'policies.name as named_policy',
+      eb
+        .selectFrom('policies as dp')
+        .whereRef('dp.customer_id', '=', 'locations.customer_id')
+        .where('dp.is_default', '=', 1)
+        .select('dp.name')
+        .limit(1)
+        .as('default_policy'),
+    ]);
+}
+
+type LocationRow = {
+  id: number;
+  type: string;
+  name: string;
+  policy_id: number | null;
+  key: string | null;
+  named_policy: string | null;
+  default_policy: string | null;
+};
+
+async function hydrate(db: Kysely<Database>, rows: LocationRow[]): Promise<Location[]> {
+  if (rows.length === 0) return [];
+  const addresses = await db
+    .selectFrom('location_addresses')
+    .select(['id', 'location_id', 'ip'])
+    .where(
+      'location_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => {
+    const own = addresses.filter((a) => a.location_id === r.id).map((a) => ({ id: a.id, ip: a.ip }));
+    return {
+      id: r.id,
+      type: r.type as LocationType,
+      name: r.name,
+      policy_id: r.policy_id,
+      // The named policy, else the customer's default policy (spec §3 "policy_name").
+      policy_name: r.named_policy ?? r.default_policy ?? '',
+      key: r.key,
+      addresses: own,
+      ip: own[0]?.ip ?? null,
+    };
+  });
+}
+
+/**
+ * A page of customer `customerId`'s locations of one type (or all) within `scope`.
+ * @throws ApiError 400 for an unknown sortkey
+ */
+export async function listLocations(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  type: LocationType | 'all',
+  query: ListQuery,
+): Promise<{ data: Location[]; total: number }> {
+  const column = sortColumn(query, SORT);
+  let base = locationQuery(db, scope, customerId);
+  if (type !== 'all') base = base.where('locations.type', '=', type);
+  if (query.filter) {
+    base = base.where(sql`lower(locations.name)`, 'like', sql`${containsPattern(query.filter)} escape '\\'`);
+  }
+  const rows = await base
+    .orderBy(column === 'locations.name' ? sql`lower(locations.name)` : sql.ref(column), query.sortdir)
+    .orderBy('locations.id', query.sortdir)
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  const total = await base
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return { data: await hydrate(db, rows), total: Number(total.n) };
+}
+
+/** Location `locId` of customer `customerId` and type `type` within `scope`, or undefined. */
+export async function getLocation(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  type: LocationType,
+  locId: number,
+): Promise<Location | undefined> {
+  const row = await locationQuery(db, scope, customerId)
+    .where('locations.id', '=', locId)
+    .where('locations.type', '=', type)
+    .executeTakeFirst();
+  return row ? (await hydrate(db, [row]))[0] : undefined;
+}
+
+/** Inserts a location of customer `customerId` (already checked in scope); returns its id. */
+export async function insertLocation(
+  db: Kysely<Database>,
+  customerId: number,
+  values: { type: LocationType; name: string; policy_id: number | null; key: string | null },
+  at: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('locations')
+    .values({ customer_id: customerId, ...values, created_at: at, updated_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Updates location `locId` of customer `customerId` within `scope`; false when not visible. */
+export async function updateLocation(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  locId: number,
+  patch: Partial<{ name: string; policy_id: number | null }>,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('locations')
+    .set({ ...patch, updated_at: at })
+    .where('locations.id', '=', locId)
+    .where('locations.customer_id', '=', customerId)
+    .where('locations.customer_id', 'in', (eb) =>
+      eb
+        .selectFrom('customers')
+        .select('customers.id')
+        .where((e) => customerInScope(e as never, scope)),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes location `locId` of customer `customerId` within `scope` (addresses by FK cascade). */
+export async function deleteLocation(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  locId: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('locations')
+    .where('locations.id', '=', locId)
+    .where('locations.customer_id', '=', customerId)
+    .where('locations.customer_id', 'in', (eb) =>
+      eb
+        .selectFrom('customers')
+        .select('customers.id')
+        .where((e) => customerInScope(e as never, scope)),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Which of `ips` are already used by a location other than `exceptLocationId`, in ANY tenant
+ * (addresses identify the customer of a query, so they are unique deployment-wide). Returns only the
+ * addresses, never the owner.
+ */
+export async function addressesInUse(
+  db: Kysely<Database>,
+  ips: readonly string[],
+  exceptLocationId?: number,
+): Promise<string[]> {
+  if (ips.length === 0) return [];
+  let q = db.selectFrom('location_addresses').select('ip').where('ip', 'in', ips);
+  if (exceptLocationId !== undefined) q = q.where('location_id', '!=', exceptLocationId);
+  return (await q.execute()).map((r) => r.ip);
+}
+
+/** Replaces the address set of location `locId` (already checked in scope) with `ips`. */
+export async function replaceAddresses(
+  db: Kysely<Database>,
+  customerId: number,
+  locId: number,
+  ips: readonly string[],
+  at: string,
+): Promise<void> {
+  await db.deleteFrom('location_addresses').where('location_id', '=', locId).execute();
+  await insertAddresses(db, customerId, locId, ips, at);
+}
+
+/** Adds addresses to location `locId` (already checked in scope); returns the new rows. */
+export async function insertAddresses(
+  db: Kysely<Database>,
+  customerId: number,
+  locId: number,
+  ips: readonly string[],
+  at: string,
+): Promise<Array<{ id: number; ip: string }>> {
+  if (ips.length === 0) return [];
+  return db
+    .insertInto('location_addresses')
+    .values(ips.map((ip) => ({ location_id: locId, customer_id: customerId, ip, created_at: at })))
+    .returning(['id', 'ip'])
+    .execute();
+}
+
+/** Deletes address `addrId` of location `locId` of customer `customerId` within `scope`; false when not visible. */
+export async function deleteAddress(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  locId: number,
+  addrId: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('location_addresses')
+    .where('location_addresses.id', '=', addrId)
+    .where('location_addresses.location_id', '=', locId)
+    .where('location_addresses.customer_id', '=', customerId)
+    .where('location_addresses.customer_id', 'in', (eb) =>
+      eb
+        .selectFrom('customers')
+        .select('customers.id')
+        .where((e) => customerInScope(e as never, scope)),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

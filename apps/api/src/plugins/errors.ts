@@ -1,0 +1,96 @@
+import { ApiError, type ApiErrorBody, Messages } from '@cordon/shared';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/** The path of a validation issue as a field name: `addresses.1`, `name`; `body` when the whole part is wrong. */
+function fieldName(instancePath: string, context: string | undefined): string {
+  const path = instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+  return path || (context ?? 'body');
+}
+
+/**
+ * Turns any error into the one envelope `{ error, code, fields? }` (DESIGN.md §5; STYLE.md §11).
+ * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message; `ApiError` → its
+ * status; Fastify's own 4xx (bad JSON, body too large) → 400; anything else → 500, logged, with the
+ * spec §8 text and no detail.
+ */
+export function toErrorBody(error: unknown, request: FastifyRequest): { status: number; body: ApiErrorBody } {
+  if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const fields: Record<string, string> = {};
+    const context = (error as { validationContext?: string }).validationContext;
+    for (const issue of error.validation) {
+      const name = fieldName(issue.instancePath, context);
+      fields[name] ??= issue.message ?? Messages.required;
+    }
+    // The toast shows `error`: the first field's message (spec §5 text), the rest are in `fields`.
+    const text = Object.values(fields)[0] ?? 'The request is not valid.';
+    return { status: 400, body: new ApiError('ERR_VALIDATION', text, fields).toBody() };
+  }
+  const fe = error as Partial<FastifyError>;
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (
+    fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    fe.name === 'SyntaxError'
+  ) {
+    return {
+      status: 400,
+      body: new ApiError('ERR_VALIDATION', Messages.invalidJson, { body: Messages.invalidJson }).toBody(),
+    };
+  }
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 400, body: new ApiError('ERR_VALIDATION', Messages.fileTooLarge).toBody() };
+  }
+  if (status === 429) return { status, body: new ApiError('ERR_RATE_LIMITED').toBody() };
+  if (status === 404) return { status, body: new ApiError('ERR_NOT_FOUND').toBody() };
+  if (status >= 400 && status < 500) {
+    return { status: 400, body: new ApiError('ERR_VALIDATION', fe.message || undefined).toBody() };
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return { status: 500, body: new ApiError('ERR_INTERNAL').toBody() };
+}
+
+/** A route path pattern (`/restapi/users/:id`) as a RegExp matching concrete paths. */
+function patternOf(url: string): RegExp {
+  const body = url
+    .replace(/\/+$/, '')
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+/**
+ * Root plugin: the error handler, the 404 handler (with 405 for a known path under a wrong method:
+ * spec §8) and a registry of route paths for that check. Registered first, so every context inherits it.
+ * @param opts.fallback optional handler for unknown non-API GETs (the SPA's index.html)
+ */
+export const errorsPlugin = fp(
+  async (app: FastifyInstance, opts: { fallback?: (req: FastifyRequest, reply: FastifyReply) => unknown }) => {
+    const routes: Array<{ method: string; pattern: RegExp }> = [];
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const m of methods) routes.push({ method: m.toUpperCase(), pattern: patternOf(route.url) });
+    });
+
+    app.setErrorHandler((error, request, reply) => {
+      const { status, body } = toErrorBody(error, request);
+      return reply.status(status).send(body);
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const known = routes.some((r) => r.pattern.test(path));
+      if (known) {
+        return reply.status(405).send(new ApiError('ERR_METHOD_NOT_ALLOWED').toBody());
+      }
+      if (opts.fallback && request.method === 'GET' && !path.startsWith('/restapi')) {
+        return opts.fallback(request, reply);
+      }
+      return reply.status(404).send(new ApiError('ERR_NOT_FOUND').toBody());
+    });
+  },
+  { name: 'cordon-errors' },
+);

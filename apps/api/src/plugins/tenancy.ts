@@ -1,0 +1,42 @@
+import { ApiError } from '@cordon/shared';
+import type { FastifyInstance } from 'fastify';
+import { scopeOf } from '../lib/scope.ts';
+import { customerVisible } from '../modules/customers/repository.ts';
+import { mspVisible } from '../modules/msps/repository.ts';
+import type { AppDeps } from '../types.ts';
+
+/**
+ * The one tenancy guard (DESIGN.md §4; STYLE.md §9, §12). Registered in the authenticated context
+ * after authentication:
+ * - at registration, refuses any route without `config.scope` and `config.roles` (no opt-in);
+ * - on request, a role outside `config.roles` → 403 `Client error: Forbidden.`;
+ * - after validation, for scope `msp`/`customer`, the MSP/customer of path param `id` must be
+ *   visible to the caller, else 404 exactly as for a missing id.
+ * Repositories still filter every tenant-owned query by the caller's scope in SQL.
+ */
+export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void {
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { scope?: unknown; roles?: unknown } | undefined;
+    if (!config?.scope || !Array.isArray(config.roles) || config.roles.length === 0) {
+      throw new Error(`Route ${route.method} ${route.url} must declare config.scope and config.roles`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const { roles } = request.routeOptions.config;
+    if (!roles?.includes(request.tenant.role)) throw new ApiError('ERR_FORBIDDEN');
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const { scope } = request.routeOptions.config;
+    if (scope !== 'msp' && scope !== 'customer') return;
+    const id = (request.params as { id?: unknown }).id;
+    if (typeof id !== 'number') throw new ApiError('ERR_NOT_FOUND');
+    const tenantScope = scopeOf(request.tenant);
+    const visible =
+      scope === 'msp'
+        ? await mspVisible(deps.handle.db, tenantScope, request.tenant.role, id)
+        : await customerVisible(deps.handle.db, tenantScope, id);
+    if (!visible) throw new ApiError('ERR_NOT_FOUND');
+  });
+}

@@ -1,0 +1,204 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type ChangeFeed, type ChangeTopic, createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import { createTestDatabase } from '@cordon/db/testing';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, ensureSystemAdmin } from '../src/index.ts';
+
+/** The system admin every test app is seeded with. */
+export const ADMIN = { email: 'root@cordon.test', password: 'Sup3r-secret' } as const;
+
+/** A test app on a fresh database, with the topics published so far and a logged-in system admin. */
+export interface TestApp {
+  app: FastifyInstance;
+  handle: DatabaseHandle;
+  changes: ChangeFeed;
+  /** Every topic published, in order. */
+  published: ChangeTopic[];
+  /** The system admin's bearer token. */
+  rootToken: string;
+  /** Mutable clock, epoch ms. */
+  clock: { now: number };
+  close(): Promise<void>;
+}
+
+/** A real PKCE pair as the console makes it: a 128-hex verifier and its S256 challenge; a 40-char state. */
+export function pkcePair(): { code_verifier: string; code_challenge: string; state: string } {
+  const code_verifier = randomBytes(64).toString('hex');
+  const code_challenge = createHash('sha256').update(code_verifier).digest('base64url');
+  return { code_verifier, code_challenge, state: randomBytes(20).toString('hex') };
+}
+
+/** The authorize query for a login, with overrides. */
+export function authorizeQuery(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    client_id: '2',
+    response_type: 'code',
+    redirect_uri: 'http://localhost/callback',
+    code_challenge_method: 'S256',
+    ...pkcePair(),
+    ...overrides,
+  };
+}
+
+/** `Authorization: Basic …` of an e-mail/password pair. */
+export function basic(email: string, password: string): string {
+  return `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
+}
+
+/** Logs in through the real authorize route; returns the raw response. */
+export function authorize(app: FastifyInstance, email: string, password: string, query = authorizeQuery()) {
+  return app.inject({
+    method: 'GET',
+    url: '/restapi/oauth/authorize',
+    query,
+    headers: { authorization: basic(email, password) },
+  });
+}
+
+/**
+ * Logs in and returns the access token.
+ * @throws Error with the response body when the login fails
+ */
+export async function login(app: FastifyInstance, email: string, password: string): Promise<string> {
+  const res = await authorize(app, email, password);
+  if (res.statusCode !== 200) throw new Error(`login ${email} failed: ${res.statusCode} ${res.body}`);
+  return res.json().access_token as string;
+}
+
+/** Builds the app on a fresh database of `dialect`, seeds the system admin and logs it in. */
+export async function createTestApp(dialect: 'sqlite' | 'postgres'): Promise<TestApp> {
+  const handle = await createTestDatabase(dialect);
+  const changes = createChangeFeed(handle);
+  const published: ChangeTopic[] = [];
+  changes.subscribe((t) => published.push(t));
+  const clock = { now: Date.UTC(2025, 5, 15, 12, 0, 0) };
+  await ensureSystemAdmin(handle, { email: ADMIN.email, password: ADMIN.password });
+  const app = await buildApp({
+    db: handle,
+    changes,
+    jwtSecret: new Uint8Array(randomBytes(32)),
+    now: () => clock.now,
+  });
+  await app.ready();
+  const rootToken = await login(app, ADMIN.email, ADMIN.password);
+  return {
+    app,
+    handle,
+    changes,
+    published,
+    rootToken,
+    clock,
+    async close() {
+      await app.close();
+      await changes.close();
+      await handle.close();
+    },
+  };
+}
+
+/** `app.inject` with a bearer token; `body` is sent as JSON. */
+export function call(
+  app: FastifyInstance,
+  token: string | undefined,
+  method: InjectOptions['method'],
+  url: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }),
+  });
+}
+
+/** Decodes a JWT's payload without verifying it (tests read the claims). */
+export function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+}
+
+/** One tenant of the isolation fixture: an MSP with a customer, a location, a policy, and admins of roles 3 and 4. */
+export interface TenantFixture {
+  mspId: number;
+  customerId: number;
+  defaultPolicyId: number;
+  policyId: number;
+  locationId: number;
+  addressId: number;
+  mspToken: string;
+  customerToken: string;
+}
+
+/**
+ * Creates one tenant through the API as the system admin. `n` makes names, e-mails and addresses unique.
+ * @throws Error when any call fails
+ */
+export async function createTenant(t: TestApp, n: number): Promise<TenantFixture> {
+  const ok = async (res: LightMyRequestResponse) => {
+    if (res.statusCode >= 300) throw new Error(`${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const password = 'Passw0rd!';
+  const msp = await ok(
+    await call(t.app, t.rootToken, 'POST', '/restapi/msp', {
+      name: `MSP ${n}`,
+      company_name: `MSP ${n} Ltd`,
+      admin_email: `msp${n}@example.test`,
+      admin_password: password,
+    }),
+  );
+  const customer = await ok(
+    await call(t.app, t.rootToken, 'POST', '/restapi/users/', {
+      accountName: `Customer ${n}`,
+      msp_id: msp.id,
+      timezone: 'Europe/Berlin',
+      admin_email: `cust${n}@example.test`,
+      admin_password: password,
+    }),
+  );
+  const policy = await ok(
+    await call(t.app, t.rootToken, 'POST', '/restapi/policies', {
+      user_id: customer.id,
+      name: `Strict ${n}`,
+      filtering_level: 'high',
+    }),
+  );
+  const location = await ok(
+    await call(t.app, t.rootToken, 'POST', `/restapi/users/${customer.id}/locations/staticip`, {
+      name: `Office ${n}`,
+      policy_id: policy.id,
+      addresses: [`10.${n}.0.0/16`],
+    }),
+  );
+  return {
+    mspId: msp.id,
+    customerId: customer.id,
+    defaultPolicyId: customer.default_policy_id,
+    policyId: policy.id,
+    locationId: location.id,
+    addressId: location.addresses[0].id,
+    mspToken: await login(t.app, `msp${n}@example.test`, password),
+    customerToken: await login(t.app, `cust${n}@example.test`, password),
+  };
+}
+
+/** A dump of every tenant table, to prove a refused call changed nothing. */
+export async function snapshot(handle: DatabaseHandle): Promise<string> {
+  const tables = [
+    'msps',
+    'customers',
+    'admins',
+    'policies',
+    'policy_categories',
+    'locations',
+    'location_addresses',
+  ] as const;
+  const out: Record<string, unknown[]> = {};
+  for (const table of tables) {
+    out[table] = await handle.db.selectFrom(table).selectAll().execute();
+  }
+  // Sort rows so row order from the engine does not matter.
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(out).map(([k, rows]) => [k, rows.map((r) => JSON.stringify(r)).sort()])),
+  );
+}
