@@ -1,0 +1,121 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { categoryById } from '@cordon/shared';
+import type { Logger } from 'pino';
+import { unwrapMappedIp } from '../dns/message.ts';
+import { decide } from '../policy/decide.ts';
+import { identifyClient, SnapshotStore } from '../policy/snapshot.ts';
+import type { Decision } from '../request.ts';
+
+/** Block-page server settings (the CLI's `blockpage` role). */
+export interface BlockPageOptions {
+  db: DatabaseHandle;
+  changes: ChangeFeed;
+  logger: Logger;
+  /** Listen address; port 0 picks a free port. */
+  http: { host: string; port: number };
+}
+
+/** A running block-page server. */
+export interface RunningBlockPage {
+  readonly address: AddressInfo;
+  close(): Promise<void>;
+}
+
+/** What the page says. `decision` null: the client is unknown, or the host is not blocked for it. */
+export interface BlockPageView {
+  readonly host: string;
+  readonly known: boolean;
+  readonly decision: Decision | null;
+}
+
+/** The host a browser asked for, from the `Host` header without port or trailing dot, lower case. */
+export function hostFromHeader(header: string | undefined): string {
+  if (!header) return '';
+  let host = header.trim().toLowerCase();
+  if (host.startsWith('[')) host = host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined);
+  else if (host.includes(':')) host = host.slice(0, host.indexOf(':'));
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return host;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Why the host is blocked, in words (category names from the shared taxonomy, DESIGN.md §7). */
+export function reasonText(decision: Decision | null): string {
+  if (decision?.action !== 'blocked') return 'This site is blocked by your organisation’s policy.';
+  if (decision.reason === 'unclassified') return 'Uncategorised sites are blocked by your organisation’s policy.';
+  const names = decision.categories.map((id) => categoryById(id)?.name ?? `Category ${id}`);
+  return `Category: ${names.join(', ')}`;
+}
+
+/**
+ * Renders the block page (DESIGN.md §10): static HTML, every dynamic value escaped, no script.
+ * Branding (customer / MSP / global texts and logo) comes in a later issue.
+ */
+export function renderBlockPage(view: BlockPageView): string {
+  const host = view.host ? escapeHtml(view.host) : 'this site';
+  const reason = escapeHtml(view.known ? reasonText(view.decision) : 'Access to this site is restricted.');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>This site is blocked</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}</style>
+</head><body><h1>This site is blocked</h1><p><code>${host}</code></p><p>${reason}</p></body></html>
+`;
+}
+
+/**
+ * Starts the block-page HTTP server (DESIGN.md §10). Every request, whatever its path or method,
+ * gets the page (200; no 404s, a browser was sent here by a DNS answer): the client address picks
+ * the customer through the same prefix matcher as the resolver, the `Host` header names the
+ * blocked host, and the decision is recomputed from the same snapshot to say why. An unknown
+ * client gets the generic page. The snapshot follows `changes` like the resolver's.
+ * @throws when the first snapshot load fails
+ */
+export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlockPage> {
+  const store = new SnapshotStore(opts.db, opts.logger);
+  await store.load();
+  store.follow(opts.changes);
+  const server = http.createServer((req, res) => {
+    const host = hostFromHeader(req.headers.host);
+    const identity = identifyClient(store.tenants, unwrapMappedIp(req.socket.remoteAddress ?? ''));
+    let view: BlockPageView;
+    if (identity.kind === 'ok') {
+      const policy = identity.policyId !== null ? store.tenants.policies.get(identity.policyId) : null;
+      view = { host, known: true, decision: host ? decide(store.categories, policy, host) : null };
+    } else {
+      view = { host, known: false, decision: null };
+    }
+    const body = renderBlockPage(view);
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.http.port, opts.http.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  opts.logger.info({ address: `${address.address}:${address.port}` }, 'block page listening');
+  return {
+    address,
+    close: async () => {
+      store.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * @cordon/resolver — the filtering DNS resolver and the block-page server (DESIGN.md §8–10).
+ * The CLI's `resolver` and `blockpage` roles call {@link startResolver} and {@link startBlockPage}.
+ */
+import type { AddressInfo } from 'node:net';
+import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import type { Logger } from 'pino';
+import { AnswerCache } from './cache/answer-cache.ts';
+import { ResolverCounters } from './metrics.ts';
+import type { BlockAddresses } from './pipeline/answers.ts';
+import { composePipeline } from './pipeline/order.ts';
+import { type SnapshotStats, SnapshotStore } from './policy/snapshot.ts';
+import { type QueryLogOptions, type QueryLogStats, QueryLogWriter } from './querylog/writer.ts';
+import { createExchange } from './transport/exchange.ts';
+import { startTcpServer } from './transport/tcp.ts';
+import { startUdpServer } from './transport/udp.ts';
+import { UpstreamClient, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
+
+export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
+export { startBlockPage } from './blockpage/http.ts';
+export type { BlockAddresses } from './pipeline/answers.ts';
+export { PIPELINE } from './pipeline/order.ts';
+export type { QueryLogOptions } from './querylog/writer.ts';
+export type { UpstreamServer } from './upstream/client.ts';
+
+/** Settings of {@link startResolver}. */
+export interface ResolverOptions {
+  db: DatabaseHandle;
+  changes: ChangeFeed;
+  logger: Logger;
+  /** Listen address for both UDP and TCP (default in the CLI 127.0.0.1:5353); port 0 picks a free port (same for both). */
+  dns: { host: string; port: number };
+  /** Upstream resolvers, tried in order (at least one). */
+  upstreams: UpstreamServer[];
+  /** Answers for blocked A / AAAA questions (the block page's addresses), e.g. 127.0.0.1 / ::1. */
+  blockAddresses: BlockAddresses;
+  /** Query-log batching; defaults: batchSize 1000 rows, flushMs 500, maxBuffer 50,000 rows. */
+  queryLog?: QueryLogOptions;
+  /** Answer cache size, entries (default 100,000). */
+  cacheEntries?: number;
+  /** Per-attempt upstream timeout, ms (default 1500). */
+  upstreamTimeoutMs?: number;
+}
+
+/** A copy of the resolver's counters (monotonic since start). */
+export interface ResolverMetrics {
+  queries: number;
+  malformed: number;
+  unknownClients: number;
+  allowed: number;
+  blocked: number;
+  cacheHits: number;
+  cacheMisses: number;
+  staleAnswers: number;
+  servfail: number;
+  truncated: number;
+  cacheEntries: number;
+  queryLog: QueryLogStats;
+  upstream: UpstreamStats;
+  snapshot: SnapshotStats;
+}
+
+/** A running resolver. */
+export interface RunningResolver {
+  /** The bound UDP and TCP addresses (same host and port). */
+  readonly address: { udp: AddressInfo; tcp: AddressInfo };
+  /** Current counters (a fresh copy on each read). */
+  readonly metrics: ResolverMetrics;
+  /** Reloads the whole snapshot now. Rejects when the database cannot be read; the old snapshot stays. */
+  reload(): Promise<void>;
+  /** Stops listening, stops following changes, flushes the query log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the filtering resolver (DESIGN.md §9): loads the snapshot (tenants and category index),
+ * follows `changes`, and serves UDP and TCP on `dns.host:dns.port`. With port 0 the UDP port is
+ * chosen first and TCP binds the same number.
+ * @throws when the first snapshot load fails or an address cannot be bound
+ */
+export async function startResolver(opts: ResolverOptions): Promise<RunningResolver> {
+  const logger = opts.logger;
+  const counters = new ResolverCounters();
+  const store = new SnapshotStore(opts.db, logger);
+  await store.load();
+  store.follow(opts.changes);
+  const cache = new AnswerCache({ maxEntries: opts.cacheEntries ?? 100_000 });
+  const upstream = new UpstreamClient(opts.upstreams, { timeoutMs: opts.upstreamTimeoutMs ?? 1500 });
+  const queryLog = new QueryLogWriter(opts.db, logger, opts.queryLog);
+  const handler = composePipeline({
+    store,
+    cache,
+    upstream,
+    queryLog,
+    counters,
+    blockAddresses: opts.blockAddresses,
+  });
+  const exchange = createExchange(handler, counters, logger);
+
+  const udp = await startUdpServer(opts.dns.host, opts.dns.port, exchange, logger);
+  let tcp: Awaited<ReturnType<typeof startTcpServer>>;
+  try {
+    tcp = await startTcpServer(opts.dns.host, udp.address.port, exchange, logger);
+  } catch (err) {
+    await udp.close();
+    throw err;
+  }
+  logger.info(
+    {
+      udp: `${udp.address.address}:${udp.address.port}`,
+      tcp: `${tcp.address.address}:${tcp.address.port}`,
+      upstreams: opts.upstreams.map((u) => `${u.host}:${u.port}`),
+      categoryDomains: store.stats.categoryDomains,
+    },
+    'resolver listening',
+  );
+
+  let closed = false;
+  return {
+    address: { udp: udp.address, tcp: tcp.address },
+    get metrics(): ResolverMetrics {
+      return {
+        queries: counters.queries,
+        malformed: counters.malformed,
+        unknownClients: counters.unknownClients,
+        allowed: counters.allowed,
+        blocked: counters.blocked,
+        cacheHits: counters.cacheHits,
+        cacheMisses: counters.cacheMisses,
+        staleAnswers: counters.staleAnswers,
+        servfail: counters.servfail,
+        truncated: counters.truncated,
+        cacheEntries: cache.size,
+        queryLog: { ...queryLog.stats },
+        upstream: { ...upstream.stats },
+        snapshot: { ...store.stats },
+      };
+    },
+    reload: () => store.load(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      store.close();
+      await Promise.all([udp.close(), tcp.close()]);
+      upstream.close();
+      await queryLog.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { AnswerCache } from '../cache/answer-cache.ts';
+import type { ResolverCounters } from '../metrics.ts';
+import type { SnapshotStore } from '../policy/snapshot.ts';
+import type { QueryLogSink } from '../querylog/writer.ts';
+import type { Handler, Middleware } from '../request.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { type BlockAddresses, servfailAnswer } from './answers.ts';
+import { cacheLink } from './cache.ts';
+import { identifyLink } from './identify.ts';
+import { policyLink } from './policy.ts';
+import { queryLogLink } from './querylog.ts';
+import { upstreamLink } from './upstream.ts';
+
+/** Everything the links are built from; passed explicitly (no singletons: STYLE.md anti-pattern 1). */
+export interface PipelineDeps {
+  readonly store: SnapshotStore;
+  readonly cache: AnswerCache;
+  readonly upstream: UpstreamClient;
+  readonly queryLog: QueryLogSink;
+  readonly counters: ResolverCounters;
+  readonly blockAddresses: BlockAddresses;
+}
+
+/** A named pipeline link factory. */
+export interface PipelineLink {
+  readonly name: string;
+  readonly build: (deps: PipelineDeps) => Middleware;
+}
+
+/**
+ * THE resolver pipeline, outermost first (STYLE.md §1, DESIGN.md §9). Pinned by
+ * test/pipeline-order.test.ts: change it only together with that test and a reason.
+ */
+export const PIPELINE: readonly PipelineLink[] = [
+  // Outermost, so every answer (REFUSED, blocked, cached, stale, SERVFAIL) is timed and logged once.
+  { name: 'querylog', build: (d) => queryLogLink(d.queryLog, d.counters) },
+  // Before anything tenant-specific: everything below needs the customer and policy it finds.
+  { name: 'identify', build: (d) => identifyLink(d.store, d.counters) },
+  // (rate-limit goes here in a later issue: per identified client, before any work is spent on it.)
+  // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, DESIGN.md §8 step 1.)
+  // Above the cache, so policy runs on every query and a cached answer never leaks past a block.
+  { name: 'policy', build: (d) => policyLink(d.store, d.blockAddresses, d.counters) },
+  // Below policy and tenant-agnostic: holds only upstream answers, shared by all tenants (STYLE.md §6).
+  { name: 'cache', build: (d) => cacheLink(d.cache, d.counters) },
+  // Terminal: only cache misses reach the network.
+  { name: 'upstream', build: (d) => upstreamLink(d.upstream) },
+];
+
+/** Composes `links` (outermost first) into one handler; past the last link a query gets SERVFAIL. */
+export function composePipeline(deps: PipelineDeps, links: readonly PipelineLink[] = PIPELINE): Handler {
+  let handler: Handler = (ctx) => Promise.resolve(servfailAnswer(ctx));
+  for (let i = links.length - 1; i >= 0; i--) handler = links[i]!.build(deps)(handler);
+  return handler;
+}

@@ -1,0 +1,39 @@
+import { qtypeName, rcodeName } from '../dns/message.ts';
+import type { ResolverCounters } from '../metrics.ts';
+import type { QueryLogSink } from '../querylog/writer.ts';
+import type { Middleware } from '../request.ts';
+
+/**
+ * querylog: wraps the whole chain, so every answer — synthesized, cached, stale or SERVFAIL — is
+ * timed and logged with the identity and decision of the context it was produced in. Pushing
+ * never waits (STYLE.md §7). Unknown clients have no customer to log against: only counted.
+ */
+export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Middleware {
+  return (next) => async (ctx) => {
+    const answer = await next(ctx);
+    const rcode = rcodeName(answer.message.flags);
+    if (rcode === 'SERVFAIL') counters.servfail++;
+    const c = answer.context;
+    const identity = c.identity;
+    if (identity?.kind !== 'ok') return answer;
+    const req = c.request;
+    const decision = c.decision;
+    sink.push({
+      ts: req.receivedAt,
+      customer_id: identity.customerId,
+      location_id: identity.locationId,
+      policy_id: identity.policyId,
+      client_ip: req.clientIp,
+      qname: req.question.qname,
+      qtype: qtypeName(req.question.typeCode, req.question.type),
+      protocol: req.protocol,
+      action: decision?.action ?? 'allowed',
+      reason: decision?.reason ?? 'default',
+      categories: decision && decision.categories.length > 0 ? decision.categories.join(',') : '',
+      rcode,
+      answer_source: answer.source,
+      latency_us: Math.round((performance.now() - req.startedAt) * 1000),
+    });
+    return answer;
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The category index: domain → category ids, for the qname and all its parents (DESIGN.md §7–8).
+ *
+ * Built for ~1,000,000 domains inside the resolver's memory budget (DESIGN.md §13, ≤100 MB RSS):
+ * instead of a JS `Map<string, …>` (≈80–100 bytes per entry in V8), the names live back to back
+ * in one byte buffer, with a `Uint32Array` of offsets, a `Uint16Array` of interned category-set
+ * ids and an open-addressing hash table (`Int32Array`, load ≤ 0.5) keyed by FNV-1a of the bytes.
+ * That is ≈ (name length + 14) bytes per domain. Category sets are interned: the ~810,000 UT1
+ * rows use a few hundred distinct sets.
+ *
+ * A lookup writes the qname once into a scratch buffer and probes the hash for each suffix that
+ * starts at a label boundary (`a.b.example.com`, `b.example.com`, `example.com`, `com`), without
+ * allocating unless several levels match.
+ */
+export class CategoryIndex {
+  /** Number of distinct domains. */
+  readonly size: number;
+  private readonly scratch = Buffer.allocUnsafe(1024);
+
+  /** @internal use {@link CategoryIndexBuilder} */
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly offsets: Uint32Array,
+    private readonly setOf: Uint16Array,
+    private readonly sets: readonly (readonly number[])[],
+    private readonly table: Int32Array,
+    size: number,
+  ) {
+    this.size = size;
+  }
+
+  /** An index with no domains (a do-nothing stand-in until the first load: STYLE.md §7). */
+  static empty(): CategoryIndex {
+    return new CategoryIndexBuilder().build();
+  }
+
+  /** Approximate bytes held by the index's typed arrays and buffer. */
+  get byteSize(): number {
+    return this.bytes.length + this.offsets.byteLength + this.setOf.byteLength + this.table.byteLength;
+  }
+
+  /**
+   * The category ids of `qname` and every parent domain, sorted and unique; a shared empty array
+   * when none matches. `qname` must be normalised (lower case, no trailing dot).
+   */
+  categoriesOf(qname: string): readonly number[] {
+    if (this.size === 0 || qname.length === 0) return EMPTY;
+    const buf = this.scratch;
+    if (Buffer.byteLength(qname) > buf.length) return EMPTY;
+    const len = buf.write(qname, 0, 'utf8');
+    let found: readonly number[] = EMPTY;
+    let merged: number[] | null = null;
+    let start = 0;
+    while (start < len) {
+      const entry = this.find(buf, start, len);
+      if (entry >= 0) {
+        const set = this.sets[this.setOf[entry]!]!;
+        if (found === EMPTY) found = set;
+        else if (set !== found) merged = mergeInto(merged ?? found.slice(), set);
+      }
+      // Next label boundary.
+      while (start < len && buf[start] !== 46) start++;
+      start++;
+    }
+    return merged ?? found;
+  }
+
+  private find(key: Buffer, from: number, to: number): number {
+    const mask = this.table.length - 1;
+    let slot = hash(key, from, to) & mask;
+    const keyLen = to - from;
+    for (;;) {
+      const entry = this.table[slot]!;
+      if (entry < 0) return -1;
+      const s = this.offsets[entry]!;
+      const e = this.offsets[entry + 1]!;
+      if (e - s === keyLen && this.bytes.compare(key, from, to, s, e) === 0) return entry;
+      slot = (slot + 1) & mask;
+    }
+  }
+}
+
+const EMPTY: readonly number[] = Object.freeze([]);
+
+function mergeInto(target: number[], add: readonly number[]): number[] {
+  for (const id of add) if (!target.includes(id)) target.push(id);
+  return target.sort((a, b) => a - b);
+}
+
+/** FNV-1a, 32-bit, over `buf[from, to)`. */
+function hash(buf: Buffer, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    h ^= buf[i]!;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * Accumulates domain → categories facts and builds a {@link CategoryIndex}. Domains are lower-cased
+ * and stripped of a trailing dot; a domain added twice gets the union of its categories.
+ */
+export class CategoryIndexBuilder {
+  private bytes = Buffer.allocUnsafe(1 << 20);
+  private byteLen = 0;
+  private offsets = new Uint32Array(1 << 16);
+  private setOf = new Uint16Array(1 << 16);
+  private count = 0;
+  private readonly setIds = new Map<string, number>();
+  private readonly sets: (readonly number[])[] = [];
+
+  /** Adds one domain with its category ids (0–54). */
+  add(domain: string, categoryIds: readonly number[]): void {
+    let name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
+    name = name.toLowerCase();
+    const need = Buffer.byteLength(name);
+    if (need === 0 || categoryIds.length === 0) return;
+    while (this.byteLen + need > this.bytes.length) {
+      const next = Buffer.allocUnsafe(this.bytes.length * 2);
+      this.bytes.copy(next, 0, 0, this.byteLen);
+      this.bytes = next;
+    }
+    if (this.count + 2 > this.offsets.length) {
+      const off = new Uint32Array(this.offsets.length * 2);
+      off.set(this.offsets);
+      this.offsets = off;
+      const so = new Uint16Array(this.setOf.length * 2);
+      so.set(this.setOf);
+      this.setOf = so;
+    }
+    this.offsets[this.count] = this.byteLen;
+    this.byteLen += this.bytes.write(name, this.byteLen, 'utf8');
+    this.offsets[this.count + 1] = this.byteLen;
+    this.setOf[this.count] = this.intern(categoryIds);
+    this.count++;
+  }
+
+  private intern(ids: readonly number[]): number {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    const key = sorted.join(',');
+    let id = this.setIds.get(key);
+    if (id === undefined) {
+      if (this.sets.length >= 0xffff) throw new Error('too many distinct category sets');
+      id = this.sets.length;
+      this.sets.push(Object.freeze(sorted));
+      this.setIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Builds the index (trimmed copies; the builder can be dropped afterwards). */
+  build(): CategoryIndex {
+    const n = this.count;
+    const bytes = Buffer.from(this.bytes.subarray(0, this.byteLen));
+    const offsets = this.offsets.slice(0, n + 1);
+    const setOf = this.setOf.slice(0, Math.max(n, 1));
+    let cap = 16;
+    while (cap < n * 2) cap *= 2;
+    const table = new Int32Array(cap).fill(-1);
+    const mask = cap - 1;
+    let distinct = 0;
+    for (let i = 0; i < n; i++) {
+      const s = offsets[i]!;
+      const e = offsets[i + 1]!;
+      let slot = hash(bytes, s, e) & mask;
+      for (;;) {
+        const other = table[slot]!;
+        if (other < 0) {
+          table[slot] = i;
+          distinct++;
+          break;
+        }
+        const os = offsets[other]!;
+        const oe = offsets[other + 1]!;
+        if (oe - os === e - s && bytes.compare(bytes, s, e, os, oe) === 0) {
+          // Same domain twice: the first entry keeps the union.
+          setOf[other] = this.intern([...this.sets[setOf[other]!]!, ...this.sets[setOf[i]!]!]);
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+    }
+    return new CategoryIndex(bytes, offsets, setOf, this.sets.slice(), table, distinct);
+  }
+}

@@ -1,0 +1,131 @@
+import ipaddr from 'ipaddr.js';
+import { unwrapMappedIp } from '../dns/message.ts';
+
+/**
+ * Longest-prefix match of client addresses against CIDR ranges, IPv4 and IPv6 (DESIGN.md §8
+ * "longest prefix wins"). Built once per snapshot, read per query without allocating for IPv4.
+ *
+ * Layout: per address family, one map per prefix length present (network → value), probed from
+ * the longest length down. With the handful of distinct lengths real deployments use, a lookup
+ * is a few integer masks and Map probes. IPv6 networks are keyed by their 128-bit value as a
+ * bigint (only IPv6 queries pay for the bigint).
+ */
+export class PrefixMatcher<T> {
+  private readonly v4 = new Map<number, Map<number, T>>();
+  private v4Lengths: number[] = [];
+  private readonly v6 = new Map<number, Map<bigint, T>>();
+  private v6Lengths: number[] = [];
+
+  /** Number of ranges added. */
+  size = 0;
+
+  /**
+   * Adds a range. `cidr` is `address/prefix` or a bare address; IPv4-mapped IPv6 becomes IPv4.
+   * A later add of the same range replaces the earlier value.
+   * @throws Error when `cidr` does not parse
+   */
+  add(cidr: string, value: T): void {
+    const [addrText, prefixText] = cidr.split('/');
+    const addr = ipaddr.process(addrText ?? '');
+    if (addr.kind() === 'ipv4') {
+      let prefix = prefixText === undefined ? 32 : Number(prefixText);
+      // A mapped range (::ffff:a.b.c.d/120) is the IPv4 range /24.
+      if (addrText?.includes(':') && prefix > 32) prefix -= 96;
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > 32) throw new Error(`bad prefix in ${cidr}`);
+      const net = (bytesToUint32(addr.toByteArray()) & maskV4(prefix)) >>> 0;
+      let m = this.v4.get(prefix);
+      if (!m) {
+        m = new Map();
+        this.v4.set(prefix, m);
+        this.v4Lengths = [...this.v4.keys()].sort((a, b) => b - a);
+      }
+      m.set(net, value);
+    } else {
+      const prefix = prefixText === undefined ? 128 : Number(prefixText);
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > 128) throw new Error(`bad prefix in ${cidr}`);
+      const net = bytesToBigint(addr.toByteArray()) & maskV6(prefix);
+      let m = this.v6.get(prefix);
+      if (!m) {
+        m = new Map();
+        this.v6.set(prefix, m);
+        this.v6Lengths = [...this.v6.keys()].sort((a, b) => b - a);
+      }
+      m.set(net, value);
+    }
+    this.size++;
+  }
+
+  /** The value of the longest range containing `ip`, or undefined (also for unparsable text). */
+  lookup(ip: string): T | undefined {
+    const text = unwrapMappedIp(ip);
+    const v4 = parseIpv4(text);
+    if (v4 >= 0) {
+      const lengths = this.v4Lengths;
+      for (let i = 0; i < lengths.length; i++) {
+        const len = lengths[i]!;
+        const hit = this.v4.get(len)!.get((v4 & maskV4(len)) >>> 0);
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    }
+    if (this.v6Lengths.length === 0 || !ipaddr.IPv6.isValid(text)) return undefined;
+    const value = bytesToBigint(ipaddr.IPv6.parse(text).toByteArray());
+    const lengths = this.v6Lengths;
+    for (let i = 0; i < lengths.length; i++) {
+      const len = lengths[i]!;
+      const hit = this.v6.get(len)!.get(value & maskV6(len));
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
+  }
+}
+
+function maskV4(prefix: number): number {
+  return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+}
+
+const ALL_V6 = (1n << 128n) - 1n;
+const V6_MASKS: bigint[] = Array.from({ length: 129 }, (_, p) =>
+  p === 0 ? 0n : (ALL_V6 >> BigInt(128 - p)) << BigInt(128 - p),
+);
+
+function maskV6(prefix: number): bigint {
+  return V6_MASKS[prefix]!;
+}
+
+function bytesToUint32(b: number[]): number {
+  return ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
+}
+
+function bytesToBigint(b: number[]): bigint {
+  let v = 0n;
+  for (let i = 0; i < b.length; i++) v = (v << 8n) | BigInt(b[i]!);
+  return v;
+}
+
+/** Dotted-quad IPv4 → uint32, or -1 when `s` is not exactly four decimal octets. No allocation. */
+export function parseIpv4(s: string): number {
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0) return -1;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+      if (dots > 3) return -1;
+    } else if (c >= 48 && c <= 57) {
+      octet = octet * 10 + (c - 48);
+      digits++;
+      if (octet > 255 || digits > 3) return -1;
+    } else {
+      return -1;
+    }
+  }
+  if (dots !== 3 || digits === 0) return -1;
+  return value * 256 + octet;
+}

@@ -1,0 +1,124 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+
+/**
+ * A fake authoritative upstream on 127.0.0.1 (UDP and TCP on one random port), for tests:
+ * - `nx.*` → NXDOMAIN with an SOA (TTL 300, MINIMUM 60);
+ * - `big.*` → over UDP an empty TC=1 answer, over TCP `A 192.0.2.20` (forces TCP fallback);
+ * - `many.*` → 40 A records (too large for a 512-byte UDP answer);
+ * - `fail.*` → no answer at all (timeout);
+ * - anything else: `A 192.0.2.10` / `AAAA 2001:db8::10` (TTL 300), other qtypes NODATA with SOA.
+ * `setDown(true)` stops answering anything. `queries` counts questions received, by qname.
+ */
+export interface FakeUpstream {
+  readonly port: number;
+  readonly queries: Map<string, number>;
+  total(): number;
+  setDown(down: boolean): void;
+  close(): Promise<void>;
+}
+
+const SOA = (zone: string): Answer => ({
+  name: zone,
+  type: 'SOA',
+  ttl: 300,
+  class: 'IN',
+  data: {
+    mname: 'ns.test',
+    rname: 'hostmaster.test',
+    serial: 1,
+    refresh: 3600,
+    retry: 600,
+    expire: 86400,
+    minimum: 60,
+  },
+});
+
+function answer(query: Packet, protocol: 'udp' | 'tcp'): Packet | null {
+  const q = query.questions![0]!;
+  const name = q.name.toLowerCase();
+  const base: Packet = {
+    id: query.id ?? 0,
+    type: 'response',
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED,
+    questions: [q],
+    answers: [],
+    authorities: [],
+    additionals: [],
+  };
+  if (name.startsWith('fail.')) return null;
+  if (name.startsWith('nx.')) return { ...base, flags: (base.flags ?? 0) | 3, authorities: [SOA('test')] };
+  if (name.startsWith('big.')) {
+    if (protocol === 'udp') return { ...base, flags: (base.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE };
+    return { ...base, answers: [{ name: q.name, type: 'A', class: 'IN', ttl: 300, data: '192.0.2.20' }] };
+  }
+  if (name.startsWith('many.') && q.type === 'A') {
+    const answers: Answer[] = [];
+    for (let i = 1; i <= 40; i++)
+      answers.push({ name: q.name, type: 'A', class: 'IN', ttl: 300, data: `198.51.100.${i}` });
+    return { ...base, answers };
+  }
+  if (q.type === 'A')
+    return { ...base, answers: [{ name: q.name, type: 'A', class: 'IN', ttl: 300, data: '192.0.2.10' }] };
+  if (q.type === 'AAAA') {
+    return { ...base, answers: [{ name: q.name, type: 'AAAA', class: 'IN', ttl: 300, data: '2001:db8::10' }] };
+  }
+  return { ...base, authorities: [SOA('test')] };
+}
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const queries = new Map<string, number>();
+  let down = false;
+  const count = (p: Packet) => {
+    const n = p.questions?.[0]?.name.toLowerCase() ?? '';
+    queries.set(n, (queries.get(n) ?? 0) + 1);
+  };
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', (msg, rinfo) => {
+    if (down) return;
+    const query = dnsPacket.decode(msg);
+    count(query);
+    const res = answer(query, 'udp');
+    if (res) udp.send(dnsPacket.encode(res), rinfo.port, rinfo.address);
+  });
+  await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+  const port = udp.address().port;
+  const tcp = net.createServer((socket) => {
+    let buf = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+        const len = buf.readUInt16BE(0);
+        const query = dnsPacket.decode(buf.subarray(2, 2 + len));
+        buf = buf.subarray(2 + len);
+        if (down) continue;
+        count(query);
+        const res = answer(query, 'tcp');
+        if (!res) continue;
+        const wire = dnsPacket.encode(res);
+        const frame = Buffer.alloc(wire.length + 2);
+        frame.writeUInt16BE(wire.length, 0);
+        wire.copy(frame, 2);
+        socket.write(frame);
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    port,
+    queries,
+    total: () => [...queries.values()].reduce((a, b) => a + b, 0),
+    setDown: (d) => {
+      down = d;
+    },
+    close: async () => {
+      await new Promise<void>((r) => udp.close(() => r()));
+      await new Promise<void>((r) => tcp.close(() => r()));
+    },
+  };
+}
