@@ -1,0 +1,98 @@
+import { createTestDatabase } from '@cordon/db/testing';
+import dnsPacket from 'dns-packet';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerCache } from '../src/cache/answer-cache.ts';
+import { decodeQuery } from '../src/dns/message.ts';
+import { ResolverCounters } from '../src/metrics.ts';
+import { composePipeline, PIPELINE, type PipelineDeps } from '../src/pipeline/order.ts';
+import { SnapshotStore } from '../src/policy/snapshot.ts';
+import { NullQueryLog } from '../src/querylog/writer.ts';
+import type { DnsRequest } from '../src/request.ts';
+import { UpstreamClient } from '../src/upstream/client.ts';
+import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
+import { seedTenants } from './helpers/seed.ts';
+
+describe('pipeline order', () => {
+  it('is querylog → identify → policy → cache → upstream (DESIGN.md §9, STYLE.md §1)', () => {
+    // Rate-limit (after identify) and bypass (before policy) will join in later issues.
+    expect(PIPELINE.map((l) => l.name)).toEqual(['querylog', 'identify', 'policy', 'cache', 'upstream']);
+  });
+});
+
+function request(name: string, type: string, clientIp = '127.0.0.1'): DnsRequest {
+  const raw = dnsPacket.encode({
+    id: 4242,
+    type: 'query',
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as 'A' }],
+  });
+  const r = decodeQuery(raw, clientIp, 'udp');
+  if (r.kind !== 'ok') throw new Error('bad test query');
+  return r.request;
+}
+
+describe('composed pipeline', () => {
+  let upstream: FakeUpstream;
+  let deps: PipelineDeps;
+  let now = 1_000_000;
+  let closeDb: () => Promise<void>;
+
+  beforeAll(async () => {
+    const handle = await createTestDatabase('sqlite');
+    closeDb = () => handle.close();
+    await seedTenants(handle);
+    const store = new SnapshotStore(handle, pino({ level: 'silent' }));
+    await store.load();
+    upstream = await startFakeUpstream();
+    deps = {
+      store,
+      cache: new AnswerCache({ now: () => now }),
+      upstream: new UpstreamClient([{ host: '127.0.0.1', port: upstream.port }], { timeoutMs: 200 }),
+      queryLog: new NullQueryLog(),
+      counters: new ResolverCounters(),
+      blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+    };
+  });
+
+  afterAll(async () => {
+    deps.upstream.close();
+    await upstream.close();
+    await closeDb();
+  });
+
+  it('decides before the cache: a blocked name never reaches cache or upstream', async () => {
+    const handler = composePipeline(deps);
+    const answer = await handler({ request: request('gambling.example', 'A'), identity: null, decision: null });
+    expect(answer.source).toBe('synthesized');
+    expect(answer.context.identity?.kind).toBe('ok');
+    expect(answer.context.decision?.reason).toBe('category');
+    expect(deps.cache.size).toBe(0);
+    expect(upstream.total()).toBe(0);
+  });
+
+  it('rewrites the id of a cached answer and serves stale (TTL 30) when the upstream is down', async () => {
+    const handler = composePipeline(deps);
+    const first = await handler({ request: request('stale.example', 'A'), identity: null, decision: null });
+    expect(first.source).toBe('upstream');
+    const cached = await handler({ request: request('stale.example', 'A'), identity: null, decision: null });
+    expect(cached.source).toBe('cache');
+    expect(cached.message.id).toBe(4242);
+    now += 301_000;
+    upstream.setDown(true);
+    const stale = await handler({ request: request('stale.example', 'A'), identity: null, decision: null });
+    expect(stale.source).toBe('stale');
+    expect(stale.message.answers?.[0]).toMatchObject({ data: '192.0.2.10', ttl: 30 });
+    const none = await handler({ request: request('never.example', 'A'), identity: null, decision: null });
+    expect(none.source).toBe('error');
+    expect((none.message.flags ?? 0) & 0xf).toBe(2);
+    upstream.setDown(false);
+  });
+
+  it('refuses unknown clients at identify', async () => {
+    const handler = composePipeline(deps);
+    const answer = await handler({ request: request('ok.example', 'A', '192.0.2.99'), identity: null, decision: null });
+    expect(answer.source).toBe('refused');
+    expect((answer.message.flags ?? 0) & 0xf).toBe(5);
+  });
+});
