@@ -1,0 +1,82 @@
+/**
+ * Starts a resolver for dnsperf runs (bench/resolver-dnsperf.sh): the UT1 bench database of
+ * bench/resolver-category-load.ts plus one customer whose location is 127.0.0.1/32 with a policy
+ * blocking every category; the upstream is the tests' fake authoritative server on loopback.
+ *
+ *   node --import tsx bench/resolver-serve.ts [sqlite-file] [port]
+ */
+import { createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
+import { CATEGORIES } from '@cordon/shared';
+import pino from 'pino';
+import { startResolver } from '../apps/resolver/src/index.ts';
+import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
+
+const file = process.argv[2] ?? '/tmp/cordon-bench-ut1.db';
+const port = Number(process.argv[3] ?? 5399);
+const handle = openDatabase({ sqlitePath: file });
+await migrateToLatest(handle);
+const db = handle.db;
+if (!(await db.selectFrom('location_addresses').select('id').where('ip', '=', '127.0.0.1/32').executeTakeFirst())) {
+  const now = new Date().toISOString();
+  const ts = { created_at: now, updated_at: now };
+  const msp = await db
+    .insertInto('msps')
+    .values({ name: 'Bench', company_name: 'Bench', license: '', timezone: 'UTC', ...ts })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const c = await db
+    .insertInto('customers')
+    .values({ msp_id: msp.id, account_name: 'Bench', uuid_str: 'bench', timezone: 'UTC', ...ts })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const p = await db
+    .insertInto('policies')
+    .values({
+      customer_id: c.id,
+      name: 'All',
+      description: '',
+      level: 'custom',
+      is_default: 1,
+      allow_unclassified: 1,
+      ...ts,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('policy_categories')
+    .values(CATEGORIES.filter((x) => x.id > 0).map((x) => ({ policy_id: p.id, customer_id: c.id, category_id: x.id })))
+    .execute();
+  const l = await db
+    .insertInto('locations')
+    .values({ customer_id: c.id, type: 'static', name: 'Bench', policy_id: null, key: null, ...ts })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('location_addresses')
+    .values({ location_id: l.id, customer_id: c.id, ip: '127.0.0.1/32', created_at: now })
+    .execute();
+}
+const upstream = await startFakeUpstream();
+const changes = createChangeFeed(handle);
+await changes.start();
+const resolver = await startResolver({
+  db: handle,
+  changes,
+  logger: pino({ level: 'info' }),
+  dns: { host: '127.0.0.1', port },
+  upstreams: [{ host: '127.0.0.1', port: upstream.port }],
+  blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+});
+global.gc?.();
+console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
+const stop = async () => {
+  await resolver.close();
+  console.log(JSON.stringify(resolver.metrics));
+  console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
+  await upstream.close();
+  await changes.close();
+  await handle.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
