@@ -1,0 +1,93 @@
+import { Role } from '@cordon/shared';
+import { Anchor, AppShell, Burger, Button, Group, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useTranslation } from 'react-i18next';
+import { Link, Navigate, Outlet } from 'react-router';
+import { customerScope, mspScope, useSession } from '../context.ts';
+import { MENUS } from '../navigation.ts';
+import { type Area, guardDecision } from '../routeGuard.ts';
+import { NavMenu } from './NavMenu.tsx';
+
+/** Links between the areas the signed-in role can reach with its current selections. */
+function AreaSwitcher({ area }: { area: Area }) {
+  const { t } = useTranslation();
+  const session = useSession();
+  const role = session.claims?.vue_role;
+  const links: { area: Area; to: string }[] = [];
+  if (role === Role.System) links.push({ area: 'system', to: '/system/overview' });
+  if ((role === Role.System && mspScope(session) !== null) || role === Role.Msp) {
+    links.push({ area: 'msp', to: '/msp/overview' });
+  }
+  if (role !== Role.Sales && role !== Role.Customer && customerScope(session) !== null) {
+    links.push({ area: 'customer', to: '/customer/overview' });
+  }
+  if (links.length < 2) return null;
+  return (
+    <Group gap="xs" visibleFrom="sm">
+      {links.map((l) => (
+        <Button
+          key={l.area}
+          component={Link}
+          to={l.to}
+          size="compact-sm"
+          variant={l.area === area ? 'filled' : 'subtle'}
+        >
+          {t(`app.areas.${l.area}`)}
+        </Button>
+      ))}
+    </Group>
+  );
+}
+
+/**
+ * The layout of an area (spec §2 layouts default/system, sales, msp, customer, userprofile): the
+ * route guard (spec §6), a header with the product title and the user, and the area's menu.
+ */
+export function AreaLayout({ area }: { area: Area }) {
+  const { t } = useTranslation();
+  const session = useSession();
+  const [opened, { toggle }] = useDisclosure();
+  const decision = guardDecision(area, session);
+  if (decision.kind === 'redirect') return <Navigate to={decision.to} replace />;
+  const title = session.ui.title || t('app.defaultTitle');
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="lg"
+      data-area={area}
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="md" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('app.openNavigation')} />
+            <Anchor component={Link} to="/" fw={700} size="lg" underline="never">
+              {session.ui.logo ? <img src={session.ui.logo} alt={title} height={28} /> : title}
+            </Anchor>
+            <AreaSwitcher area={area} />
+          </Group>
+          <Group gap="md" wrap="nowrap">
+            <Anchor component={Link} to="/profile" size="sm">
+              <Text span size="sm" visibleFrom="sm">
+                {session.claims?.name || session.claims?.email}
+              </Text>
+              <Text span size="sm" hiddenFrom="sm">
+                {t('app.profile')}
+              </Text>
+            </Anchor>
+            <Button component={Link} to="/logout" variant="default" size="compact-sm">
+              {t('app.logout')}
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs">
+        <NavMenu items={MENUS[area]} />
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

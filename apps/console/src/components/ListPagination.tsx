@@ -1,0 +1,20 @@
+import { Constants, pageOffset } from '@cordon/shared';
+import { Group, Pagination, Text } from '@mantine/core';
+
+/** Pagination under a list (spec §9: page size 10); hidden when everything fits on one page. */
+export function ListPagination(props: { total: number; page: number; onChange: (page: number) => void }) {
+  const pages = Math.ceil(props.total / Constants.defaultPageSize);
+  return (
+    <Group justify="space-between" mt="md">
+      <Text size="sm" c="dimmed" data-testid="list-total">
+        {props.total}
+      </Text>
+      {pages > 1 ? <Pagination total={pages} value={props.page} onChange={props.onChange} size="sm" /> : null}
+    </Group>
+  );
+}
+
+/** The `limit`/`offset` of a 1-based page (spec §9: offset = size × page − size). */
+export function pageQuery(page: number): { limit: number; offset: number } {
+  return { limit: Constants.defaultPageSize, offset: pageOffset(Constants.defaultPageSize, page) };
+}

@@ -1,0 +1,102 @@
+import { ErrorTexts, HOME_PATH_BY_ROLE, loginFormSchema, Messages } from '@cordon/shared';
+import { Alert, Button, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { ApiError } from '../../api/client.ts';
+import { useSession } from '../../app/context.ts';
+import { schemaValidator } from '../../components/form.ts';
+import { useLoginMutation } from './api.ts';
+
+interface LoginValues {
+  email: string;
+  password: string;
+  code: string;
+}
+
+/** The inline message for a failed login (the global handler keeps these silent: spec §8). */
+function loginErrorText(error: unknown, t: (k: string) => string): string | null {
+  if (!(error instanceof ApiError) || error.kind !== 'http') return null;
+  if (error.status === 401) return ErrorTexts.badCredentials;
+  if (error.message.includes('Invalid code') || error.message.includes('Incorrect code entered')) {
+    return ErrorTexts.badCode;
+  }
+  if (error.message.includes('2FA is enforced')) return t('login.enforced');
+  return null;
+}
+
+/** The login form (spec §7 Auth): email and password, then a code when the account has 2FA on. */
+export function LoginForm() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { ui } = useSession();
+  const login = useLoginMutation();
+  const [needsCode, setNeedsCode] = useState(false);
+  const form = useForm<LoginValues>({
+    mode: 'controlled',
+    initialValues: { email: '', password: '', code: '' },
+    validate: schemaValidator<LoginValues>(loginFormSchema),
+  });
+
+  const submit = form.onSubmit((values) => {
+    const code = values.code.trim();
+    if (needsCode && !code) {
+      form.setFieldError('code', Messages.required);
+      return;
+    }
+    login.mutate(
+      { email: values.email.trim(), password: values.password, ...(needsCode ? { code } : {}) },
+      {
+        onSuccess: (claims) => void navigate(HOME_PATH_BY_ROLE[claims.vue_role], { replace: true }),
+        onError: (error) => {
+          if (error instanceof ApiError && error.message.includes('2FA is enabled')) setNeedsCode(true);
+        },
+      },
+    );
+  });
+
+  const errorText = loginErrorText(login.error, t);
+  return (
+    <Paper withBorder shadow="sm" p="xl" radius="md">
+      <Title order={1} size="h3" mb="lg">
+        {t('login.heading', { title: ui.title || t('app.defaultTitle') })}
+      </Title>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          {errorText ? (
+            <Alert color="red" role="alert" data-testid="login-error">
+              {errorText}
+            </Alert>
+          ) : null}
+          <TextInput
+            label={t('login.email')}
+            type="email"
+            autoComplete="username"
+            required
+            {...form.getInputProps('email')}
+          />
+          <PasswordInput
+            label={t('login.password')}
+            autoComplete="current-password"
+            required
+            {...form.getInputProps('password')}
+          />
+          {needsCode ? (
+            <TextInput
+              label={t('login.code')}
+              description={t('login.codeHelp')}
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              autoFocus
+              {...form.getInputProps('code')}
+            />
+          ) : null}
+          <Button type="submit" loading={login.isPending} fullWidth>
+            {t('login.submit')}
+          </Button>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}

@@ -1,0 +1,10 @@
+import { Navigate } from 'react-router';
+import { useSession } from '../../app/context.ts';
+import { rootDecision } from '../../app/routeGuard.ts';
+import { LoginForm } from './LoginForm.tsx';
+
+/** `/` (spec §2): the login page when logged out, else the role's home. */
+export function RootPage() {
+  const decision = rootDecision(useSession());
+  return decision.kind === 'login' ? <LoginForm /> : <Navigate to={decision.to} replace />;
+}

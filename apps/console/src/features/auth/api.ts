@@ -1,0 +1,66 @@
+import { authorizeResponseSchema, Constants, type TokenClaims } from '@cordon/shared';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { codeChallengeS256, createCodeVerifier, createState } from '../../app/auth/pkce.ts';
+import { useApi, useSessionStore } from '../../app/context.ts';
+
+/** Credentials of one login attempt; `code` is the TOTP or recovery code once 2FA asked for it. */
+export interface LoginInput {
+  email: string;
+  password: string;
+  code?: string;
+}
+
+function basicAuth(email: string, password: string): string {
+  const bytes = new TextEncoder().encode(`${email}:${password}`);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return `Basic ${btoa(binary)}`;
+}
+
+/**
+ * `GET /oauth/authorize` (spec §7 Auth; DESIGN.md §6): PKCE S256 with a fresh 128-hex verifier and
+ * 40-character state, Basic credentials; stores the returned token and its claims in the session.
+ */
+export function useLoginMutation() {
+  const api = useApi();
+  const session = useSessionStore();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (input: LoginInput): Promise<TokenClaims> => {
+      const verifier = createCodeVerifier();
+      const { access_token } = await api.request('/oauth/authorize', authorizeResponseSchema, {
+        query: {
+          client_id: Constants.loginClientId,
+          response_type: 'code',
+          state: createState(),
+          code_challenge: await codeChallengeS256(verifier),
+          code_challenge_method: 'S256',
+          code_verifier: verifier,
+          redirect_uri: `${window.location.origin}/login`,
+          code: input.code,
+        },
+        headers: { Authorization: basicAuth(input.email, input.password) },
+      });
+      queryClient.clear();
+      return session.login(access_token);
+    },
+  });
+}
+
+/** `POST /auth/logout` (spec §7): revokes the token; the session is cleared whatever the answer. */
+export function useLogoutMutation() {
+  const api = useApi();
+  const session = useSessionStore();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      try {
+        await api.request('/auth/logout', z.unknown(), { method: 'POST' });
+      } finally {
+        session.clear();
+        queryClient.clear();
+      }
+    },
+  });
+}

@@ -1,0 +1,68 @@
+import { customerCreateSchema, type FilteringLevel } from '@cordon/shared';
+import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useTranslation } from 'react-i18next';
+import { showSuccessToast } from '../../app/errors/responseHandler.ts';
+import { AdminFields, type AdminValues } from '../../components/AdminFields.tsx';
+import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
+import { applyServerErrors, blankToUndefined, schemaValidator } from '../../components/form.ts';
+import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
+import { useCreateCustomerMutation } from './api.ts';
+
+interface CustomerFormValues extends AdminValues {
+  accountName: string;
+  timezone: string;
+  default_level: FilteringLevel;
+}
+
+/** The "New customer" form (spec §3 "Customer account"; `POST /users/` with `customerCreateSchema`). */
+export function CustomerCreateForm({ mspId, onDone }: { mspId: number; onDone: () => void }) {
+  const { t } = useTranslation();
+  const create = useCreateCustomerMutation();
+  const prepare = (values: CustomerFormValues) => ({
+    ...blankToUndefined(values),
+    msp_id: mspId,
+    timezone: timezoneToWire(values.timezone),
+    default_level: values.default_level,
+  });
+  const form = useForm<CustomerFormValues>({
+    initialValues: {
+      accountName: '',
+      timezone: SYSTEM_TIMEZONE,
+      default_level: 'low',
+      admin_email: '',
+      admin_name: '',
+      admin_password: '',
+    },
+    validate: schemaValidator(customerCreateSchema, prepare),
+  });
+
+  const submit = form.onSubmit((values) => {
+    create.mutate(customerCreateSchema.parse(prepare(values)), {
+      onSuccess: () => {
+        showSuccessToast(t('customers.created'));
+        onDone();
+      },
+      onError: (error) => applyServerErrors(form, error),
+    });
+  });
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label={t('customers.accountName')} required data-autofocus {...form.getInputProps('accountName')} />
+        <TimezoneSelect {...form.getInputProps('timezone')} />
+        <FilteringLevelSelect label={t('customers.defaultLevel')} {...form.getInputProps('default_level')} />
+        <AdminFields form={form} />
+        <Group justify="flex-end" mt="sm">
+          <Button variant="default" onClick={onDone}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={create.isPending}>
+            {t('common.create')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,8 @@
+import { useTranslation } from 'react-i18next';
+import { ErrorPage } from './ErrorPage.tsx';
+
+/** `/404` and every unknown path (spec §2; DESIGN.md §12). */
+export function NotFoundPage() {
+  const { t } = useTranslation();
+  return <ErrorPage code="404" title={t('pages.notFound')} text={t('errors.notFoundText')} />;
+}

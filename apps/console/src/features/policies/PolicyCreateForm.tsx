@@ -1,0 +1,58 @@
+import { type FilteringLevel, policyCreateSchema } from '@cordon/shared';
+import { Button, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useTranslation } from 'react-i18next';
+import { showSuccessToast } from '../../app/errors/responseHandler.ts';
+import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
+import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { useCreatePolicyMutation } from './api.ts';
+
+interface PolicyFormValues {
+  name: string;
+  description: string;
+  filtering_level: FilteringLevel;
+  allow_unclassified: boolean;
+}
+
+/** The "New policy" form (spec §3 "Policy"; `POST /policies` with `policyCreateSchema`). */
+export function PolicyCreateForm({ userId, onDone }: { userId: number; onDone: () => void }) {
+  const { t } = useTranslation();
+  const create = useCreatePolicyMutation();
+  const prepare = (values: PolicyFormValues) => ({ ...values, user_id: userId });
+  const form = useForm<PolicyFormValues>({
+    initialValues: { name: '', description: '', filtering_level: 'moderate', allow_unclassified: true },
+    validate: schemaValidator(policyCreateSchema, prepare),
+  });
+
+  const submit = form.onSubmit((values) => {
+    create.mutate(policyCreateSchema.parse(prepare(values)), {
+      onSuccess: () => {
+        showSuccessToast(t('policies.created'));
+        onDone();
+      },
+      onError: (error) => applyServerErrors(form, error),
+    });
+  });
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <TextInput label={t('common.name')} required data-autofocus {...form.getInputProps('name')} />
+        <Textarea label={t('common.description')} autosize minRows={2} {...form.getInputProps('description')} />
+        <FilteringLevelSelect label={t('policies.filteringLevel')} {...form.getInputProps('filtering_level')} />
+        <Switch
+          label={t('policies.allowUnclassified')}
+          {...form.getInputProps('allow_unclassified', { type: 'checkbox' })}
+        />
+        <Group justify="flex-end" mt="sm">
+          <Button variant="default" onClick={onDone}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={create.isPending}>
+            {t('common.create')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,32 @@
+import { type CategoryLevel, categoryById, type PolicyCategoryWire } from '@cordon/shared';
+
+/**
+ * A policy's category setting as the screen holds it: `allowed: true` means the category is
+ * allowed (its switch is on).
+ */
+export interface PolicyCategory {
+  id: number;
+  name: string;
+  level: CategoryLevel | null;
+  allowed: boolean;
+}
+
+/**
+ * The one place where the category `allowed` flag is flipped (spec §3 "Category", §4: the server
+ * and the screen hold opposite values; flipped when read and when written). On the wire,
+ * `allowed: true` means BLOCKED.
+ */
+export function categoryFromWire(wire: PolicyCategoryWire): PolicyCategory {
+  const known = categoryById(wire.id);
+  return {
+    id: wire.id,
+    name: wire.name ?? known?.name ?? String(wire.id),
+    level: wire.level ?? known?.level ?? null,
+    allowed: !wire.allowed,
+  };
+}
+
+/** The wire form of a screen-side setting (flipped back: see `categoryFromWire`). */
+export function categoryToWire(category: Pick<PolicyCategory, 'id' | 'allowed'>): PolicyCategoryWire {
+  return { id: category.id, allowed: !category.allowed };
+}

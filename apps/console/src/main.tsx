@@ -1,0 +1,31 @@
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createApiClient } from './api/client.ts';
+import { App } from './app/App.tsx';
+import { createSessionStore, StorageKeys } from './app/auth/session.ts';
+import { createResponseHandler } from './app/errors/responseHandler.ts';
+import { createAppRouter } from './app/router.tsx';
+import { createI18n } from './i18n/index.ts';
+
+// The composition root: every app-wide dependency is created here and passed down explicitly.
+const session = createSessionStore(window.localStorage);
+const router = createAppRouter();
+const api = createApiClient({
+  getToken: () => session.getState().token,
+  onOutcome: createResponseHandler({
+    currentPath: () => router.state.location.pathname,
+    navigate: (to) => void router.navigate(to),
+    session,
+  }),
+});
+const i18n = createI18n(window.localStorage.getItem(StorageKeys.lang) ?? 'en');
+
+const rootElement = document.getElementById('root');
+if (!rootElement) throw new Error('#root is missing from index.html');
+createRoot(rootElement).render(
+  <StrictMode>
+    <App api={api} session={session} router={router} i18n={i18n} />
+  </StrictMode>,
+);
