@@ -20,6 +20,7 @@ export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
 export { startBlockPage } from './blockpage/http.ts';
 export type { BlockAddresses } from './pipeline/answers.ts';
 export { PIPELINE } from './pipeline/order.ts';
+export type { SnapshotStore } from './policy/snapshot.ts';
 export type { QueryLogOptions } from './querylog/writer.ts';
 export type { UpstreamServer } from './upstream/client.ts';
 
@@ -68,6 +69,8 @@ export interface RunningResolver {
   readonly metrics: ResolverMetrics;
   /** Reloads the whole snapshot now. Rejects when the database cannot be read; the old snapshot stays. */
   reload(): Promise<void>;
+  /** The live snapshot, to share with a block page in the same process ({@link BlockPageOptions.snapshot}). */
+  readonly snapshot: SnapshotStore;
   /** Stops listening, stops following changes, flushes the query log. */
   close(): Promise<void>;
 }
@@ -137,6 +140,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       };
     },
     reload: () => store.load(),
+    snapshot: store,
     close: async () => {
       if (closed) return;
       closed = true;

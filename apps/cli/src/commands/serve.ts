@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, ensureSystemAdmin, loadOrCreateJwtSecret } from '@cordon/api';
 import { createChangeFeed, migrateToLatest } from '@cordon/db';
-import { startBlockPage, startResolver } from '@cordon/resolver';
+import { type SnapshotStore, startBlockPage, startResolver } from '@cordon/resolver';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
@@ -73,6 +73,7 @@ export async function startCordon(
       closers.push(() => app.close());
       running.http = bound(app.server.address(), config.httpAddr);
     }
+    let snapshot: SnapshotStore | undefined;
     if (config.roles.includes('resolver')) {
       const resolver = await startResolver({
         db: handle,
@@ -84,6 +85,7 @@ export async function startCordon(
       });
       closers.push(() => resolver.close());
       running.dns = bound(resolver.address.udp, config.dnsAddr);
+      snapshot = resolver.snapshot;
     }
     if (config.roles.includes('blockpage')) {
       const blockPage = await startBlockPage({
@@ -91,6 +93,7 @@ export async function startCordon(
         changes,
         logger: logger.child({ role: 'blockpage' }),
         http: config.blockPageAddr,
+        ...(snapshot ? { snapshot } : {}),
       });
       closers.push(() => blockPage.close());
       running.blockPage = bound(blockPage.address, config.blockPageAddr);

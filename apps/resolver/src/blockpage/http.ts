@@ -15,6 +15,11 @@ export interface BlockPageOptions {
   logger: Logger;
   /** Listen address; port 0 picks a free port. */
   http: { host: string; port: number };
+  /**
+   * The resolver's snapshot when both run in one process, so the category index is held once.
+   * Without it the block page loads and follows its own.
+   */
+  snapshot?: SnapshotStore;
 }
 
 /** A running block-page server. */
@@ -77,9 +82,12 @@ export function renderBlockPage(view: BlockPageView): string {
  * @throws when the first snapshot load fails
  */
 export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlockPage> {
-  const store = new SnapshotStore(opts.db, opts.logger);
-  await store.load();
-  store.follow(opts.changes);
+  const ownStore = opts.snapshot === undefined;
+  const store = opts.snapshot ?? new SnapshotStore(opts.db, opts.logger);
+  if (ownStore) {
+    await store.load();
+    store.follow(opts.changes);
+  }
   const server = http.createServer((req, res) => {
     const host = hostFromHeader(req.headers.host);
     const identity = identifyClient(store.tenants, unwrapMappedIp(req.socket.remoteAddress ?? ''));
@@ -113,7 +121,7 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
   return {
     address,
     close: async () => {
-      store.close();
+      if (ownStore) store.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
