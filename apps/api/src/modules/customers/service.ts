@@ -48,7 +48,12 @@ export async function listCustomers(
   tenant: Tenant,
   query: CustomerListQuery,
 ): Promise<{ data: Customer[]; total: number }> {
-  const mspId = tenant.role === Role.Customer ? undefined : await mspFor(deps, tenant, query.msp_id);
+  if (tenant.role === Role.Customer) {
+    // A customer admin lists itself; naming another MSP is "not found" like any foreign id.
+    if (query.msp_id !== undefined && query.msp_id !== tenant.mspId) throw new ApiError('ERR_NOT_FOUND');
+    return repo.listCustomers(deps.handle.db, scopeOf(tenant), { ...query, msp_id: undefined });
+  }
+  const mspId = await mspFor(deps, tenant, query.msp_id);
   return repo.listCustomers(deps.handle.db, scopeOf(tenant), { ...query, msp_id: mspId });
 }
 

@@ -48,7 +48,10 @@ export async function trafficByHour(
   customerId: number,
   range: TimeRange,
 ): Promise<Array<{ time: string; allowed: number; blocked: number }>> {
-  const bucket = sql<number>`(query_log.ts - cast(${range.from} as bigint)) / ${HOUR_MS}`;
+  // Literals, not parameters: SQLite binds JS numbers as REAL (a fractional division), and PostgreSQL
+  // needs the SELECT and GROUP BY expressions to be identical. Both values are integers computed here.
+  const from = Math.trunc(range.from);
+  const bucket = sql<number>`cast((query_log.ts - ${sql.lit(from)}) / ${sql.lit(HOUR_MS)} as bigint)`;
   const rows = await logQuery(db, scope, customerId, range)
     .select((eb) => [
       bucket.as('bucket'),
