@@ -55,6 +55,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('tenant', null as never);
+  // An empty JSON body is "no body" (clients send the header on bodyless POSTs such as logout);
+  // anything else goes through Fastify's own parser (prototype-poisoning checks included).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return jsonParser(req, text, done);
+  });
 
   const consoleDir = opts.consoleDir ? resolve(opts.consoleDir) : undefined;
   const serveConsole = consoleDir !== undefined && existsSync(resolve(consoleDir, 'index.html'));

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { createChangeFeed } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import { ErrorTexts } from '@cordon/shared';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/index.ts';
-import { call, createTestApp, type TestApp } from './helpers.ts';
+import { buildApp, ensureSystemAdmin } from '../src/index.ts';
+import { call, createTestApp, login, type TestApp } from './helpers.ts';
 
 describe.each(testDialects())('app wiring on %s', (dialect) => {
   let t: TestApp;
@@ -67,6 +68,33 @@ describe.each(testDialects())('app wiring on %s', (dialect) => {
     expect(doc.paths['/restapi/msp'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
       'company_name',
     );
+  });
+});
+
+describe.each(testDialects())('server errors on %s', (dialect) => {
+  it('answers 500 with the spec text, no detail, and logs the error', async () => {
+    const handle = await createTestDatabase(dialect);
+    const lines: string[] = [];
+    const stream = { write: (line: string) => void lines.push(line) };
+    const app = await buildApp({
+      db: handle,
+      changes: createChangeFeed(handle),
+      jwtSecret: new Uint8Array(32),
+      logger: { level: 'error', stream },
+    });
+    try {
+      await ensureSystemAdmin(handle, { email: 'root@cordon.test', password: 'Sup3r-secret' });
+      const token = await login(app, 'root@cordon.test', 'Sup3r-secret');
+      // Break the database under the app: the token check's query then fails.
+      await sql`drop table revoked_tokens`.execute(handle.db);
+      const res = await call(app, token, 'GET', '/restapi/msp');
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: ErrorTexts.serverError, code: 'ERR_INTERNAL' });
+      expect(lines.join('\n')).toContain('revoked_tokens');
+    } finally {
+      await app.close();
+      await handle.close();
+    }
   });
 });
 
