@@ -31,7 +31,7 @@ export function App(props: { api: ApiClient; session: SessionStore; router: AppR
   const [queryClient] = useState(createQueryClient);
   return (
     <MantineProvider theme={theme}>
-      <Notifications position="top-right" />
+      <Notifications position="bottom-right" />
       <I18nextProvider i18n={props.i18n}>
         <QueryClientProvider client={queryClient}>
           <SessionStoreContext.Provider value={props.session}>

@@ -1,13 +1,16 @@
 import { Constants, pageOffset } from '@cordon/shared';
 import { Group, Pagination, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 
 /** Pagination under a list (spec §9: page size 10); hidden when everything fits on one page. */
 export function ListPagination(props: { total: number; page: number; onChange: (page: number) => void }) {
+  const { t } = useTranslation();
   const pages = Math.ceil(props.total / Constants.defaultPageSize);
+  if (props.total === 0) return null;
   return (
     <Group justify="space-between" mt="md">
       <Text size="sm" c="dimmed" data-testid="list-total">
-        {props.total}
+        {t('common.total', { count: props.total })}
       </Text>
       {pages > 1 ? <Pagination total={pages} value={props.page} onChange={props.onChange} size="sm" /> : null}
     </Group>

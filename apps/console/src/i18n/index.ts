@@ -14,6 +14,7 @@ export function createI18n(lang: string): i18n {
     fallbackLng: 'en',
     interpolation: { escapeValue: false },
     initAsync: false,
+    showSupportNotice: false,
   });
   return instance;
 }

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { hasReadyPage, type NavItem } from '../navigation.ts';
 
+/** True when the path is the item's page or below it. */
 function isActive(item: NavItem, pathname: string): boolean {
   return pathname === item.path || pathname.startsWith(`${item.path}/`);
 }
@@ -16,7 +17,7 @@ function MenuItem({ item, pathname }: { item: NavItem; pathname: string }) {
       <NavLink
         label={label}
         disabled={!ready}
-        defaultOpened={ready && isActive(item, pathname)}
+        defaultOpened={ready}
         {...(ready ? {} : { description: t('app.notAvailable') })}
       >
         {ready ? item.children.map((c) => <MenuItem key={c.path} item={c} pathname={pathname} />) : null}

@@ -1,5 +1,5 @@
 import { ErrorTexts, HOME_PATH_BY_ROLE, loginFormSchema, Messages } from '@cordon/shared';
-import { Alert, Button, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Paper, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -76,8 +76,10 @@ export function LoginForm() {
             required
             {...form.getInputProps('email')}
           />
-          <PasswordInput
+          {/* A plain password input: a visibility toggle would share the accessible name "Password". */}
+          <TextInput
             label={t('login.password')}
+            type="password"
             autoComplete="current-password"
             required
             {...form.getInputProps('password')}

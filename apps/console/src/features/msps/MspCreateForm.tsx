@@ -50,7 +50,7 @@ export function MspCreateForm({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label={t('msps.name')} required data-autofocus {...form.getInputProps('name')} />
+        <TextInput label={t('msps.formName')} required data-autofocus {...form.getInputProps('name')} />
         <TextInput label={t('msps.company')} required {...form.getInputProps('company_name')} />
         <TextInput label={t('msps.license')} {...form.getInputProps('license')} />
         <TimezoneSelect {...form.getInputProps('timezone')} />

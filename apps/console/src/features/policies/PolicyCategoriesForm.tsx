@@ -39,7 +39,13 @@ export function PolicyCategoriesForm({ policyId, categories }: { policyId: numbe
               data-category-id={c.id}
             />
             {c.level ? (
-              <Badge size="xs" variant="light" color={LEVEL_COLOURS[c.level]} title={t('policies.level')}>
+              <Badge
+                size="xs"
+                variant="light"
+                color={LEVEL_COLOURS[c.level]}
+                title={t('policies.level')}
+                style={{ flexShrink: 0 }}
+              >
                 {c.level}
               </Badge>
             ) : null}
