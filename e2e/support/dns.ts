@@ -117,3 +117,33 @@ export async function freePort(): Promise<number> {
     if (ok) return port;
   }
 }
+
+/**
+ * Runs `kdig @127.0.0.1 -p port [args] name type` (Knot's dig) and returns the RCODE and answer data.
+ * @param extra extra kdig arguments, e.g. `['+tcp']`
+ */
+export async function kdig(
+  port: number,
+  name: string,
+  type = 'A',
+  extra: string[] = [],
+): Promise<{ status: string; data: string[] }> {
+  const { stdout } = await run('kdig', [
+    `@127.0.0.1`,
+    '-p',
+    String(port),
+    '+timeout=3',
+    '+retry=0',
+    ...extra,
+    name,
+    type,
+  ]);
+  const status = /status: ([A-Z]+)/.exec(stdout)?.[1] ?? 'NO-ANSWER';
+  const section = stdout.split(';; ANSWER SECTION:\n')[1]?.split('\n\n')[0] ?? '';
+  const data = section
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 5)
+    .map((f) => f.slice(4).join(' '));
+  return { status, data };
+}
