@@ -14,7 +14,7 @@ import { type QueryLogOptions, type QueryLogStats, QueryLogWriter } from './quer
 import { createExchange } from './transport/exchange.ts';
 import { startTcpServer } from './transport/tcp.ts';
 import { startUdpServer } from './transport/udp.ts';
-import { UpstreamClient, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
+import { UpstreamClient, type UpstreamHealth, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
 
 export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
 export { startBlockPage } from './blockpage/http.ts';
@@ -22,7 +22,7 @@ export type { BlockAddresses } from './pipeline/answers.ts';
 export { PIPELINE } from './pipeline/order.ts';
 export type { SnapshotStore } from './policy/snapshot.ts';
 export type { QueryLogOptions } from './querylog/writer.ts';
-export type { UpstreamServer } from './upstream/client.ts';
+export type { UpstreamHealth, UpstreamServer } from './upstream/client.ts';
 
 /** Settings of {@link startResolver}. */
 export interface ResolverOptions {
@@ -31,7 +31,7 @@ export interface ResolverOptions {
   logger: Logger;
   /** Listen address for both UDP and TCP (default in the CLI 127.0.0.1:5353); port 0 picks a free port (same for both). */
   dns: { host: string; port: number };
-  /** Upstream resolvers, tried in order (at least one). */
+  /** Upstream resolvers, tried in order among the healthy ones (at least one; see {@link UpstreamClient}). */
   upstreams: UpstreamServer[];
   /** Answers for blocked A / AAAA questions (the block page's addresses), e.g. 127.0.0.1 / ::1. */
   blockAddresses: BlockAddresses;
@@ -41,6 +41,8 @@ export interface ResolverOptions {
   cacheEntries?: number;
   /** Per-attempt upstream timeout, ms (default 1500). */
   upstreamTimeoutMs?: number;
+  /** How often a down upstream is probed, ms (default 5000). */
+  upstreamProbeIntervalMs?: number;
 }
 
 /** A copy of the resolver's counters (monotonic since start). */
@@ -58,6 +60,8 @@ export interface ResolverMetrics {
   cacheEntries: number;
   queryLog: QueryLogStats;
   upstream: UpstreamStats;
+  /** Per upstream, in configured order. */
+  upstreamHealth: UpstreamHealth[];
   snapshot: SnapshotStats;
 }
 
@@ -88,7 +92,10 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
   await store.load();
   store.follow(opts.changes);
   const cache = new AnswerCache({ maxEntries: opts.cacheEntries ?? 100_000 });
-  const upstream = new UpstreamClient(opts.upstreams, { timeoutMs: opts.upstreamTimeoutMs ?? 1500 });
+  const upstream = new UpstreamClient(opts.upstreams, {
+    timeoutMs: opts.upstreamTimeoutMs ?? 1500,
+    probeIntervalMs: opts.upstreamProbeIntervalMs ?? 5000,
+  });
   const queryLog = new QueryLogWriter(opts.db, logger, opts.queryLog);
   const handler = composePipeline({
     store,
@@ -136,6 +143,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         cacheEntries: cache.size,
         queryLog: { ...queryLog.stats },
         upstream: { ...upstream.stats },
+        upstreamHealth: upstream.health(),
         snapshot: { ...store.stats },
       };
     },

@@ -1,4 +1,5 @@
 import { buildResponse, Flag } from '../dns/message.ts';
+import { questionEnd } from '../dns/wire.ts';
 import type { Middleware } from '../request.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { servfailAnswer } from './answers.ts';
@@ -11,11 +12,8 @@ import { servfailAnswer } from './answers.ts';
 export function upstreamLink(client: UpstreamClient): Middleware {
   return (_next) => async (ctx) => {
     const req = ctx.request;
-    const q = req.question;
     const res = await client.resolve({
-      name: q.name,
-      type: q.type,
-      class: q.class,
+      question: req.raw.subarray(12, questionEnd(req.raw)),
       dnssecOk: req.edns?.dnssecOk ?? false,
     });
     if (res === null) return servfailAnswer(ctx);

@@ -9,13 +9,15 @@ import dnsPacket, { type Answer, type Packet } from 'dns-packet';
  * - `many.*` → 40 A records (too large for a 512-byte UDP answer);
  * - `fail.*` → no answer at all (timeout);
  * - anything else: `A 192.0.2.10` / `AAAA 2001:db8::10` (TTL 300), other qtypes NODATA with SOA.
- * `setDown(true)` stops answering anything. `queries` counts questions received, by qname.
+ * `setDown(true)` stops answering anything; `setServfail(true)` answers everything SERVFAIL.
+ * `queries` counts questions received, by qname (`.` for health probes).
  */
 export interface FakeUpstream {
   readonly port: number;
   readonly queries: Map<string, number>;
   total(): number;
   setDown(down: boolean): void;
+  setServfail(servfail: boolean): void;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ const SOA = (zone: string): Answer => ({
   },
 });
 
-function answer(query: Packet, protocol: 'udp' | 'tcp'): Packet | null {
+function answer(query: Packet, protocol: 'udp' | 'tcp', servfail = false): Packet | null {
   const q = query.questions![0]!;
   const name = q.name.toLowerCase();
   const base: Packet = {
@@ -48,6 +50,7 @@ function answer(query: Packet, protocol: 'udp' | 'tcp'): Packet | null {
     additionals: [],
   };
   if (name.startsWith('fail.')) return null;
+  if (servfail) return { ...base, flags: (base.flags ?? 0) | 2 };
   if (name.startsWith('nx.')) return { ...base, flags: (base.flags ?? 0) | 3, authorities: [SOA('test')] };
   if (name.startsWith('big.')) {
     if (protocol === 'udp') return { ...base, flags: (base.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE };
@@ -70,6 +73,7 @@ function answer(query: Packet, protocol: 'udp' | 'tcp'): Packet | null {
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const queries = new Map<string, number>();
   let down = false;
+  let servfail = false;
   const count = (p: Packet) => {
     const n = p.questions?.[0]?.name.toLowerCase() ?? '';
     queries.set(n, (queries.get(n) ?? 0) + 1);
@@ -79,7 +83,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     if (down) return;
     const query = dnsPacket.decode(msg);
     count(query);
-    const res = answer(query, 'udp');
+    const res = answer(query, 'udp', servfail);
     if (res) udp.send(dnsPacket.encode(res), rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
@@ -95,7 +99,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         buf = buf.subarray(2 + len);
         if (down) continue;
         count(query);
-        const res = answer(query, 'tcp');
+        const res = answer(query, 'tcp', servfail);
         if (!res) continue;
         const wire = dnsPacket.encode(res);
         const frame = Buffer.alloc(wire.length + 2);
@@ -115,6 +119,9 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     total: () => [...queries.values()].reduce((a, b) => a + b, 0),
     setDown: (d) => {
       down = d;
+    },
+    setServfail: (v) => {
+      servfail = v;
     },
     close: async () => {
       await new Promise<void>((r) => udp.close(() => r()));
