@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from './connection.ts';
 import type { Dialect } from './dialect-kind.ts';
 import * as m0001 from './migrations/0001_initial.ts';
@@ -29,7 +29,18 @@ class InCodeProvider implements MigrationProvider {
  * @throws Error naming the failed migration; nothing of it is applied
  */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
-  const migrator = new Migrator({ db: handle.db, provider: new InCodeProvider(handle.dialect) });
+  // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema of the server unless told
+  // which one: pin it to the connection's own schema, or another schema's tables (a parallel test, a
+  // second deployment on the same server) make it skip creating ours and fail.
+  const migrationTableSchema =
+    handle.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new InCodeProvider(handle.dialect),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {
