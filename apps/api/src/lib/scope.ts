@@ -1,6 +1,6 @@
 import type { Database } from '@cordon/db';
 import { Role } from '@cordon/shared';
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, expressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Tenant } from '../types.ts';
 
 /**
@@ -24,30 +24,55 @@ export function scopeOf(tenant: Tenant): TenantScope {
   return { kind: 'none' };
 }
 
+/** The tables whose rows belong to one customer (they carry a non-null `customer_id`). */
+export type CustomerOwnedTable = {
+  [T in keyof Database]: Database[T] extends { customer_id: number } ? T : never;
+}[keyof Database];
+
+/** A `<table>.customer_id` column of a customer-owned table. */
+export type CustomerIdColumn = `${CustomerOwnedTable}.customer_id`;
+
+// Free-standing builders (not tied to one query), so the predicates below are plain expressions that
+// any select, update or delete can take in `.where(...)` without casts.
+const customers = expressionBuilder<Database, 'customers'>();
+const msps = expressionBuilder<Database, 'msps'>();
+const owned = expressionBuilder<Database, CustomerOwnedTable>();
+
 /**
- * A WHERE condition on the `customers` table limiting it to `scope`. Every query of tenant-owned
- * rows joins `customers` and applies this, so a foreign id behaves as a missing one.
+ * A WHERE condition on the `customers` table limiting it to `scope`: use it in queries that select
+ * from or join `customers`, so a foreign id behaves as a missing one (DESIGN.md §4).
  */
-export function customerInScope(eb: ExpressionBuilder<Database, 'customers'>, scope: TenantScope): Expression<SqlBool> {
+export function customerInScope(scope: TenantScope): Expression<SqlBool> {
   switch (scope.kind) {
     case 'all':
       return sql<SqlBool>`1 = 1`;
     case 'msp':
-      return eb('customers.msp_id', '=', scope.mspId);
+      return customers('customers.msp_id', '=', scope.mspId);
     case 'customer':
-      return eb('customers.id', '=', scope.customerId);
+      return customers('customers.id', '=', scope.customerId);
     default:
       return sql<SqlBool>`1 = 0`;
   }
 }
 
+/** `select customers.id from customers where <customerInScope>`: the ids of the customers `scope` may see. */
+export function customerIdsInScope(scope: TenantScope): SelectQueryBuilder<Database, 'customers', { id: number }> {
+  return customers.selectFrom('customers').select('customers.id').where(customerInScope(scope));
+}
+
+/**
+ * A WHERE condition limiting a customer-owned table to the rows of customers in `scope`:
+ * `<column> in (select customers.id from customers where …)`. The one tenant predicate of updates
+ * and deletes, which cannot join `customers` (STYLE.md §12: tenant scoping stays in SQL).
+ * @param column the table's `customer_id`, e.g. `'policies.customer_id'`
+ */
+export function ownedInScope(column: CustomerIdColumn, scope: TenantScope): Expression<SqlBool> {
+  return owned(column, 'in', customerIdsInScope(scope));
+}
+
 /** A WHERE condition on `msps` limiting it to what `scope` may read (sales reads all MSPs: route roles decide). */
-export function mspInScope(
-  eb: ExpressionBuilder<Database, 'msps'>,
-  scope: TenantScope,
-  role: Role,
-): Expression<SqlBool> {
+export function mspInScope(scope: TenantScope, role: Role): Expression<SqlBool> {
   if (scope.kind === 'all' || role === Role.Sales) return sql<SqlBool>`1 = 1`;
-  if (scope.kind === 'msp') return eb('msps.id', '=', scope.mspId);
+  if (scope.kind === 'msp') return msps('msps.id', '=', scope.mspId);
   return sql<SqlBool>`1 = 0`;
 }

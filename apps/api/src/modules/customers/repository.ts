@@ -1,24 +1,28 @@
 import type { Database } from '@cordon/db';
 import type { Customer, ListQuery } from '@cordon/shared';
-import { type Kysely, sql } from 'kysely';
-import { containsPattern, sortColumn } from '../../lib/list.ts';
+import type { Kysely } from 'kysely';
+import { containsText, type ListSort, listPage } from '../../lib/list.ts';
 import { customerInScope, type TenantScope } from '../../lib/scope.ts';
 
-/** Sortable columns of the customer list (DESIGN.md §5 whitelist); `name` is the account name. */
-const SORT = {
-  name: 'customers.account_name',
-  accountName: 'customers.account_name',
-  id: 'customers.id',
-  timezone: 'customers.timezone',
-  created_at: 'customers.created_at',
-  msp_name: 'msps.name',
-} as const;
+/** The customer list's order (DESIGN.md §5 whitelist); `name` is the account name. */
+const SORT: ListSort<string> = {
+  columns: {
+    name: 'customers.account_name',
+    accountName: 'customers.account_name',
+    id: 'customers.id',
+    timezone: 'customers.timezone',
+    created_at: 'customers.created_at',
+    msp_name: 'msps.name',
+  },
+  text: ['customers.account_name', 'msps.name'],
+  tiebreak: 'customers.id',
+};
 
 function customerQuery(db: Kysely<Database>, scope: TenantScope) {
   return db
     .selectFrom('customers')
     .innerJoin('msps', 'msps.id', 'customers.msp_id')
-    .where((eb) => customerInScope(eb, scope))
+    .where(customerInScope(scope))
     .select((eb) => [
       'customers.id',
       'customers.account_name as accountName',
@@ -46,7 +50,7 @@ export async function customerVisible(db: Kysely<Database>, scope: TenantScope, 
     .selectFrom('customers')
     .select('customers.id')
     .where('customers.id', '=', id)
-    .where((eb) => customerInScope(eb, scope))
+    .where(customerInScope(scope))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -60,25 +64,11 @@ export async function listCustomers(
   scope: TenantScope,
   query: ListQuery & { msp_id?: number | undefined },
 ): Promise<{ data: Customer[]; total: number }> {
-  const column = sortColumn(query, SORT);
   let base = customerQuery(db, scope);
   if (query.msp_id !== undefined) base = base.where('customers.msp_id', '=', query.msp_id);
-  if (query.filter) {
-    base = base.where(sql`lower(customers.account_name)`, 'like', sql`${containsPattern(query.filter)} escape '\\'`);
-  }
-  const order =
-    column === 'customers.account_name' || column === 'msps.name' ? sql`lower(${sql.ref(column)})` : sql.ref(column);
-  const rows = await base
-    .orderBy(order, query.sortdir)
-    .orderBy('customers.id', query.sortdir)
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  const total = await base
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { data: rows.map(toCustomer), total: Number(total.n) };
+  if (query.filter) base = base.where(containsText('customers.account_name', query.filter));
+  const { rows, total } = await listPage(base, query, SORT);
+  return { data: rows.map(toCustomer), total };
 }
 
 /** Customer `id` within `scope`, or undefined. */
@@ -125,7 +115,7 @@ export async function updateCustomer(
     .updateTable('customers')
     .set({ ...patch, updated_at: at })
     .where('customers.id', '=', id)
-    .where((eb) => customerInScope(eb as never, scope))
+    .where(customerInScope(scope))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -135,7 +125,7 @@ export async function deleteCustomer(db: Kysely<Database>, scope: TenantScope, i
   const result = await db
     .deleteFrom('customers')
     .where('customers.id', '=', id)
-    .where((eb) => customerInScope(eb as never, scope))
+    .where(customerInScope(scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

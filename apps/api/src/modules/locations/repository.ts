@@ -1,23 +1,22 @@
 import type { Database } from '@cordon/db';
 import type { ListQuery, Location, LocationType } from '@cordon/shared';
-import { type Kysely, sql } from 'kysely';
-import { containsPattern, sortColumn } from '../../lib/list.ts';
-import { customerInScope, type TenantScope } from '../../lib/scope.ts';
+import type { Kysely } from 'kysely';
+import { containsText, type ListSort, listPage } from '../../lib/list.ts';
+import { customerInScope, ownedInScope, type TenantScope } from '../../lib/scope.ts';
 
-/** Sortable columns of the location list (DESIGN.md §5 whitelist). */
-const SORT = {
-  name: 'locations.name',
-  id: 'locations.id',
-  type: 'locations.type',
-  created_at: 'locations.created_at',
-} as const;
+/** The location list's order (DESIGN.md §5 whitelist). */
+const SORT: ListSort<string> = {
+  columns: { name: 'locations.name', id: 'locations.id', type: 'locations.type', created_at: 'locations.created_at' },
+  text: ['locations.name'],
+  tiebreak: 'locations.id',
+};
 
 function locationQuery(db: Kysely<Database>, scope: TenantScope, customerId: number) {
   return db
     .selectFrom('locations')
     .innerJoin('customers', 'customers.id', 'locations.customer_id')
     .leftJoin('policies', 'policies.id', 'locations.policy_id')
-    .where((eb) => customerInScope(eb, scope))
+    .where(customerInScope(scope))
     .where('locations.customer_id', '=', customerId)
     .select((eb) => [
       'locations.id',
@@ -85,23 +84,11 @@ export async function listLocations(
   type: LocationType | 'all',
   query: ListQuery,
 ): Promise<{ data: Location[]; total: number }> {
-  const column = sortColumn(query, SORT);
   let base = locationQuery(db, scope, customerId);
   if (type !== 'all') base = base.where('locations.type', '=', type);
-  if (query.filter) {
-    base = base.where(sql`lower(locations.name)`, 'like', sql`${containsPattern(query.filter)} escape '\\'`);
-  }
-  const rows = await base
-    .orderBy(column === 'locations.name' ? sql`lower(locations.name)` : sql.ref(column), query.sortdir)
-    .orderBy('locations.id', query.sortdir)
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  const total = await base
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { data: await hydrate(db, rows), total: Number(total.n) };
+  if (query.filter) base = base.where(containsText('locations.name', query.filter));
+  const { rows, total } = await listPage(base, query, SORT);
+  return { data: await hydrate(db, rows), total };
 }
 
 /** Location `locId` of customer `customerId` and type `type` within `scope`, or undefined. */
@@ -148,12 +135,7 @@ export async function updateLocation(
     .set({ ...patch, updated_at: at })
     .where('locations.id', '=', locId)
     .where('locations.customer_id', '=', customerId)
-    .where('locations.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers')
-        .select('customers.id')
-        .where((e) => customerInScope(e as never, scope)),
-    )
+    .where(ownedInScope('locations.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -169,12 +151,7 @@ export async function deleteLocation(
     .deleteFrom('locations')
     .where('locations.id', '=', locId)
     .where('locations.customer_id', '=', customerId)
-    .where('locations.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers')
-        .select('customers.id')
-        .where((e) => customerInScope(e as never, scope)),
-    )
+    .where(ownedInScope('locations.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -236,12 +213,7 @@ export async function deleteAddress(
     .where('location_addresses.id', '=', addrId)
     .where('location_addresses.location_id', '=', locId)
     .where('location_addresses.customer_id', '=', customerId)
-    .where('location_addresses.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers')
-        .select('customers.id')
-        .where((e) => customerInScope(e as never, scope)),
-    )
+    .where(ownedInScope('location_addresses.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

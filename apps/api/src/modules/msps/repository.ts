@@ -1,23 +1,27 @@
 import type { Database } from '@cordon/db';
 import type { ListQuery, Msp, Role } from '@cordon/shared';
-import { type Kysely, sql } from 'kysely';
-import { containsPattern, sortColumn } from '../../lib/list.ts';
+import type { Kysely } from 'kysely';
+import { containsText, type ListSort, listPage } from '../../lib/list.ts';
 import { mspInScope, type TenantScope } from '../../lib/scope.ts';
 
-/** Sortable columns of the MSP list (DESIGN.md §5 whitelist). */
-const SORT = {
-  name: 'msps.name',
-  id: 'msps.id',
-  company_name: 'msps.company_name',
-  license: 'msps.license',
-  timezone: 'msps.timezone',
-  created_at: 'msps.created_at',
-} as const;
+/** The MSP list's order (DESIGN.md §5 whitelist). */
+const SORT: ListSort<string> = {
+  columns: {
+    name: 'msps.name',
+    id: 'msps.id',
+    company_name: 'msps.company_name',
+    license: 'msps.license',
+    timezone: 'msps.timezone',
+    created_at: 'msps.created_at',
+  },
+  text: ['msps.name'],
+  tiebreak: 'msps.id',
+};
 
 function mspQuery(db: Kysely<Database>, scope: TenantScope, role: Role) {
   return db
     .selectFrom('msps')
-    .where((eb) => mspInScope(eb, scope, role))
+    .where(mspInScope(scope, role))
     .select((eb) => [
       'msps.id',
       'msps.name',
@@ -42,7 +46,7 @@ export async function mspVisible(db: Kysely<Database>, scope: TenantScope, role:
     .selectFrom('msps')
     .select('id')
     .where('id', '=', id)
-    .where((eb) => mspInScope(eb, scope, role))
+    .where(mspInScope(scope, role))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -57,28 +61,13 @@ export async function listMsps(
   role: Role,
   query: ListQuery,
 ): Promise<{ data: Msp[]; total: number }> {
-  const column = sortColumn(query, SORT);
   let base = mspQuery(db, scope, role);
   if (query.filter) {
-    const pattern = containsPattern(query.filter);
-    base = base.where((eb) =>
-      eb.or([
-        eb(sql`lower(msps.name)`, 'like', sql`${pattern} escape '\\'`),
-        eb(sql`lower(msps.company_name)`, 'like', sql`${pattern} escape '\\'`),
-      ]),
-    );
+    const text = query.filter;
+    base = base.where((eb) => eb.or([containsText('msps.name', text), containsText('msps.company_name', text)]));
   }
-  const rows = await base
-    .orderBy(column === 'msps.name' ? sql`lower(msps.name)` : sql.ref(column), query.sortdir)
-    .orderBy('msps.id', query.sortdir)
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  const total = await base
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { data: rows.map(toMsp), total: Number(total.n) };
+  const { rows, total } = await listPage(base, query, SORT);
+  return { data: rows.map(toMsp), total };
 }
 
 /** The MSP `id` if in scope, else undefined. */
@@ -126,17 +115,13 @@ export async function updateMsp(
     .updateTable('msps')
     .set({ ...patch, updated_at: at })
     .where('id', '=', id)
-    .where((eb) => mspInScope(eb as never, scope, role))
+    .where(mspInScope(scope, role))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /** Deletes MSP `id` in scope with its customers, admins, policies and locations (FK cascade). */
 export async function deleteMsp(db: Kysely<Database>, scope: TenantScope, role: Role, id: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('msps')
-    .where('id', '=', id)
-    .where((eb) => mspInScope(eb as never, scope, role))
-    .executeTakeFirst();
+  const result = await db.deleteFrom('msps').where('id', '=', id).where(mspInScope(scope, role)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -1,18 +1,22 @@
 import type { Database } from '@cordon/db';
 import type { CategoryLevel, FilteringLevel, ListQuery, LocationType, Policy } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
-import { containsPattern, sortColumn } from '../../lib/list.ts';
-import { customerInScope, type TenantScope } from '../../lib/scope.ts';
+import { containsText, type ListSort, listPage } from '../../lib/list.ts';
+import { customerInScope, ownedInScope, type TenantScope } from '../../lib/scope.ts';
 
-/** Sortable columns of the policy list (DESIGN.md §5 whitelist). */
-const SORT = {
-  name: 'policies.name',
-  policyname: 'policies.name',
-  id: 'policies.id',
-  filtering_level: 'policies.level',
-  created_at: 'policies.created_at',
-  updated_at: 'policies.updated_at',
-} as const;
+/** The policy list's order (DESIGN.md §5 whitelist). */
+const SORT: ListSort<string> = {
+  columns: {
+    name: 'policies.name',
+    policyname: 'policies.name',
+    id: 'policies.id',
+    filtering_level: 'policies.level',
+    created_at: 'policies.created_at',
+    updated_at: 'policies.updated_at',
+  },
+  text: ['policies.name'],
+  tiebreak: 'policies.id',
+};
 
 /** A category with its current level, as stored (the system admin may edit levels). */
 export interface CategoryRow {
@@ -43,7 +47,7 @@ function policyQuery(db: Kysely<Database>, scope: TenantScope) {
   return db
     .selectFrom('policies')
     .innerJoin('customers', 'customers.id', 'policies.customer_id')
-    .where((eb) => customerInScope(eb, scope))
+    .where(customerInScope(scope))
     .select([
       'policies.id',
       'policies.customer_id',
@@ -131,23 +135,11 @@ export async function listPolicies(
   customerId: number,
   query: ListQuery & { show_default: boolean },
 ): Promise<{ data: Policy[]; total: number }> {
-  const column = sortColumn(query, SORT);
   let base = policyQuery(db, scope).where('policies.customer_id', '=', customerId);
   if (!query.show_default) base = base.where('policies.is_default', '=', 0);
-  if (query.filter) {
-    base = base.where(sql`lower(policies.name)`, 'like', sql`${containsPattern(query.filter)} escape '\\'`);
-  }
-  const rows = await base
-    .orderBy(column === 'policies.name' ? sql`lower(policies.name)` : sql.ref(column), query.sortdir)
-    .orderBy('policies.id', query.sortdir)
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  const total = await base
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { data: await hydrate(db, rows), total: Number(total.n) };
+  if (query.filter) base = base.where(containsText('policies.name', query.filter));
+  const { rows, total } = await listPage(base, query, SORT);
+  return { data: await hydrate(db, rows), total };
 }
 
 /** Policy `id` within `scope`, or undefined. */
@@ -238,12 +230,7 @@ export async function updatePolicy(
     .updateTable('policies')
     .set({ ...patch, updated_at: at })
     .where('policies.id', '=', id)
-    .where('policies.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers')
-        .select('customers.id')
-        .where((e) => customerInScope(e as never, scope)),
-    )
+    .where(ownedInScope('policies.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -254,12 +241,7 @@ export async function deletePolicy(db: Kysely<Database>, scope: TenantScope, id:
     .deleteFrom('policies')
     .where('policies.id', '=', id)
     .where('policies.is_default', '=', 0)
-    .where('policies.customer_id', 'in', (eb) =>
-      eb
-        .selectFrom('customers')
-        .select('customers.id')
-        .where((e) => customerInScope(e as never, scope)),
-    )
+    .where(ownedInScope('policies.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -9,7 +9,7 @@ function logQuery(db: Kysely<Database>, scope: TenantScope, customerId: number, 
   return db
     .selectFrom('query_log')
     .innerJoin('customers', 'customers.id', 'query_log.customer_id')
-    .where((eb) => customerInScope(eb, scope))
+    .where(customerInScope(scope))
     .where('query_log.customer_id', '=', customerId)
     .where('query_log.ts', '>=', range.from)
     .where('query_log.ts', '<', range.to);
