@@ -1,12 +1,12 @@
 import type { AnswerSource, QueryAction, QueryReason } from '@cordon/shared';
-import type { Packet } from 'dns-packet';
+import type { CompiledAnswer } from './cache/compiled-answer.ts';
 
 /** The transport a query arrived on (DESIGN.md §9); DoH comes in a later issue. */
 export type DnsProtocol = 'udp' | 'tcp';
 
-/** The one question of a query (RFC 1035 §4.1.2), as decoded. */
+/** The one question of a query (RFC 1035 §4.1.2), as read from the wire. */
 export interface DnsQuestion {
-  /** qname as sent (case preserved, no trailing dot); `''` is the root. */
+  /** qname as sent (case preserved, no trailing dot); `.` is the root. */
   readonly name: string;
   /** qname normalised for matching and caching: lower case, no trailing dot. */
   readonly qname: string;
@@ -16,6 +16,8 @@ export interface DnsQuestion {
   readonly typeCode: number;
   /** qclass as dns-packet names it, normally `IN`. */
   readonly class: string;
+  /** qclass number (RFC 1035 §3.2.4; 1 = IN). */
+  readonly classCode: number;
 }
 
 /** The EDNS(0) OPT pseudo-record of a query (RFC 6891 §6.1), or null when the query had none. */
@@ -28,7 +30,8 @@ export interface EdnsInfo {
 
 /**
  * One decoded query, built once by a transport and never changed (STYLE.md §2). Links read it;
- * none re-parses the wire message.
+ * none re-parses the wire message. Only the header and question are decoded (dns/wire.ts):
+ * answers are built by copying `raw[12, questionEnd)` (the question) into the response.
  */
 export interface DnsRequest {
   /** Source address; IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is already unwrapped to IPv4. */
@@ -36,8 +39,12 @@ export interface DnsRequest {
   readonly protocol: DnsProtocol;
   /** The query as received on the wire. */
   readonly raw: Buffer;
-  /** The decoded query (dns-packet). */
-  readonly message: Packet;
+  /** Header id (RFC 1035 §4.1.1). */
+  readonly id: number;
+  /** The query's 16-bit header flags word (RD and CD are copied into answers). */
+  readonly flags: number;
+  /** Offset just past the question in `raw`: `raw[12, questionEnd)` is the wire question. */
+  readonly questionEnd: number;
   readonly question: DnsQuestion;
   readonly edns: EdnsInfo | null;
   /** Wall-clock receive time, epoch ms (the query log's `ts`). */
@@ -66,7 +73,9 @@ export interface Decision {
 
 /**
  * The immutable per-request context that travels down the pipeline (STYLE.md §3). A link that
- * learns something passes a new context to `next` (`{ ...ctx, identity }`); nobody mutates one.
+ * learns something passes a new context to `next`, written as a literal of these three fields
+ * (`{ request, identity, decision }`: one small object of a fixed shape, no spread); nobody
+ * mutates one.
  */
 export interface QueryContext {
   readonly request: DnsRequest;
@@ -76,17 +85,24 @@ export interface QueryContext {
   readonly decision: Decision | null;
 }
 
-/** A link's answer: the response message, how it was produced, and the context it was produced in. */
+/** A link's answer: the encoded response, how it was produced, and the context it was produced in. */
 export interface DnsAnswer {
-  /** The full response (id, flags, question and sections), ready to encode. */
-  readonly message: Packet;
+  /** The full response on the wire (id, flags, question, sections, OPT), before UDP truncation. */
+  readonly wire: Buffer;
+  /** Its RCODE (RFC 1035 §4.1.1). */
+  readonly rcode: number;
   readonly source: AnswerSource;
   /** The context as the answering link saw it, so outer links (the query log) see identity and decision. */
   readonly context: QueryContext;
+  /** For `upstream` answers: the sections as compiled for the cache link to store. */
+  readonly upstream?: CompiledAnswer;
 }
 
-/** A pipeline stage's callable: answers one query. Never rejects; failures become SERVFAIL answers. */
-export type Handler = (ctx: QueryContext) => Promise<DnsAnswer>;
+/**
+ * A pipeline stage's callable: answers one query, synchronously when it can (blocked, REFUSED,
+ * cache hits) or with a promise (upstream). Never rejects; failures become SERVFAIL answers.
+ */
+export type Handler = (ctx: QueryContext) => DnsAnswer | Promise<DnsAnswer>;
 
 /** A pipeline link (STYLE.md §1): wraps the rest of the chain. It may answer and stop, or call `next`. */
 export type Middleware = (next: Handler) => Handler;

@@ -1,10 +1,13 @@
-import type { Packet } from 'dns-packet';
+import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { AnswerCache, STALE_TTL } from '../src/cache/answer-cache.ts';
+import { type CompiledAnswer, compileAnswer, renderAnswer } from '../src/cache/compiled-answer.ts';
+import { decodeQuery } from '../src/dns/message.ts';
+import type { DnsRequest } from '../src/request.ts';
 
-const positive = (ttls: number[]): Packet => ({
+const positive = (ttls: number[], flags = 0): Packet => ({
   type: 'response',
-  flags: 0,
+  flags,
   answers: ttls.map((ttl, i) => ({ name: 'Www.Example', type: 'A', class: 'IN', ttl, data: `192.0.2.${i + 1}` })),
   authorities: [],
   additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [] } as never],
@@ -25,26 +28,48 @@ const negative = (soaTtl: number, minimum: number): Packet => ({
   ],
 });
 
+const compile = (p: Packet, qname = 'www.example'): CompiledAnswer => compileAnswer(p, qname);
+
+function request(name: string, type = 'A', id = 99, edns = true): DnsRequest {
+  const raw = dnsPacket.encode({
+    id,
+    type: 'query',
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as 'A' }],
+    additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 4096, flags: 0, options: [] } as never] : [],
+  });
+  const r = decodeQuery(raw, '127.0.0.1', 'udp');
+  if (r.kind !== 'ok') throw new Error('bad test query');
+  return r.request;
+}
+
 function clock(start = 1_000_000) {
   let t = start;
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
+const ttlsOf = (wire: Buffer) => (dnsPacket.decode(wire).answers ?? []).map((a) => (a as { ttl: number }).ttl);
+
 describe('AnswerCache', () => {
   it('keys by lower-case qname, qtype, qclass and DO bit', () => {
-    expect(AnswerCache.key('example.com', 1, 'IN', false)).not.toBe(AnswerCache.key('example.com', 1, 'IN', true));
-    expect(AnswerCache.key('example.com', 1, 'IN', false)).not.toBe(AnswerCache.key('example.com', 28, 'IN', false));
+    expect(AnswerCache.key('example.com', 1, 1, false)).not.toBe(AnswerCache.key('example.com', 1, 1, true));
+    expect(AnswerCache.key('example.com', 1, 1, false)).not.toBe(AnswerCache.key('example.com', 28, 1, false));
   });
 
   it('keeps a positive answer for the smallest record TTL and decrements TTLs', () => {
     const c = clock();
     const cache = new AnswerCache({ now: c.now });
-    expect(cache.set('k', positive([300, 120]))).toBe(120);
+    expect(cache.set('k', compile(positive([300, 120])))).toBe(120);
     c.advance(10_500);
-    const hit = cache.get('k', 'www.example');
-    expect(hit?.answers.map((a) => (a as { ttl: number }).ttl)).toEqual([290, 110]);
-    expect(hit?.answers[0]?.name).toBe('www.example');
-    expect(hit?.additionals).toEqual([]); // the upstream's OPT is never replayed
+    const hit = cache.get('k');
+    expect(hit).toBeDefined();
+    const wire = renderAnswer(request('www.EXAMPLE'), hit!.answer, cache.elapsedSeconds(hit!));
+    const decoded = dnsPacket.decode(wire);
+    expect(ttlsOf(wire)).toEqual([290, 110]);
+    expect(decoded.id).toBe(99);
+    expect(decoded.answers?.[0]?.name).toBe('www.EXAMPLE'); // the asker's spelling, via 0xC00C
+    // The upstream's OPT is never replayed: the only OPT is ours.
+    expect(decoded.additionals).toMatchObject([{ type: 'OPT', udpPayloadSize: 1232 }]);
     c.advance(110_000);
     expect(cache.get('k')).toBeUndefined();
   });
@@ -52,33 +77,83 @@ describe('AnswerCache', () => {
   it('keeps NXDOMAIN for min(SOA TTL, SOA MINIMUM) and skips negative answers without SOA', () => {
     const c = clock();
     const cache = new AnswerCache({ now: c.now });
-    expect(cache.set('nx', negative(3600, 60))).toBe(60);
-    expect(cache.get('nx')?.rcode).toBe(3);
-    expect(cache.set('nosoa', { type: 'response', flags: 3, answers: [], authorities: [] })).toBe(0);
-    expect(cache.set('servfail', { ...positive([300]), flags: 2 })).toBe(0);
-    expect(cache.set('zero', positive([0]))).toBe(0);
+    expect(cache.set('nx', compile(negative(3600, 60)))).toBe(60);
+    expect(cache.get('nx')?.answer.rcode).toBe(3);
+    expect(cache.set('nosoa', compile({ type: 'response', flags: 3, answers: [], authorities: [] }))).toBe(0);
+    expect(cache.set('servfail', compile({ ...positive([300]), flags: 2 }))).toBe(0);
+    expect(cache.set('zero', compile(positive([0])))).toBe(0);
   });
 
   it('serves an expired answer stale with TTL 30 until maxStale', () => {
     const c = clock();
     const cache = new AnswerCache({ now: c.now, maxStale: 3600 });
-    cache.set('k', positive([60]));
+    cache.set('k', compile(positive([60])));
     c.advance(61_000);
     expect(cache.get('k')).toBeUndefined();
     const stale = cache.getStale('k');
-    expect(stale?.answers.map((a) => (a as { ttl: number }).ttl)).toEqual([STALE_TTL]);
+    expect(ttlsOf(renderAnswer(request('www.example'), stale!.answer, 0, STALE_TTL))).toEqual([STALE_TTL]);
     c.advance(3600_000);
     expect(cache.getStale('k')).toBeUndefined();
   });
 
   it('evicts the least recently used entry when full', () => {
     const cache = new AnswerCache({ maxEntries: 2 });
-    cache.set('a', positive([300]));
-    cache.set('b', positive([300]));
+    cache.set('a', compile(positive([300])));
+    cache.set('b', compile(positive([300])));
     cache.get('a');
-    cache.set('c', positive([300]));
+    cache.set('c', compile(positive([300])));
     expect(cache.get('a')).toBeDefined();
     expect(cache.get('b')).toBeUndefined();
     expect(cache.size).toBe(2);
+  });
+});
+
+describe('compiled answers (wire bytes with TTL offsets)', () => {
+  const rich: Packet = {
+    type: 'response',
+    flags: dnsPacket.AUTHENTIC_DATA | dnsPacket.AUTHORITATIVE_ANSWER,
+    answers: [
+      { name: 'www.example.com', type: 'CNAME', class: 'IN', ttl: 100, data: 'cdn.example.net' },
+      { name: 'cdn.example.net', type: 'A', class: 'IN', ttl: 50, data: '192.0.2.7' },
+      { name: 'cdn.example.net', type: 'TXT', class: 'IN', ttl: 70, data: ['hello'] },
+    ],
+    authorities: [{ name: 'example.net', type: 'NS', class: 'IN', ttl: 3000, data: 'ns1.example.net' }],
+    additionals: [
+      { type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [] } as never,
+      { name: 'ns1.example.net', type: 'AAAA', class: 'IN', ttl: 3000, data: '2001:db8::53' },
+    ],
+  };
+
+  it('round-trips every section through dns-packet, keeping AD and dropping AA and the upstream OPT', () => {
+    const compiled = compileAnswer(rich, 'www.example.com');
+    expect(compiled.cacheTtl).toBe(50);
+    const wire = renderAnswer(request('WWW.example.com', 'A', 7, true), compiled, 0);
+    const d = dnsPacket.decode(wire);
+    expect(d.id).toBe(7);
+    expect(d.flags! & 0x8000 ? 1 : 0).toBe(0); // dns-packet's flags omit QR; type says response
+    expect(d.type).toBe('response');
+    expect(d.flags! & dnsPacket.AUTHENTIC_DATA).toBe(dnsPacket.AUTHENTIC_DATA);
+    expect(d.flags! & dnsPacket.AUTHORITATIVE_ANSWER).toBe(0);
+    expect(d.flags! & dnsPacket.RECURSION_AVAILABLE).toBe(dnsPacket.RECURSION_AVAILABLE);
+    expect(d.questions).toEqual([{ name: 'WWW.example.com', type: 'A', class: 'IN' }]);
+    expect(d.answers).toMatchObject([
+      { name: 'WWW.example.com', type: 'CNAME', ttl: 100, data: 'cdn.example.net' },
+      { name: 'cdn.example.net', type: 'A', ttl: 50, data: '192.0.2.7' },
+      { name: 'cdn.example.net', type: 'TXT', ttl: 70 },
+    ]);
+    expect(d.authorities).toMatchObject([{ name: 'example.net', type: 'NS', ttl: 3000, data: 'ns1.example.net' }]);
+    expect(d.additionals).toMatchObject([
+      { name: 'ns1.example.net', type: 'AAAA', ttl: 3000, data: '2001:db8::53' },
+      { type: 'OPT', udpPayloadSize: 1232 },
+    ]);
+  });
+
+  it('patches every TTL in place (elapsed, floored at 0) and omits OPT for a client without EDNS(0)', () => {
+    const compiled = compileAnswer(rich, 'www.example.com');
+    const wire = renderAnswer(request('www.example.com', 'A', 8, false), compiled, 60);
+    const d = dnsPacket.decode(wire);
+    expect(d.answers!.map((a) => (a as { ttl: number }).ttl)).toEqual([40, 0, 10]);
+    expect((d.authorities![0] as { ttl: number }).ttl).toBe(2940);
+    expect(d.additionals).toMatchObject([{ type: 'AAAA', ttl: 2940 }]);
   });
 });

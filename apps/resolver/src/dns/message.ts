@@ -1,5 +1,6 @@
-import dnsPacket, { type Answer, type Packet } from 'dns-packet';
-import type { DnsProtocol, DnsQuestion, DnsRequest, EdnsInfo } from '../request.ts';
+import { createRequire } from 'node:module';
+import type { DnsProtocol, DnsRequest } from '../request.ts';
+import { parseQuery } from './wire.ts';
 
 /** RCODE values (RFC 1035 §4.1.1, RFC 6895 §2.3). */
 export const Rcode = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
@@ -7,23 +8,33 @@ export type RcodeName = keyof typeof Rcode;
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 
-/** Header flag bits in the 15-bit field dns-packet's `flags` carries (RFC 1035 §4.1.1, RFC 4035 §3.2). */
-export const Flag = { AA: 0x400, TC: 0x200, RD: 0x100, RA: 0x80, AD: 0x20, CD: 0x10 } as const;
+/** Header flag bits of the 16-bit flags word (RFC 1035 §4.1.1, RFC 4035 §3.2). */
+export const Flag = { QR: 0x8000, AA: 0x400, TC: 0x200, RD: 0x100, RA: 0x80, AD: 0x20, CD: 0x10 } as const;
 
 /** Largest UDP answer we send when the client advertises more (RFC 9715 / DNS flag day 2020 default). */
 export const MAX_UDP_PAYLOAD = 1232;
 /** UDP answer limit without EDNS(0) (RFC 1035 §4.2.1). */
 export const CLASSIC_UDP_PAYLOAD = 512;
 
-/** The RCODE name of a response's flags, e.g. `NXDOMAIN`; extended RCODEs read as `RCODE_n`. */
-export function rcodeName(flags: number | undefined): string {
-  const code = (flags ?? 0) & 0xf;
-  return RCODE_NAMES[code] ?? `RCODE_${code}`;
+// dns-packet's own number → mnemonic tables, so names match what the decoder used to produce.
+const require = createRequire(import.meta.url);
+const dnsTypes = require('dns-packet/types') as { toString(code: number): string };
+const dnsClasses = require('dns-packet/classes') as { toString(code: number): string };
+
+/** The mnemonic of a qtype number as dns-packet names it (`A`, `AAAA`, `UNKNOWN_65`…). */
+export function typeName(code: number): string {
+  return dnsTypes.toString(code);
 }
 
-/** The RCODE number of a response's flags (RFC 1035 §4.1.1; the low four bits). */
-export function rcodeOf(message: Packet): number {
-  return (message.flags ?? 0) & 0xf;
+/** The mnemonic of a qclass number as dns-packet names it (`IN`, `CH`, `UNKNOWN_9`…). */
+export function className(code: number): string {
+  return dnsClasses.toString(code);
+}
+
+/** The RCODE name of an RCODE number or of a header flags word (low four bits), e.g. `NXDOMAIN`; others read `RCODE_n`. */
+export function rcodeName(flagsOrRcode: number | undefined): string {
+  const code = (flagsOrRcode ?? 0) & 0xf;
+  return RCODE_NAMES[code] ?? `RCODE_${code}`;
 }
 
 /** The query-log name of a qtype number: mnemonics for the common ones, `TYPEnnn` (RFC 3597 §5) else. */
@@ -51,150 +62,116 @@ export type DecodeResult =
   | { readonly kind: 'error'; readonly response: Buffer }
   | { readonly kind: 'drop' };
 
+const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
+
 /**
- * Decodes one wire query into the immutable {@link DnsRequest} (STYLE.md §2).
+ * Decodes one wire query into the immutable {@link DnsRequest} (STYLE.md §2) with the wire-level
+ * {@link parseQuery} (no dns-packet objects on the hot path):
  * - fewer than 2 bytes, or a response (QR=1): `drop` (nothing to answer: RFC 1035 §4.1.1, and
  *   answering responses invites reflection loops);
- * - undecodable, or QDCOUNT ≠ 1: `error` with a FORMERR header echoing the id (RFC 1035 §4.1.1);
+ * - malformed, or QDCOUNT ≠ 1: `error` with a FORMERR header echoing the id (RFC 1035 §4.1.1);
  * - an opcode other than QUERY: `error` with NOTIMP.
  */
 export function decodeQuery(raw: Buffer, clientIp: string, protocol: DnsProtocol): DecodeResult {
-  if (raw.length < 2) return { kind: 'drop' };
-  const id = raw.readUInt16BE(0);
-  if (raw.length >= 3 && (raw[2]! & 0x80) !== 0) return { kind: 'drop' };
-  let message: Packet;
-  try {
-    message = dnsPacket.decode(raw);
-  } catch {
-    return { kind: 'error', response: headerOnly(id, raw, Rcode.FORMERR) };
-  }
-  const opcode = ((message.flags ?? 0) >> 11) & 0xf;
-  if (opcode !== 0) return { kind: 'error', response: headerOnly(id, raw, Rcode.NOTIMP) };
-  const q = message.questions?.[0];
-  if (!q || message.questions!.length !== 1) return { kind: 'error', response: headerOnly(id, raw, Rcode.FORMERR) };
-  // dns-packet does not keep the numeric qtype; it sits right after the qname in the wire question.
-  const typeCode = readQtypeCode(raw);
-  const question: DnsQuestion = {
-    name: q.name,
-    qname: q.name.toLowerCase(),
-    type: q.type,
-    typeCode,
-    class: q.class ?? 'IN',
-  };
-  let edns: EdnsInfo | null = null;
-  const additionals = message.additionals ?? [];
-  for (let i = 0; i < additionals.length; i++) {
-    const rr = additionals[i] as Answer & { udpPayloadSize?: number; flags?: number };
-    if (rr.type === 'OPT') {
-      edns = {
-        udpSize: Math.max(CLASSIC_UDP_PAYLOAD, rr.udpPayloadSize ?? CLASSIC_UDP_PAYLOAD),
-        dnssecOk: ((rr.flags ?? 0) & dnsPacket.DNSSEC_OK) !== 0,
-      };
-      break;
-    }
-  }
+  const parsed = parseQuery(raw);
+  if (parsed.kind === 'drop') return DROP;
+  if (parsed.kind === 'formerr') return { kind: 'error', response: headerOnly(raw, Rcode.FORMERR) };
+  if (parsed.kind === 'notimp') return { kind: 'error', response: headerOnly(raw, Rcode.NOTIMP) };
+  const q = parsed.query;
   return {
     kind: 'ok',
     request: {
       clientIp,
       protocol,
       raw,
-      message,
-      question,
-      edns,
+      id: q.id,
+      flags: q.flags,
+      questionEnd: q.questionEnd,
+      question: {
+        name: q.name,
+        qname: q.name.toLowerCase(),
+        type: typeName(q.qtype),
+        typeCode: q.qtype,
+        class: className(q.qclass),
+        classCode: q.qclass,
+      },
+      edns: q.edns,
       receivedAt: Date.now(),
       startedAt: performance.now(),
     },
   };
 }
 
-function readQtypeCode(raw: Buffer): number {
-  let off = 12;
-  while (off < raw.length) {
-    const len = raw[off]!;
-    if (len === 0) {
-      off += 1;
-      break;
-    }
-    if ((len & 0xc0) === 0xc0) {
-      off += 2;
-      break;
-    }
-    off += len + 1;
-  }
-  return off + 2 <= raw.length ? raw.readUInt16BE(off) : 0;
-}
-
 /** A 12-byte response header with no sections: for FORMERR / NOTIMP when the query cannot be used. */
-function headerOnly(id: number, raw: Buffer, rcode: number): Buffer {
+function headerOnly(raw: Buffer, rcode: number): Buffer {
   const out = Buffer.alloc(12);
-  out.writeUInt16BE(id, 0);
+  out.writeUInt16BE(raw.readUInt16BE(0), 0);
   const qflags = raw.length >= 4 ? raw.readUInt16BE(2) : 0;
   // QR, the query's opcode and RD, RA, the RCODE.
   out.writeUInt16BE(0x8000 | (qflags & 0x7800) | (qflags & Flag.RD) | Flag.RA | rcode, 2);
   return out;
 }
 
-/** Sections of a response that {@link buildResponse} fills in. */
-export interface ResponseParts {
-  rcode: number;
-  answers?: Answer[];
-  authorities?: Answer[];
-  additionals?: Answer[];
-  /** Extra header bits (e.g. {@link Flag.TC}); RD and CD are copied from the query, RA is always set. */
-  flags?: number;
+/** Bytes of our OPT pseudo-record (RFC 6891 §6.1.2): root name, type 41, payload size, TTL word, RDLEN 0. */
+export const OPT_LENGTH = 11;
+
+/** Writes our OPT record at `off` (payload {@link MAX_UDP_PAYLOAD}, version 0, DO mirrored: RFC 3225 §3). */
+export function writeOpt(out: Buffer, off: number, dnssecOk: boolean): void {
+  out[off] = 0;
+  out.writeUInt16BE(41, off + 1);
+  out.writeUInt16BE(MAX_UDP_PAYLOAD, off + 3);
+  out.writeUInt32BE(dnssecOk ? 0x8000 : 0, off + 5);
+  out.writeUInt16BE(0, off + 9);
 }
 
 /**
- * A response to `request`: its id, its question (case preserved, RFC 1035 §7.3 lets the client
- * check it), RD/CD copied, RA set (we recurse), and an EDNS(0) OPT echoed when the query had one
- * (RFC 6891 §7: a responder must not send OPT to a client that did not), with our payload size
- * and the DO bit mirrored (RFC 3225 §3).
+ * Allocates a response to `request` and fills everything but the sections' body:
+ * the header (its id; QR; RD and CD copied; RA set — we recurse; `extraFlags` such as AD or TC;
+ * the RCODE; QDCOUNT 1 and the given counts, ARCOUNT + 1 when an OPT is added), the question
+ * copied byte for byte from the query (the client's case: RFC 1035 §7.3 lets it check), and an
+ * EDNS(0) OPT at the end when the query had one (RFC 6891 §7: never to a client that did not).
+ * The body, `bodyLength` bytes, goes at `request.questionEnd`.
  */
-export function buildResponse(request: DnsRequest, parts: ResponseParts): Packet {
-  const qflags = request.message.flags ?? 0;
-  const flags = (qflags & (Flag.RD | Flag.CD)) | Flag.RA | (parts.flags ?? 0) | (parts.rcode & 0xf);
-  const additionals = parts.additionals ? parts.additionals.slice() : [];
-  if (request.edns) additionals.push(optRecord(request.edns.dnssecOk));
-  return {
-    id: request.message.id ?? 0,
-    type: 'response',
-    flags,
-    questions: request.message.questions!.slice(0, 1),
-    answers: parts.answers ?? [],
-    authorities: parts.authorities ?? [],
-    additionals,
-  };
+export function allocResponse(
+  request: DnsRequest,
+  rcode: number,
+  extraFlags: number,
+  ancount: number,
+  nscount: number,
+  arcount: number,
+  bodyLength: number,
+): Buffer {
+  const qEnd = request.questionEnd;
+  const edns = request.edns;
+  const out = Buffer.allocUnsafe(qEnd + bodyLength + (edns ? OPT_LENGTH : 0));
+  out.writeUInt16BE(request.id, 0);
+  out.writeUInt16BE(Flag.QR | (request.flags & (Flag.RD | Flag.CD)) | Flag.RA | extraFlags | (rcode & 0xf), 2);
+  out.writeUInt16BE(1, 4);
+  out.writeUInt16BE(ancount, 6);
+  out.writeUInt16BE(nscount, 8);
+  out.writeUInt16BE(arcount + (edns ? 1 : 0), 10);
+  request.raw.copy(out, 12, 12, qEnd);
+  if (edns) writeOpt(out, qEnd + bodyLength, edns.dnssecOk);
+  return out;
 }
 
-/** Our OPT pseudo-record (RFC 6891 §6.1.2) with the given DO bit. */
-export function optRecord(dnssecOk: boolean): Answer {
-  return {
-    type: 'OPT',
-    name: '.',
-    udpPayloadSize: MAX_UDP_PAYLOAD,
-    flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0,
-    options: [],
-  } as unknown as Answer;
+/** A response with no records (REFUSED, SERVFAIL, NODATA…): header, question, OPT when asked. */
+export function emptyResponse(request: DnsRequest, rcode: number): Buffer {
+  return allocResponse(request, rcode, 0, 0, 0, 0, 0);
 }
 
 /**
- * Encodes an answer for the request's transport. Over UDP an answer larger than the client's
+ * Fits an encoded answer to the request's transport. Over UDP an answer larger than the client's
  * EDNS(0) payload size (512 without EDNS, capped at {@link MAX_UDP_PAYLOAD}) is replaced by the
  * question alone with TC set, so the client retries over TCP (RFC 1035 §4.2.1, RFC 6891 §7).
+ * Returns `wire` itself when it fits.
  */
-export function encodeResponse(message: Packet, request: DnsRequest): Buffer {
-  const wire = dnsPacket.encode(message);
+export function fitForTransport(wire: Buffer, request: DnsRequest): Buffer {
   if (request.protocol !== 'udp') return wire;
-  const limit = request.edns ? Math.min(request.edns.udpSize, MAX_UDP_PAYLOAD) : CLASSIC_UDP_PAYLOAD;
+  const edns = request.edns;
+  const limit = edns ? (edns.udpSize < MAX_UDP_PAYLOAD ? edns.udpSize : MAX_UDP_PAYLOAD) : CLASSIC_UDP_PAYLOAD;
   if (wire.length <= limit) return wire;
-  return dnsPacket.encode({
-    id: message.id ?? 0,
-    type: 'response',
-    flags: (message.flags ?? 0) | Flag.TC,
-    questions: message.questions ?? [],
-    answers: [],
-    authorities: [],
-    additionals: request.edns ? [optRecord(request.edns.dnssecOk)] : [],
-  });
+  const rcode = wire.readUInt16BE(2) & 0xf;
+  const extra = (wire.readUInt16BE(2) & Flag.AD) | Flag.TC;
+  return allocResponse(request, rcode, extra, 0, 0, 0, 0);
 }

@@ -10,10 +10,11 @@ import { refusedAnswer } from './answers.ts';
 export function identifyLink(store: SnapshotStore, counters: ResolverCounters): Middleware {
   return (next) => (ctx) => {
     const identity = identifyClient(store.tenants, ctx.request.clientIp);
+    const next_ = { request: ctx.request, identity, decision: null };
     if (identity.kind === 'unknown') {
       counters.unknownClients++;
-      return Promise.resolve(refusedAnswer({ ...ctx, identity }));
+      return refusedAnswer(next_);
     }
-    return next({ ...ctx, identity });
+    return next(next_);
   };
 }

@@ -1,18 +1,17 @@
-import { qtypeName, rcodeName } from '../dns/message.ts';
+import { qtypeName, Rcode, rcodeName } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
 import type { QueryLogSink } from '../querylog/writer.ts';
-import type { Middleware } from '../request.ts';
+import type { DnsAnswer, Middleware } from '../request.ts';
 
 /**
  * querylog: wraps the whole chain, so every answer — synthesized, cached, stale or SERVFAIL — is
  * timed and logged with the identity and decision of the context it was produced in. Pushing
  * never waits (STYLE.md §7). Unknown clients have no customer to log against: only counted.
+ * Synchronous answers are logged synchronously (no promise per query).
  */
 export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Middleware {
-  return (next) => async (ctx) => {
-    const answer = await next(ctx);
-    const rcode = rcodeName(answer.message.flags);
-    if (rcode === 'SERVFAIL') counters.servfail++;
+  const log = (answer: DnsAnswer): DnsAnswer => {
+    if (answer.rcode === Rcode.SERVFAIL) counters.servfail++;
     const c = answer.context;
     const identity = c.identity;
     if (identity?.kind !== 'ok') return answer;
@@ -30,10 +29,14 @@ export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Mi
       action: decision?.action ?? 'allowed',
       reason: decision?.reason ?? 'default',
       categories: decision && decision.categories.length > 0 ? decision.categories.join(',') : '',
-      rcode,
+      rcode: rcodeName(answer.rcode),
       answer_source: answer.source,
       latency_us: Math.round((performance.now() - req.startedAt) * 1000),
     });
     return answer;
+  };
+  return (next) => (ctx) => {
+    const answer = next(ctx);
+    return answer instanceof Promise ? answer.then(log) : log(answer);
   };
 }

@@ -1,17 +1,29 @@
 import type { Logger } from 'pino';
-import { buildResponse, decodeQuery, encodeResponse, Flag, Rcode } from '../dns/message.ts';
+import { decodeQuery, emptyResponse, Flag, fitForTransport, Rcode } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
-import type { DnsProtocol, Handler } from '../request.ts';
+import type { DnsAnswer, DnsProtocol, DnsRequest, Handler } from '../request.ts';
 
 /**
  * The one step both transports share: wire query in, wire answer out (or null: send nothing).
- * Decodes into a {@link DnsRequest}, runs the pipeline, encodes (with UDP truncation). No policy
- * here (STYLE.md §2).
+ * Decodes into a {@link DnsRequest}, runs the pipeline, fits the answer to the transport (UDP
+ * truncation). Synchronous when the pipeline answered synchronously (blocked, REFUSED, cache
+ * hit), else a promise. No policy here (STYLE.md §2). Never throws or rejects.
  */
-export type Exchange = (raw: Buffer, clientIp: string, protocol: DnsProtocol) => Promise<Buffer | null>;
+export type Exchange = (raw: Buffer, clientIp: string, protocol: DnsProtocol) => Buffer | null | Promise<Buffer | null>;
 
 export function createExchange(handler: Handler, counters: ResolverCounters, logger: Logger): Exchange {
-  return async (raw, clientIp, protocol) => {
+  const finish = (answer: DnsAnswer): Buffer => {
+    const request = answer.context.request;
+    const wire = fitForTransport(answer.wire, request);
+    if (wire !== answer.wire && (wire.readUInt16BE(2) & Flag.TC) !== 0) counters.truncated++;
+    return wire;
+  };
+  const failed = (err: unknown, request: DnsRequest): Buffer => {
+    // A bug, not a DNS condition: answer SERVFAIL rather than leave the client waiting.
+    logger.error({ err, qname: request.question.qname }, 'pipeline failed');
+    return emptyResponse(request, Rcode.SERVFAIL);
+  };
+  return (raw, clientIp, protocol) => {
     const decoded = decodeQuery(raw, clientIp, protocol);
     if (decoded.kind === 'drop') {
       counters.malformed++;
@@ -24,14 +36,13 @@ export function createExchange(handler: Handler, counters: ResolverCounters, log
     const request = decoded.request;
     counters.queries++;
     try {
-      const answer = await handler({ request, identity: null, decision: null });
-      const wire = encodeResponse(answer.message, request);
-      if (protocol === 'udp' && wire.length >= 4 && (wire.readUInt16BE(2) & Flag.TC) !== 0) counters.truncated++;
-      return wire;
+      const answer = handler({ request, identity: null, decision: null });
+      if (answer instanceof Promise) {
+        return answer.then(finish, (err: unknown) => failed(err, request));
+      }
+      return finish(answer);
     } catch (err) {
-      // A bug, not a DNS condition: answer SERVFAIL rather than leave the client waiting.
-      logger.error({ err, qname: request.question.qname }, 'pipeline failed');
-      return encodeResponse(buildResponse(request, { rcode: Rcode.SERVFAIL }), request);
+      return failed(err, request);
     }
   };
 }

@@ -48,17 +48,19 @@ export function startTcpServer(
         if (pending.length < len + 2) break;
         const message = Buffer.from(pending.subarray(2, len + 2));
         pending = pending.subarray(len + 2);
+        const out = exchange(message, clientIp, 'tcp');
+        if (out === null) continue;
+        if (!(out instanceof Promise)) {
+          writeFrame(socket, out);
+          continue;
+        }
         inFlight++;
         if (inFlight >= maxInFlight) socket.pause();
-        exchange(message, clientIp, 'tcp').then(
+        out.then(
           (wire) => {
             inFlight--;
             if (socket.isPaused() && inFlight < maxInFlight) socket.resume();
-            if (!wire || socket.destroyed) return;
-            const frame = Buffer.allocUnsafe(wire.length + 2);
-            frame.writeUInt16BE(wire.length, 0);
-            wire.copy(frame, 2);
-            socket.write(frame);
+            if (wire) writeFrame(socket, wire);
           },
           (err: unknown) => {
             inFlight--;
@@ -82,4 +84,13 @@ export function startTcpServer(
       });
     });
   });
+}
+
+/** Writes one length-prefixed message (RFC 1035 §4.2.2) unless the connection is gone. */
+function writeFrame(socket: net.Socket, wire: Buffer): void {
+  if (socket.destroyed) return;
+  const frame = Buffer.allocUnsafe(wire.length + 2);
+  frame.writeUInt16BE(wire.length, 0);
+  wire.copy(frame, 2);
+  socket.write(frame);
 }

@@ -13,12 +13,19 @@ export interface UdpServer {
 
 /**
  * Serves DNS over UDP (RFC 1035 §4.2.1) on `host:port` (udp6 when `host` is IPv6, else udp4).
- * Each datagram is one query; answers go back to the sender. Port 0 picks a free port.
+ * Each datagram is one query; answers go back to the sender (at once when the pipeline answered
+ * synchronously). Port 0 picks a free port.
  */
 export function startUdpServer(host: string, port: number, exchange: Exchange, logger: Logger): Promise<UdpServer> {
   const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
   socket.on('message', (msg, rinfo) => {
-    exchange(msg, unwrapMappedIp(rinfo.address), 'udp').then(
+    const out = exchange(msg, unwrapMappedIp(rinfo.address), 'udp');
+    if (out === null) return;
+    if (!(out instanceof Promise)) {
+      socket.send(out, rinfo.port, rinfo.address);
+      return;
+    }
+    out.then(
       (wire) => {
         if (wire) socket.send(wire, rinfo.port, rinfo.address);
       },

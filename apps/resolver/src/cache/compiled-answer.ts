@@ -1,0 +1,140 @@
+import type { Answer, Packet } from 'dns-packet';
+import { codec } from '../dns/codec.ts';
+import { allocResponse, Flag } from '../dns/message.ts';
+import type { DnsRequest } from '../request.ts';
+
+/**
+ * An upstream answer turned into position-independent wire bytes (DESIGN.md §9: the cache
+ * "answers from cache by rewriting the id"): the answer, authority and additional records (the
+ * upstream's OPT dropped) back to back, ready to follow any client's copy of the same question.
+ *
+ * Records owned by the qname start with the compression pointer `0xC00C` (RFC 1035 §4.1.4) to
+ * the question at offset 12, so a cached answer carries each asker's own spelling of the qname;
+ * every other name is written in full (no pointers into the upstream's message survive).
+ * `ttlOffsets[i]` is where record i's 32-bit TTL sits in `body`, and `ttls[i]` its TTL as
+ * received, seconds: serving from cache is one copy plus a TTL patch per record.
+ */
+export interface CompiledAnswer {
+  /** RCODE of the upstream answer (RFC 1035 §4.1.1). */
+  readonly rcode: number;
+  /** Header bits kept from the upstream: AD only (AA is not ours to claim). */
+  readonly flags: number;
+  readonly ancount: number;
+  readonly nscount: number;
+  /** Additional records, not counting the OPT each response gets. */
+  readonly arcount: number;
+  readonly body: Buffer;
+  readonly ttlOffsets: Uint32Array;
+  readonly ttls: Uint32Array;
+  /**
+   * How long the answer may be cached, seconds (RFC 2181 §5.2, RFC 2308 §5): the smallest TTL of
+   * the answer and authority records of a positive answer; min(SOA TTL, SOA MINIMUM) of the
+   * authority SOA for NXDOMAIN/NODATA; 0 (do not cache) without such an SOA, for RCODEs other
+   * than NOERROR and NXDOMAIN, or with TTL 0.
+   */
+  readonly cacheTtl: number;
+}
+
+const ROOT_POINTER = Buffer.from([0xc0, 0x0c]);
+
+/**
+ * Compiles an upstream response (decoded by dns-packet) for the question whose normalised qname
+ * (lower case, no trailing dot) is `qname`. Records dns-packet cannot re-encode are skipped.
+ */
+export function compileAnswer(response: Packet, qname: string): CompiledAnswer {
+  const rcode = (response.flags ?? 0) & 0xf;
+  const answers = response.answers ?? [];
+  const authorities = response.authorities ?? [];
+  const additionals = (response.additionals ?? []).filter((rr) => rr.type !== 'OPT');
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  const ttls: number[] = [];
+  let size = 0;
+  const counts = [0, 0, 0];
+  const sections = [answers, authorities, additionals];
+  for (let s = 0; s < 3; s++) {
+    for (const rr of sections[s]!) {
+      let rest: Buffer;
+      try {
+        // Encoded with the root as owner: byte 0 is the root label, the rest is type … RDATA.
+        rest = codec.answer.encode({ ...rr, name: '.' } as Answer);
+      } catch {
+        continue;
+      }
+      const owner =
+        rr.name.toLowerCase() === qname || (qname === '.' && rr.name === '')
+          ? ROOT_POINTER
+          : codec.name.encode(rr.name);
+      const ttl = (rr as { ttl?: number }).ttl ?? 0;
+      offsets.push(size + owner.length + 4);
+      ttls.push(ttl >>> 0);
+      parts.push(owner, rest.subarray(1));
+      size += owner.length + rest.length - 1;
+      counts[s]!++;
+    }
+  }
+  return {
+    rcode,
+    flags: (response.flags ?? 0) & Flag.AD,
+    ancount: counts[0]!,
+    nscount: counts[1]!,
+    arcount: counts[2]!,
+    body: Buffer.concat(parts, size),
+    ttlOffsets: Uint32Array.from(offsets),
+    ttls: Uint32Array.from(ttls),
+    cacheTtl: cacheTtlOf(rcode, answers, authorities),
+  };
+}
+
+function cacheTtlOf(rcode: number, answers: Answer[], authorities: Answer[]): number {
+  if (rcode !== 0 && rcode !== 3) return 0;
+  let ttl: number;
+  if (rcode === 0 && answers.length > 0) {
+    ttl = minTtl(answers, Number.POSITIVE_INFINITY);
+    ttl = minTtl(authorities, ttl);
+  } else {
+    const soa = authorities.find((rr) => rr.type === 'SOA');
+    if (!soa) return 0;
+    const minimum = (soa as { data?: { minimum?: number } }).data?.minimum ?? 0;
+    ttl = Math.min((soa as { ttl?: number }).ttl ?? 0, minimum);
+  }
+  return ttl > 0 ? ttl : 0;
+}
+
+function minTtl(records: Answer[], start: number): number {
+  let m = start;
+  for (let i = 0; i < records.length; i++) {
+    const t = (records[i] as { ttl?: number }).ttl ?? 0;
+    if (t < m) m = t;
+  }
+  return m;
+}
+
+/**
+ * The wire response to `request` from a compiled answer: header (the request's id), the
+ * request's own question, the compiled body with every TTL decremented by `elapsed` seconds
+ * (never below 0) — or set to `fixedTtl` when ≥ 0 (stale answers, RFC 8767 §4) — and our OPT.
+ */
+export function renderAnswer(request: DnsRequest, answer: CompiledAnswer, elapsed: number, fixedTtl = -1): Buffer {
+  const body = answer.body;
+  const out = allocResponse(
+    request,
+    answer.rcode,
+    answer.flags,
+    answer.ancount,
+    answer.nscount,
+    answer.arcount,
+    body.length,
+  );
+  const base = request.questionEnd;
+  body.copy(out, base);
+  if (fixedTtl >= 0 || elapsed > 0) {
+    const offsets = answer.ttlOffsets;
+    const ttls = answer.ttls;
+    for (let i = 0; i < offsets.length; i++) {
+      const t = fixedTtl >= 0 ? fixedTtl : ttls[i]! > elapsed ? ttls[i]! - elapsed : 0;
+      out.writeUInt32BE(t, base + offsets[i]!);
+    }
+  }
+  return out;
+}
