@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import fastifyStatic from '@fastify/static';
+import { ApiError } from '@cordon/shared';
+import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -24,7 +25,10 @@ export interface AppOptions {
   changes: ChangeFeed;
   /** HS256 signing key of access tokens (see `loadOrCreateJwtSecret`). */
   jwtSecret: Uint8Array;
-  /** The built console; when set and present, served with an index.html fallback for non-API GETs. */
+  /**
+   * The built console; when set and its index.html exists, its files are served (looked up per
+   * request, so a rebuild needs no restart) with an index.html fallback for client routes.
+   */
   consoleDir?: string;
   /** Fastify's logger option; default false. */
   logger?: boolean | object;
@@ -34,6 +38,29 @@ export interface AppOptions {
 
 /** The API prefix (spec §7). */
 export const API_PREFIX = '/restapi';
+
+/** Cache lifetime of hashed build output: a year, and never revalidated (its name changes with its content). */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * True for a request of a file rather than a client route: anything under `/assets/` or whose last
+ * segment has an extension. A missing one answers 404, never index.html: a tab left open across a
+ * rebuild asks for old chunk names, and HTML parsed as JavaScript would fail obscurely.
+ */
+function isFileRequest(path: string): boolean {
+  return path.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(path.slice(path.lastIndexOf('/') + 1));
+}
+
+/**
+ * Cache headers of console files: hashed `assets/*` are immutable; everything else (index.html, which
+ * names the current chunks, and unhashed files) is revalidated on every use (`no-cache`).
+ */
+function consoleCacheHeaders(root: string): (res: SetHeadersResponse, path: string) => void {
+  return (res, path) => {
+    const inAssets = relative(root, path).startsWith(`assets${sep}`);
+    res.setHeader('cache-control', inAssets ? IMMUTABLE : 'no-cache');
+  };
+}
 
 /**
  * Builds the Cordon API (STYLE.md §8: a factory with explicit registration; it does not listen).
@@ -67,7 +94,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const consoleDir = opts.consoleDir ? resolve(opts.consoleDir) : undefined;
   const serveConsole = consoleDir !== undefined && existsSync(resolve(consoleDir, 'index.html'));
   await app.register(errorsPlugin, {
-    ...(serveConsole ? { fallback: (_req, reply) => reply.type('text/html').sendFile('index.html') } : {}),
+    ...(serveConsole
+      ? {
+          fallback: (req, reply) =>
+            isFileRequest(req.url.split('?')[0] ?? '/')
+              ? reply.status(404).send(new ApiError('ERR_NOT_FOUND').toBody())
+              : reply.type('text/html').sendFile('index.html'),
+        }
+      : {}),
   });
 
   await app.register(fastifySwagger, {
@@ -104,8 +138,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
 
   if (serveConsole) {
-    // Files found at start-up only (no wildcard route), so unknown paths reach the errors plugin's fallback.
-    await app.register(fastifyStatic, { root: consoleDir, wildcard: false });
+    // One wildcard route looking files up per request, so a rebuild's new chunks are served without a
+    // restart; a missing file goes to the not-found handler (index.html for client routes, else 404).
+    // Cache-Control is set here alone (send's own header is off, it would overwrite ours).
+    await app.register(fastifyStatic, {
+      root: consoleDir,
+      wildcard: true,
+      cacheControl: false,
+      setHeaders: consoleCacheHeaders(consoleDir),
+    });
   }
   return app;
 }

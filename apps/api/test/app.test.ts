@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createChangeFeed } from '@cordon/db';
+import { createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import { ErrorTexts } from '@cordon/shared';
+import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, ensureSystemAdmin } from '../src/index.ts';
@@ -99,31 +100,74 @@ describe.each(testDialects())('server errors on %s', (dialect) => {
 });
 
 describe.each(testDialects())('console files on %s', (dialect) => {
-  it('serves the SPA with an index.html fallback for non-API GETs only', async () => {
-    const handle = await createTestDatabase(dialect);
-    const dir = mkdtempSync(join(tmpdir(), 'cordon-console-'));
+  let handle: DatabaseHandle;
+  let app: FastifyInstance;
+  let dir: string;
+  beforeEach(async () => {
+    handle = await createTestDatabase(dialect);
+    dir = mkdtempSync(join(tmpdir(), 'cordon-console-'));
+    mkdirSync(join(dir, 'assets'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Cordon</title>');
     writeFileSync(join(dir, 'app.js'), 'console.log(1)');
-    const app = await buildApp({
+    writeFileSync(join(dir, 'assets', 'index-AbC123.js'), 'console.log(2)');
+    app = await buildApp({
       db: handle,
       changes: createChangeFeed(handle),
       jwtSecret: new Uint8Array(32),
       consoleDir: dir,
     });
-    try {
-      const file = await app.inject({ method: 'GET', url: '/app.js' });
-      expect(file.statusCode).toBe(200);
-      expect(file.body).toBe('console.log(1)');
-      const deep = await app.inject({ method: 'GET', url: '/customer/overview' });
-      expect(deep.statusCode).toBe(200);
-      expect(deep.headers['content-type']).toContain('text/html');
-      expect(deep.body).toContain('<title>Cordon</title>');
-      const api = await app.inject({ method: 'GET', url: '/restapi/unknown' });
-      expect(api.statusCode).toBe(404);
-      expect(api.json().code).toBe('ERR_NOT_FOUND');
-    } finally {
-      await app.close();
-      await handle.close();
+  });
+  afterEach(async () => {
+    await app.close();
+    await handle.close();
+  });
+
+  it('serves the SPA with an index.html fallback for client routes only', async () => {
+    const file = await app.inject({ method: 'GET', url: '/app.js' });
+    expect(file.statusCode).toBe(200);
+    expect(file.body).toBe('console.log(1)');
+    for (const url of ['/', '/customer/overview', '/msp/3/customers?tab=all']) {
+      const page = await app.inject({ method: 'GET', url });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['content-type'], url).toContain('text/html');
+      expect(page.body, url).toContain('<title>Cordon</title>');
     }
+    const api = await app.inject({ method: 'GET', url: '/restapi/unknown' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json().code).toBe('ERR_NOT_FOUND');
+    // The catch-all file route does not make every path "known": API paths still answer 405, others 404.
+    expect((await app.inject({ method: 'PATCH', url: '/restapi/msp/1' })).statusCode).toBe(405);
+    expect((await app.inject({ method: 'POST', url: '/customer/overview' })).statusCode).toBe(404);
+  });
+
+  it('answers 404, never index.html, for a missing asset or any missing file with an extension', async () => {
+    for (const url of ['/assets/index-Old999.js', '/assets/logo', '/missing.js', '/deep/path/style.css']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).not.toContain('text/html');
+      expect(res.json(), url).toEqual({ error: ErrorTexts.notFound, code: 'ERR_NOT_FOUND' });
+    }
+  });
+
+  it('serves files added after start (a rebuild) without a restart', async () => {
+    expect((await app.inject({ method: 'GET', url: '/assets/index-New456.js' })).statusCode).toBe(404);
+    writeFileSync(join(dir, 'assets', 'index-New456.js'), 'console.log(3)');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Cordon 2</title>');
+    const chunk = await app.inject({ method: 'GET', url: '/assets/index-New456.js' });
+    expect(chunk.statusCode).toBe(200);
+    expect(chunk.body).toBe('console.log(3)');
+    expect((await app.inject({ method: 'GET', url: '/customer/overview' })).body).toContain('Cordon 2');
+  });
+
+  it('sends no-cache for index.html and immutable caching for hashed assets', async () => {
+    for (const url of ['/', '/index.html', '/customer/overview']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.headers['cache-control'], url).toBe('no-cache');
+    }
+    const asset = await app.inject({ method: 'GET', url: '/assets/index-AbC123.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    // An unhashed file may change with a rebuild: revalidated like index.html.
+    expect((await app.inject({ method: 'GET', url: '/app.js' })).headers['cache-control']).toBe('no-cache');
   });
 });

@@ -65,12 +65,14 @@ function patternOf(url: string): RegExp {
 /**
  * Root plugin: the error handler, the 404 handler (with 405 for a known path under a wrong method:
  * spec §8) and a registry of route paths for that check. Registered first, so every context inherits it.
- * @param opts.fallback optional handler for unknown non-API GETs (the SPA's index.html)
+ * @param opts.fallback optional handler for unknown non-API GETs (the console: index.html or a 404)
  */
 export const errorsPlugin = fp(
   async (app: FastifyInstance, opts: { fallback?: (req: FastifyRequest, reply: FastifyReply) => unknown }) => {
     const routes: Array<{ method: string; pattern: RegExp }> = [];
     app.addHook('onRoute', (route) => {
+      // A catch-all (the console's static files) would make every path "known": a wrong method on it is a 404.
+      if (route.url.endsWith('*')) return;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const m of methods) routes.push({ method: m.toUpperCase(), pattern: patternOf(route.url) });
     });
