@@ -59,6 +59,30 @@ export async function main(argv: string[]): Promise<void> {
     }
   });
 
+  addSettings(
+    program
+      .command('create-admin')
+      .description('add a console admin; prints a generated password once when none is given')
+      .requiredOption('--email <email>', 'login e-mail (unique)')
+      .addOption(
+        new Option('--password <password>', 'password (spec §5 rule); prefer the variable to keep it out of ps').env(
+          'CORDON_NEW_ADMIN_PASSWORD',
+        ),
+      )
+      .option('--name <name>', 'full name (default: the e-mail)')
+      .addOption(
+        new Option('--role <role>', 'role').choices(['system', 'sales', 'msp', 'customer']).makeOptionMandatory(),
+      )
+      .option('--msp-id <id>', 'the MSP of an msp admin')
+      .option('--customer-id <id>', 'the customer of a customer admin'),
+    ['dataDir', 'databaseUrl'],
+  ).action(async (flags: Record<string, string | undefined>) => {
+    const config = resolveServeConfig(flags, process.env);
+    // Loaded here so that the other commands do not load the API.
+    const { runCreateAdmin } = await import('./commands/create-admin.ts');
+    await runCreateAdmin(config, flags, print);
+  });
+
   const categories = program.command('categories').description('the category database');
   addSettings(
     categories

@@ -24,7 +24,7 @@ export async function loadOrCreateJwtSecret(handle: DatabaseHandle): Promise<Uin
 }
 
 /** A random password satisfying the spec §5 rule: 24 base64url characters plus a letter and a digit. */
-function generatePassword(): string {
+export function generatePassword(): string {
   return `${randomBytes(18).toString('base64url')}a7`;
 }
 
