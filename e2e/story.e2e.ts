@@ -30,6 +30,7 @@ describe('walking skeleton story (issue #2)', () => {
   let httpPort: number;
   let dnsPort: number;
   let unlistedName = '';
+  const browserProblems: string[] = [];
   let stopped = false;
 
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -52,6 +53,12 @@ describe('walking skeleton story (issue #2)', () => {
     cordon = await startCordon(env);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    // The console must run under the API's CSP without violations or uncaught errors.
+    page.on('pageerror', (err) => browserProblems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+        browserProblems.push(msg.text());
+    });
   });
 
   afterAll(async () => {
@@ -202,6 +209,7 @@ describe('walking skeleton story (issue #2)', () => {
     await page.getByTestId('traffic-chart').locator('svg').waitFor();
     await page.waitForTimeout(1500);
     await shot('10-customer-overview-counts');
+    expect(browserProblems).toEqual([]);
   });
 
   it('shuts down cleanly on SIGTERM, flushing the query log', async () => {

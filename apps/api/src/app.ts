@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import { ApiError } from '@cordon/shared';
+import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -38,6 +39,32 @@ export interface AppOptions {
 
 /** The API prefix (spec §7). */
 export const API_PREFIX = '/restapi';
+
+/**
+ * Security headers of every answer (DESIGN.md §14): a CSP that allows no inline or foreign script.
+ * Styles may be inline because the console's components set CSS variables in style attributes.
+ * No HSTS and no upgrade-insecure-requests: Cordon speaks plain HTTP on loopback and leaves TLS (and
+ * HSTS) to the reverse proxy in front of it (docs/operations.md).
+ */
+const SECURITY_HEADERS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  hsts: false,
+  crossOriginEmbedderPolicy: false,
+} as const;
 
 /** Cache lifetime of hashed build output: a year, and never revalidated (its name changes with its content). */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -103,6 +130,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         }
       : {}),
   });
+
+  await app.register(fastifyHelmet, { global: true, ...SECURITY_HEADERS });
 
   await app.register(fastifySwagger, {
     openapi: {
