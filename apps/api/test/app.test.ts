@@ -35,13 +35,18 @@ describe.each(testDialects())('app wiring on %s', (dialect) => {
     expect(b.body).toBe(a.body);
   });
 
-  it('validates path ids with the spec message', async () => {
-    const res = await call(t.app, t.rootToken, 'GET', '/restapi/msp/abc');
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({
-      error: 'Must be a positive integer.',
+  it('answers a path id that cannot exist as a missing resource, and a bad path value with its message', async () => {
+    // DESIGN.md §5: a path naming id 0 (or any non-id) is refused as missing, like an unknown id.
+    for (const url of ['/restapi/msp/abc', '/restapi/msp/0', '/restapi/users/-1']) {
+      const res = await call(t.app, t.rootToken, 'GET', url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json()).toEqual({ error: 'Client error: Resource not found.', code: 'ERR_NOT_FOUND' });
+    }
+    const badDate = await call(t.app, t.rootToken, 'GET', '/restapi/users/1/stats/tomorrow');
+    expect(badDate.statusCode).toBe(400);
+    expect(badDate.json()).toMatchObject({
       code: 'ERR_VALIDATION',
-      fields: { id: 'Must be a positive integer.' },
+      fields: { date: expect.stringContaining('today') },
     });
   });
 

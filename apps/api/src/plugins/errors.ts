@@ -9,6 +9,11 @@ function fieldName(instancePath: string, context: string | undefined): string {
   return path || (context ?? 'body');
 }
 
+/** True for a path parameter that holds a resource id (`id`, `locId`, `addrId`, …), not a value such as a date. */
+function isIdParam(instancePath: string): boolean {
+  return /^\/?(id|[A-Za-z]+Id)$/.test(instancePath);
+}
+
 /**
  * Turns any error into the one envelope `{ error, code, fields? }` (DESIGN.md §5; STYLE.md §11).
  * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message; `ApiError` → its
@@ -20,6 +25,11 @@ export function toErrorBody(error: unknown, request: FastifyRequest): { status: 
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields: Record<string, string> = {};
     const context = (error as { validationContext?: string }).validationContext;
+    // A path naming a resource id that cannot exist (0, -1, abc) names a missing resource: 404, as
+    // for an unknown id (DESIGN.md §5: requests carrying user id 0 are refused with 404).
+    if (context === 'params' && error.validation.every((i) => isIdParam(i.instancePath))) {
+      return { status: 404, body: new ApiError('ERR_NOT_FOUND').toBody() };
+    }
     for (const issue of error.validation) {
       const name = fieldName(issue.instancePath, context);
       fields[name] ??= issue.message ?? Messages.required;
