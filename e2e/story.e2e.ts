@@ -19,6 +19,8 @@ import { dig, type FakeUpstream, freePort, kdig, startFakeUpstream } from './sup
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'Story-test-1';
+const MSP_ADMIN_EMAIL = 'nora@northwind.test';
+const MSP_ADMIN_PASSWORD = 'Msp-admin-1';
 
 describe('walking skeleton story (issue #2)', () => {
   let upstream: FakeUpstream;
@@ -89,6 +91,10 @@ describe('walking skeleton story (issue #2)', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('MSP name').fill('Northwind MSP');
     await dialog.getByLabel('Company name').fill('Northwind Networks Ltd');
+    // The MSP's primary admin, created with it (DESIGN.md §4); used below to check role guards.
+    await dialog.getByLabel('Admin email').fill(MSP_ADMIN_EMAIL);
+    await dialog.getByLabel('Admin name').fill('Nora Northwind');
+    await dialog.getByLabel('Admin password').fill(MSP_ADMIN_PASSWORD);
     await shot('03-new-msp');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.waitFor({ state: 'hidden' });
@@ -210,6 +216,40 @@ describe('walking skeleton story (issue #2)', () => {
     await page.waitForTimeout(1500);
     await shot('10-customer-overview-counts');
     expect(browserProblems).toEqual([]);
+  });
+
+  it("keeps an MSP admin to its own area: /403 for the system area, a 404 page, the spec's messages", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const msp = await context.newPage();
+    try {
+      await msp.goto(`http://127.0.0.1:${httpPort}/`);
+      await msp.getByLabel('Email').fill(MSP_ADMIN_EMAIL);
+      await msp.getByLabel('Password').fill(MSP_ADMIN_PASSWORD);
+      await msp.getByRole('button', { name: 'Log in' }).click();
+      await msp.waitForURL('**/msp/overview');
+      await expect.poll(() => msp.getByTestId('customers-table').textContent()).toContain('Springfield School');
+
+      // spec §5: a required field left empty shows the spec's message and nothing is created.
+      await msp.getByRole('button', { name: 'New customer' }).click();
+      const dialog = msp.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await dialog.getByText('This is a required field.').waitFor();
+      await msp.screenshot({ path: join(ARTIFACTS, '11-msp-admin-required-field.png'), fullPage: true });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      // spec §2/§6: a route for another role sends the user to /403.
+      await msp.goto(`http://127.0.0.1:${httpPort}/system/overview`);
+      await msp.waitForURL('**/403');
+      await expect.poll(() => msp.title()).toBe('Cordon | Forbidden');
+      await msp.screenshot({ path: join(ARTIFACTS, '12-msp-admin-403.png'), fullPage: true });
+
+      // An unknown path renders the 404 page.
+      await msp.goto(`http://127.0.0.1:${httpPort}/no/such/page`);
+      await expect.poll(() => msp.title()).toBe('Cordon | Page not found');
+      await msp.getByText('The page you are looking for does not exist.').waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   it('shuts down cleanly on SIGTERM, flushing the query log', async () => {
