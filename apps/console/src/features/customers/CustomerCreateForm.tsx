@@ -1,11 +1,12 @@
 import { customerCreateSchema, type FilteringLevel } from '@cordon/shared';
-import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { AdminFields, type AdminValues } from '../../components/AdminFields.tsx';
 import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
-import { applyServerErrors, blankToUndefined, schemaValidator } from '../../components/form.ts';
+import { FormActions } from '../../components/FormActions.tsx';
+import { blankToUndefined, schemaValidator, submitThrough } from '../../components/form.ts';
 import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
 import { useCreateCustomerMutation } from './api.ts';
 
@@ -37,14 +38,15 @@ export function CustomerCreateForm({ mspId, onDone }: { mspId: number; onDone: (
     validate: schemaValidator(customerCreateSchema, prepare),
   });
 
-  const submit = form.onSubmit((values) => {
-    create.mutate(customerCreateSchema.parse(prepare(values)), {
-      onSuccess: () => {
-        showSuccessToast(t('customers.created'));
-        onDone();
-      },
-      onError: (error) => applyServerErrors(form, error),
-    });
+  const submit = submitThrough({
+    form,
+    schema: customerCreateSchema,
+    prepare,
+    mutation: create,
+    onSuccess: () => {
+      showSuccessToast(t('customers.created'));
+      onDone();
+    },
   });
 
   return (
@@ -54,14 +56,7 @@ export function CustomerCreateForm({ mspId, onDone }: { mspId: number; onDone: (
         <TimezoneSelect {...form.getInputProps('timezone')} />
         <FilteringLevelSelect label={t('customers.defaultLevel')} {...form.getInputProps('default_level')} />
         <AdminFields form={form} />
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onDone}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            {t('common.create')}
-          </Button>
-        </Group>
+        <FormActions onCancel={onDone} pending={create.isPending} />
       </Stack>
     </form>
   );

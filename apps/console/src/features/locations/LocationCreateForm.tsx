@@ -4,9 +4,9 @@ import { type FormErrors, useForm } from '@mantine/form';
 import { randomId } from '@mantine/hooks';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../api/client.ts';
 import { showSuccessToast } from '../../app/errors/responseHandler.ts';
-import { schemaValidator } from '../../components/form.ts';
+import { FormActions } from '../../components/FormActions.tsx';
+import { schemaValidator, submitThrough } from '../../components/form.ts';
 import { usePoliciesQuery } from '../policies/api.ts';
 import { useCreateStaticIpLocationMutation } from './api.ts';
 
@@ -51,16 +51,16 @@ export function LocationCreateForm({ userId, onDone }: { userId: number; onDone:
     validate: (values) => toFormErrors(validateSchema(values)),
   });
 
-  const submit = form.onSubmit((values) => {
-    create.mutate(staticIpLocationCreateSchema.parse(prepare(values)), {
-      onSuccess: () => {
-        showSuccessToast(t('locations.created'));
-        onDone();
-      },
-      onError: (error) => {
-        if (error instanceof ApiError && error.fields) form.setErrors(toFormErrors(error.fields));
-      },
-    });
+  const submit = submitThrough({
+    form,
+    schema: staticIpLocationCreateSchema,
+    prepare,
+    mutation: create,
+    onSuccess: () => {
+      showSuccessToast(t('locations.created'));
+      onDone();
+    },
+    toFormErrors,
   });
 
   const policyOptions = [
@@ -112,14 +112,7 @@ export function LocationCreateForm({ userId, onDone }: { userId: number; onDone:
             {t('locations.addAddress')}
           </Button>
         </Group>
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onDone}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            {t('common.create')}
-          </Button>
-        </Group>
+        <FormActions onCancel={onDone} pending={create.isPending} />
       </Stack>
     </form>
   );

@@ -1,10 +1,11 @@
 import { mspCreateSchema } from '@cordon/shared';
-import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { AdminFields, type AdminValues } from '../../components/AdminFields.tsx';
-import { applyServerErrors, blankToUndefined, schemaValidator } from '../../components/form.ts';
+import { FormActions } from '../../components/FormActions.tsx';
+import { blankToUndefined, schemaValidator, submitThrough } from '../../components/form.ts';
 import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
 import { useCreateMspMutation } from './api.ts';
 
@@ -37,14 +38,15 @@ export function MspCreateForm({ onDone }: { onDone: () => void }) {
     validate: schemaValidator(mspCreateSchema, prepare),
   });
 
-  const submit = form.onSubmit((values) => {
-    create.mutate(mspCreateSchema.parse(prepare(values)), {
-      onSuccess: () => {
-        showSuccessToast(t('msps.created'));
-        onDone();
-      },
-      onError: (error) => applyServerErrors(form, error),
-    });
+  const submit = submitThrough({
+    form,
+    schema: mspCreateSchema,
+    prepare,
+    mutation: create,
+    onSuccess: () => {
+      showSuccessToast(t('msps.created'));
+      onDone();
+    },
   });
 
   return (
@@ -55,14 +57,7 @@ export function MspCreateForm({ onDone }: { onDone: () => void }) {
         <TextInput label={t('msps.license')} {...form.getInputProps('license')} />
         <TimezoneSelect {...form.getInputProps('timezone')} />
         <AdminFields form={form} />
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onDone}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            {t('common.create')}
-          </Button>
-        </Group>
+        <FormActions onCancel={onDone} pending={create.isPending} />
       </Stack>
     </form>
   );

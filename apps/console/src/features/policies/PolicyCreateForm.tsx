@@ -1,10 +1,11 @@
 import { type FilteringLevel, policyCreateSchema } from '@cordon/shared';
-import { Button, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import { Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
-import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { FormActions } from '../../components/FormActions.tsx';
+import { schemaValidator, submitThrough } from '../../components/form.ts';
 import { useCreatePolicyMutation } from './api.ts';
 
 interface PolicyFormValues {
@@ -24,14 +25,15 @@ export function PolicyCreateForm({ userId, onDone }: { userId: number; onDone: (
     validate: schemaValidator(policyCreateSchema, prepare),
   });
 
-  const submit = form.onSubmit((values) => {
-    create.mutate(policyCreateSchema.parse(prepare(values)), {
-      onSuccess: () => {
-        showSuccessToast(t('policies.created'));
-        onDone();
-      },
-      onError: (error) => applyServerErrors(form, error),
-    });
+  const submit = submitThrough({
+    form,
+    schema: policyCreateSchema,
+    prepare,
+    mutation: create,
+    onSuccess: () => {
+      showSuccessToast(t('policies.created'));
+      onDone();
+    },
   });
 
   return (
@@ -44,14 +46,7 @@ export function PolicyCreateForm({ userId, onDone }: { userId: number; onDone: (
           label={t('policies.allowUnclassified')}
           {...form.getInputProps('allow_unclassified', { type: 'checkbox' })}
         />
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onDone}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            {t('common.create')}
-          </Button>
-        </Group>
+        <FormActions onCancel={onDone} pending={create.isPending} />
       </Stack>
     </form>
   );
