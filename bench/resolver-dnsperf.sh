@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # dnsperf against bench/resolver-serve.ts (DESIGN.md §13). Usage: bench/resolver-dnsperf.sh [seconds]
 # CORDON_BENCH_BUNDLE=1 runs the server as an esbuild bundle under plain node (no tsx in the process).
+# CORDON_BENCH_PROF=1 adds `--cpu-prof` (profiles in /tmp/cordon-prof; summarise with bench/cpuprofile-top.mjs).
+# CORDON_BENCH_MIXES="blocked cached" picks the mixes; CORDON_BENCH_QPS=10000 fixes the offered load
+# (dnsperf -Q; the default 200000 saturates) and adds latency percentiles from dnsperf -v (per-answer latencies).
 # Two mixes: blocked names (UT1 gambling, each blocked by the policy) and cached names (a few
 # allowed names, cached after the first query). Numbers go in bench/README.md.
 set -euo pipefail
@@ -8,14 +11,20 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 port=5399
 node --expose-gc --import tsx bench/resolver-category-load.ts >/dev/null   # builds the UT1 db once
+prof=()
+if [ "${CORDON_BENCH_PROF:-0}" = 1 ]; then rm -rf /tmp/cordon-prof; prof=(--cpu-prof --cpu-prof-dir=/tmp/cordon-prof); fi
 if [ "${CORDON_BENCH_BUNDLE:-0}" = 1 ]; then
   mkdir -p node_modules/.cordon-bench
   node_modules/.bin/esbuild bench/resolver-serve.ts --bundle --platform=node --format=esm --target=node20 \
     --outfile=node_modules/.cordon-bench/serve.mjs --external:better-sqlite3 --external:pg --external:pg-native \
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" --log-level=warning
-  node --expose-gc node_modules/.cordon-bench/serve.mjs /tmp/cordon-bench-ut1.db $port > /tmp/cordon-bench-serve.log 2>&1 &
+  # The query-log writer thread's entry, next to the bundle under the name the resolver looks for.
+  node_modules/.bin/esbuild apps/resolver/src/querylog/worker.ts --bundle --platform=node --format=esm --target=node20 \
+    --outfile=node_modules/.cordon-bench/querylog-worker.mjs --external:better-sqlite3 --external:pg --external:pg-native \
+    --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" --log-level=warning
+  node --expose-gc "${prof[@]}" node_modules/.cordon-bench/serve.mjs /tmp/cordon-bench-ut1.db $port > /tmp/cordon-bench-serve.log 2>&1 &
 else
-  node --expose-gc --import tsx bench/resolver-serve.ts /tmp/cordon-bench-ut1.db $port > /tmp/cordon-bench-serve.log 2>&1 &
+  node --expose-gc "${prof[@]}" --import tsx bench/resolver-serve.ts /tmp/cordon-bench-ut1.db $port > /tmp/cordon-bench-serve.log 2>&1 &
 fi
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
@@ -23,9 +32,14 @@ for _ in $(seq 1 100); do grep -q ready /tmp/cordon-bench-serve.log && break; sl
 grep ready /tmp/cordon-bench-serve.log
 head -n 20000 /work/shared/data/categories/ut1/gambling/domains | awk '{print $1" A"}' > /tmp/cordon-q-blocked.txt
 for i in $(seq 1 20); do echo "allowed$i.bench.test A"; done > /tmp/cordon-q-cached.txt
-for mix in blocked cached; do
-  echo "== $mix"
-  dnsperf -s 127.0.0.1 -p $port -d /tmp/cordon-q-$mix.txt -l "$secs" -c 8 -Q 200000 2>&1 | grep -E "Queries (sent|completed|lost)|Queries per second|Average Latency|Latency StdDev"
+qps=${CORDON_BENCH_QPS:-200000}
+extra=()
+if [ "$qps" != 200000 ]; then extra=(-v); fi
+for mix in ${CORDON_BENCH_MIXES:-blocked cached}; do
+  echo "== $mix (-Q $qps)"
+  dnsperf -s 127.0.0.1 -p $port -d /tmp/cordon-q-$mix.txt -l "$secs" -c 8 -Q "$qps" "${extra[@]}" > /tmp/cordon-dnsperf-$mix.txt 2>&1 || true
+  grep -E "Queries (sent|completed|lost)|Queries per second|Average Latency|Latency StdDev" /tmp/cordon-dnsperf-$mix.txt
+  if [ "$qps" != 200000 ]; then node bench/dnsperf-percentiles.mjs /tmp/cordon-dnsperf-$mix.txt; fi
 done
 kill -TERM $pid; wait $pid || true
 tail -n 2 /tmp/cordon-bench-serve.log
