@@ -4,6 +4,9 @@
  * blocking every category; the upstream is the tests' fake authoritative server on loopback.
  *
  *   node --import tsx bench/resolver-serve.ts [sqlite-file] [port]
+ *
+ * CORDON_BENCH_QUERYLOG=inline writes the query log on the resolving thread (the default is the
+ * writer thread), for before/after comparisons.
  */
 import { createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
@@ -66,6 +69,7 @@ const resolver = await startResolver({
   dns: { host: '127.0.0.1', port },
   upstreams: [{ host: '127.0.0.1', port: upstream.port }],
   blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+  queryLog: { worker: process.env.CORDON_BENCH_QUERYLOG !== 'inline' },
 });
 global.gc?.();
 console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);

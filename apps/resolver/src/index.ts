@@ -10,7 +10,8 @@ import { ResolverCounters } from './metrics.ts';
 import type { BlockAddresses } from './pipeline/answers.ts';
 import { composePipeline } from './pipeline/order.ts';
 import { type SnapshotStats, SnapshotStore } from './policy/snapshot.ts';
-import { type QueryLogOptions, type QueryLogStats, QueryLogWriter } from './querylog/writer.ts';
+import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
+import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
 import { createExchange } from './transport/exchange.ts';
 import { startTcpServer } from './transport/tcp.ts';
 import { startUdpServer } from './transport/udp.ts';
@@ -21,6 +22,7 @@ export { startBlockPage } from './blockpage/http.ts';
 export type { BlockAddresses } from './pipeline/answers.ts';
 export { PIPELINE } from './pipeline/order.ts';
 export type { SnapshotStore } from './policy/snapshot.ts';
+export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
 export type { QueryLogOptions } from './querylog/writer.ts';
 export type { UpstreamHealth, UpstreamServer } from './upstream/client.ts';
 
@@ -35,7 +37,11 @@ export interface ResolverOptions {
   upstreams: UpstreamServer[];
   /** Answers for blocked A / AAAA questions (the block page's addresses), e.g. 127.0.0.1 / ::1. */
   blockAddresses: BlockAddresses;
-  /** Query-log batching; defaults: batchSize 1000 rows, flushMs 500, maxBuffer 50,000 rows. */
+  /**
+   * Query-log batching; defaults: batchSize 1000 rows, flushMs 500, maxBuffer 50,000 rows, written
+   * on a writer thread with its own connection (derived for a SQLite file; PostgreSQL needs
+   * `queryLog.connection`, e.g. `{ url }`), else on the resolving thread.
+   */
   queryLog?: QueryLogOptions;
   /** Answer cache size, entries (default 100,000). */
   cacheEntries?: number;
@@ -59,6 +65,8 @@ export interface ResolverMetrics {
   truncated: number;
   cacheEntries: number;
   queryLog: QueryLogStats;
+  /** Where query-log INSERTs run: `worker` (a writer thread with its own connection) or `inline` (this thread). */
+  queryLogWriter: 'worker' | 'inline';
   upstream: UpstreamStats;
   /** Per upstream, in configured order. */
   upstreamHealth: UpstreamHealth[];
@@ -96,7 +104,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     timeoutMs: opts.upstreamTimeoutMs ?? 1500,
     probeIntervalMs: opts.upstreamProbeIntervalMs ?? 5000,
   });
-  const queryLog = new QueryLogWriter(opts.db, logger, opts.queryLog);
+  const queryLog = openQueryLog(opts.db, logger, opts.queryLog);
   const handler = composePipeline({
     store,
     cache,
@@ -142,6 +150,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         truncated: counters.truncated,
         cacheEntries: cache.size,
         queryLog: { ...queryLog.stats },
+        queryLogWriter: queryLog instanceof QueryLogWorkerWriter ? 'worker' : 'inline',
         upstream: { ...upstream.stats },
         upstreamHealth: upstream.health(),
         snapshot: { ...store.stats },

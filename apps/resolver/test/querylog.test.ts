@@ -1,6 +1,12 @@
-import { createTestDatabase } from '@cordon/db/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DatabaseHandle, migrateToLatest, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
+import { createTestDatabase, testDialects } from '@cordon/db/testing';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { openQueryLog, QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
 import { type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
 const row = (i: number): QueryLogRow => ({
@@ -52,5 +58,112 @@ describe('QueryLogWriter', () => {
     await writer.close();
     expect(writer.stats.failedBatches).toBe(1);
     expect(writer.stats.dropped).toBe(1);
+  });
+});
+
+describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
+  /** A migrated database the writer thread can open too: a SQLite file, or a PostgreSQL test schema. */
+  async function database(): Promise<{
+    handle: DatabaseHandle;
+    connection: OpenDatabaseOptions;
+    done(): Promise<void>;
+  }> {
+    if (dialect === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'cordon-qlog-'));
+      const sqlitePath = join(dir, 'q.sqlite');
+      const handle = openDatabase({ sqlitePath });
+      await migrateToLatest(handle);
+      return {
+        handle,
+        connection: { sqlitePath },
+        done: async () => {
+          await handle.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    const handle = await createTestDatabase('postgres');
+    const { rows } = await sql<{ s: string }>`select current_schema() as s`.execute(handle.db);
+    const connection = { url: process.env.CORDON_TEST_DATABASE_URL!, pgSchema: rows[0]!.s };
+    return { handle, connection, done: () => handle.close() };
+  }
+  const count = async (handle: DatabaseHandle) =>
+    Number(
+      (
+        await handle.db
+          .selectFrom('query_log')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('writes every row on its own thread and connection; close() flushes the partial batch', async () => {
+    const db = await database();
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
+      batchSize: 100,
+      flushMs: 60_000,
+    });
+    for (let i = 0; i < 1234; i++) expect(writer.push(row(i))).toBe(true);
+    await writer.flush();
+    expect(writer.stats.written).toBe(1234);
+    writer.push({ ...row(9999), location_id: null, policy_id: null, categories: '6,20' });
+    await writer.close();
+    expect(writer.stats).toEqual({ written: 1235, dropped: 0, failedBatches: 0 });
+    expect(await count(db.handle)).toBe(1235);
+    const last = await db.handle.db
+      .selectFrom('query_log')
+      .selectAll()
+      .where('qname', '=', 'q9999.example')
+      .executeTakeFirstOrThrow();
+    expect(last).toMatchObject({ ...row(9999), location_id: null, policy_id: null, categories: '6,20' });
+    expect(writer.push(row(1))).toBe(false);
+    await db.done();
+  });
+
+  it('drops and counts rows beyond maxBuffer (buffered plus not yet acknowledged)', async () => {
+    const db = await database();
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+    });
+    let accepted = 0;
+    // No acknowledgement can arrive during a synchronous loop: 250 rows are in flight or buffered.
+    for (let i = 0; i < 400; i++) if (writer.push(row(i))) accepted++;
+    expect(accepted).toBe(250);
+    expect(writer.stats.dropped).toBe(150);
+    await writer.close();
+    expect(writer.stats.written).toBe(250);
+    expect(await count(db.handle)).toBe(250);
+    await db.done();
+  });
+
+  it('counts a batch the database rejects as failed and dropped', async () => {
+    const db = await database();
+    await db.handle.db.schema.dropTable('query_log').execute();
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), { flushMs: 60_000 });
+    writer.push(row(1));
+    writer.push(row(2));
+    await writer.close();
+    expect(writer.stats).toEqual({ written: 0, dropped: 2, failedBatches: 1 });
+    await db.done();
+  });
+});
+
+describe('openQueryLog', () => {
+  it('uses a writer thread for a SQLite file and the resolving thread for in-memory SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-qlog-'));
+    const file = openDatabase({ sqlitePath: join(dir, 'q.sqlite') });
+    const memory = await createTestDatabase('sqlite');
+    const logger = pino({ level: 'silent' });
+    const threaded = openQueryLog(file, logger);
+    const inline = openQueryLog(memory, logger);
+    const forced = openQueryLog(file, logger, { worker: false });
+    expect(threaded).toBeInstanceOf(QueryLogWorkerWriter);
+    expect(inline).toBeInstanceOf(QueryLogWriter);
+    expect(forced).toBeInstanceOf(QueryLogWriter);
+    await Promise.all([threaded.close(), inline.close(), forced.close()]);
+    await Promise.all([file.close(), memory.close()]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@cordon/db';
+import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
 import type { Logger } from 'pino';
 
 /** One query-log row as inserted (DESIGN.md §11; the `query_log` table of @cordon/db). */
@@ -42,8 +42,33 @@ export interface QueryLogOptions {
   batchSize?: number;
   /** Longest a row waits in the buffer, ms. Default 500. */
   flushMs?: number;
-  /** Rows held at most; beyond it rows are dropped and counted. Default 50,000. */
+  /**
+   * Rows held at most — buffered, plus handed to the writer thread and not yet written; beyond it
+   * rows are dropped and counted. Default 50,000.
+   */
   maxBuffer?: number;
+  /**
+   * Write on a `worker_threads` writer with its own connection (DESIGN.md §9: inserts never stall
+   * answering). Default true; false writes on the resolving thread through the resolver's handle.
+   */
+  worker?: boolean;
+  /**
+   * How the writer thread opens its own connection. Default: the same file for a SQLite file
+   * (WAL lets both connections work); PostgreSQL must pass it (`{ url }`, the handle keeps no
+   * password). With none, or an in-memory SQLite database, rows are written on the resolving thread.
+   */
+  connection?: OpenDatabaseOptions;
+}
+
+/**
+ * Inserts `rows` (at most 1000: 15 columns × 1000 stays under both dialects' bind-parameter
+ * limits) into `query_log` as one multi-row INSERT. Rejects on a database error.
+ */
+export async function insertQueryLogRows(handle: DatabaseHandle, rows: readonly QueryLogRow[]): Promise<void> {
+  await handle.db
+    .insertInto('query_log')
+    .values(rows as QueryLogRow[])
+    .execute();
 }
 
 /** A sink that discards everything (query logging off). */
@@ -57,7 +82,8 @@ export class NullQueryLog implements QueryLogSink {
 }
 
 /**
- * Batches query-log rows into `query_log` (STYLE.md §7, DESIGN.md §9): a bounded in-memory
+ * Batches query-log rows into `query_log` on the resolving thread (STYLE.md §7, DESIGN.md §9) —
+ * the fallback of {@link openQueryLog} when no writer thread can be used: a bounded in-memory
  * buffer flushed every `flushMs` or as soon as `batchSize` rows wait, multi-row INSERTs of at most
  * `batchSize` rows (15 columns × 1000 rows stays under both dialects' bind-parameter limits), one
  * flush at a time. When the buffer is full, new rows are dropped and counted — resolution never
@@ -107,7 +133,7 @@ export class QueryLogWriter implements QueryLogSink {
       const rows = this.buffer.length <= this.batchSize ? this.buffer : this.buffer.slice(0, this.batchSize);
       this.buffer = rows === this.buffer ? [] : this.buffer.slice(rows.length);
       try {
-        await this.handle.db.insertInto('query_log').values(rows).execute();
+        await insertQueryLogRows(this.handle, rows);
         this.stats.written += rows.length;
       } catch (err) {
         this.stats.failedBatches++;

@@ -1,0 +1,204 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
+import type { Logger } from 'pino';
+import { type FromWriter, NUMS, type ToWriter, writeRow } from './batch.ts';
+import {
+  type QueryLogOptions,
+  type QueryLogRow,
+  type QueryLogSink,
+  type QueryLogStats,
+  QueryLogWriter,
+} from './writer.ts';
+
+/**
+ * File name of the writer thread's entry when the resolver runs as a bundle: the bundler must emit
+ * `querylog/worker.ts` under this name next to the bundle (bench/resolver-dnsperf.sh does). From
+ * TypeScript sources (tsx, vitest) the `.ts` entry is loaded through tsx's ESM hooks instead.
+ */
+export const QUERY_LOG_WORKER_BUNDLE_NAME = 'querylog-worker.mjs';
+
+/**
+ * The query-log sink for a resolver (DESIGN.md §9, STYLE.md §7): a {@link QueryLogWorkerWriter}
+ * when a writer thread can open its own connection (see {@link QueryLogOptions.connection}) and
+ * its entry can be found, else a {@link QueryLogWriter} on the resolving thread (logged at warn
+ * for a SQLite file or PostgreSQL, where a worker was expected). Never throws.
+ */
+export function openQueryLog(handle: DatabaseHandle, logger: Logger, opts: QueryLogOptions = {}): QueryLogSink {
+  if (opts.worker === false) return new QueryLogWriter(handle, logger, opts);
+  const connection =
+    opts.connection ??
+    (handle.dialect === 'sqlite' && handle.location !== ':memory:' ? { sqlitePath: handle.location } : null);
+  if (connection === null) {
+    if (handle.dialect === 'postgres') {
+      logger.warn('query log: no connection options for a writer thread; writing on the resolving thread');
+    }
+    return new QueryLogWriter(handle, logger, opts);
+  }
+  try {
+    return new QueryLogWorkerWriter(connection, logger, opts);
+  } catch (err) {
+    logger.warn({ err }, 'query log: cannot start the writer thread; writing on the resolving thread');
+    return new QueryLogWriter(handle, logger, opts);
+  }
+}
+
+/**
+ * Starts the writer thread. From `.ts` sources the worker is an eval'd bootstrap that registers
+ * tsx's ESM hooks (tsx's `register()` in the parent does not reach workers, and `--import` in a
+ * worker's execArgv comes too late for its entry module) and then imports `worker.ts`.
+ * @throws when the entry (or tsx, from sources) cannot be found
+ */
+function startWorker(connection: OpenDatabaseOptions): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(fromSource ? './worker.ts' : `./${QUERY_LOG_WORKER_BUNDLE_NAME}`, import.meta.url);
+  if (!existsSync(fileURLToPath(entry))) throw new Error(`query-log worker entry ${entry.href} not found`);
+  const workerData = { connection };
+  if (!fromSource) return new Worker(entry, { workerData });
+  const require = createRequire(import.meta.url);
+  const tsxPackage = require.resolve('tsx/package.json');
+  const exports = JSON.parse(readFileSync(tsxPackage, 'utf8')) as {
+    exports: { './esm/api': { import: { default: string } } };
+  };
+  const api = new URL(exports.exports['./esm/api'].import.default, pathToFileURL(tsxPackage)).href;
+  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/**
+ * Query-log writes off the resolving thread (DESIGN.md §9, STYLE.md §7). `push` copies the row
+ * into the current batch's columns (querylog/batch.ts: a `Float64Array` and a flat string
+ * array); a full batch (`batchSize` rows), or any rows every `flushMs`, is posted to the writer
+ * thread with its `Float64Array` transferred, and the thread INSERTs it on its own connection.
+ *
+ * Bounded: rows buffered plus rows posted and not yet acknowledged never exceed `maxBuffer`;
+ * beyond it rows are dropped and counted (a slow or stuck database costs log rows, never
+ * answers or unbounded memory). A batch the database rejects is counted in `failedBatches` and
+ * its rows in `dropped`. If the thread dies, everything unacknowledged is counted as dropped and
+ * later rows are dropped too (logged at error).
+ *
+ * `flush()` resolves once everything pushed before it is written (or counted lost); `close()`
+ * flushes, closes the thread's connection and ends the thread — so a resolver closed on SIGTERM
+ * loses no row it acknowledged.
+ */
+export class QueryLogWorkerWriter implements QueryLogSink {
+  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0 };
+  private readonly worker: Worker;
+  private readonly batchSize: number;
+  private readonly maxBuffer: number;
+  private readonly timer: NodeJS.Timeout;
+  private nums: Float64Array<ArrayBuffer>;
+  private strs: string[] = [];
+  private count = 0;
+  /** Rows posted and not yet acknowledged. */
+  private inFlight = 0;
+  private seq = 0;
+  private readonly flushWaiters = new Map<number, () => void>();
+  private closeWaiter: (() => void) | null = null;
+  private closing: Promise<void> | null = null;
+  private dead = false;
+
+  /** @throws when the writer thread cannot be started (see {@link openQueryLog} for the fallback) */
+  constructor(
+    connection: OpenDatabaseOptions,
+    private readonly logger: Logger,
+    opts: QueryLogOptions = {},
+  ) {
+    this.batchSize = Math.max(1, Math.min(opts.batchSize ?? 1000, 1000));
+    this.maxBuffer = Math.max(this.batchSize, opts.maxBuffer ?? 50_000);
+    this.nums = new Float64Array(this.batchSize * NUMS);
+    this.worker = startWorker(connection);
+    this.worker.unref();
+    this.worker.on('message', (m: FromWriter) => this.onMessage(m));
+    this.worker.on('error', (err) => this.logger.error({ err }, 'query-log writer thread failed'));
+    this.worker.on('exit', () => this.onExit());
+    this.timer = setInterval(() => this.post(), opts.flushMs ?? 500);
+    this.timer.unref();
+  }
+
+  push(row: QueryLogRow): boolean {
+    if (this.dead || this.closing !== null || this.count + this.inFlight >= this.maxBuffer) {
+      this.stats.dropped++;
+      return false;
+    }
+    writeRow(this.nums, this.strs, this.count++, row);
+    if (this.count >= this.batchSize) this.post();
+    return true;
+  }
+
+  /** Hands the current batch to the thread (the `Float64Array` is transferred, a fresh one replaces it). */
+  private post(): void {
+    if (this.count === 0 || this.dead) return;
+    const msg: ToWriter = { kind: 'rows', count: this.count, nums: this.nums, strs: this.strs };
+    this.inFlight += this.count;
+    this.worker.postMessage(msg, [this.nums.buffer]);
+    this.nums = new Float64Array(this.batchSize * NUMS);
+    this.strs = [];
+    this.count = 0;
+  }
+
+  private onMessage(m: FromWriter): void {
+    switch (m.kind) {
+      case 'batch':
+        this.inFlight -= m.count;
+        if (m.error === null) {
+          this.stats.written += m.count;
+        } else {
+          this.stats.failedBatches++;
+          this.stats.dropped += m.count;
+          this.logger.error({ err: m.error, rows: m.count }, 'query log batch failed; rows dropped');
+        }
+        return;
+      case 'flushed':
+        this.flushWaiters.get(m.seq)?.();
+        this.flushWaiters.delete(m.seq);
+        return;
+      case 'closed':
+        this.closeWaiter?.();
+        return;
+    }
+  }
+
+  private onExit(): void {
+    if (!this.dead && this.closeWaiter === null) {
+      this.logger.error({ lost: this.inFlight + this.count }, 'query-log writer thread exited; rows dropped');
+    }
+    this.dead = true;
+    this.stats.dropped += this.inFlight + this.count;
+    this.inFlight = 0;
+    this.count = 0;
+    for (const done of this.flushWaiters.values()) done();
+    this.flushWaiters.clear();
+    this.closeWaiter?.();
+  }
+
+  flush(): Promise<void> {
+    if (this.dead) return Promise.resolve();
+    this.post();
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.flushWaiters.set(seq, resolve);
+      this.worker.postMessage({ kind: 'flush', seq } satisfies ToWriter);
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    clearInterval(this.timer);
+    this.post();
+    this.closing = this.dead
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          this.closeWaiter = resolve;
+          // Keep the process alive until the thread has written everything (e.g. during SIGTERM).
+          this.worker.ref();
+          this.worker.postMessage({ kind: 'close' } satisfies ToWriter);
+        }).then(async () => {
+          this.dead = true;
+          await this.worker.terminate();
+        });
+    return this.closing;
+  }
+}
