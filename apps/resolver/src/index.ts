@@ -60,6 +60,8 @@ export interface ResolverMetrics {
   blocked: number;
   cacheHits: number;
   cacheMisses: number;
+  /** Misses answered by an identical upstream query already in flight. */
+  coalesced: number;
   staleAnswers: number;
   servfail: number;
   truncated: number;
@@ -145,6 +147,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         blocked: counters.blocked,
         cacheHits: counters.cacheHits,
         cacheMisses: counters.cacheMisses,
+        coalesced: counters.coalesced,
         staleAnswers: counters.staleAnswers,
         servfail: counters.servfail,
         truncated: counters.truncated,

@@ -13,6 +13,8 @@ export class ResolverCounters {
   blocked = 0;
   cacheHits = 0;
   cacheMisses = 0;
+  /** Cache misses that waited for an identical question already in flight upstream (no query of their own). */
+  coalesced = 0;
   staleAnswers = 0;
   servfail = 0;
   /** UDP answers sent truncated (TC=1). */

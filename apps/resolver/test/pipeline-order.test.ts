@@ -20,9 +20,9 @@ describe('pipeline order', () => {
   });
 });
 
-function request(name: string, type: string, clientIp = '127.0.0.1'): DnsRequest {
+function request(name: string, type: string, clientIp = '127.0.0.1', id = 4242): DnsRequest {
   const raw = dnsPacket.encode({
-    id: 4242,
+    id,
     type: 'query',
     flags: dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type: type as 'A' }],
@@ -88,6 +88,48 @@ describe('composed pipeline', () => {
     expect(none.rcode).toBe(2);
     expect((dnsPacket.decode(none.wire).flags ?? 0) & 0xf).toBe(2);
     upstream.setDown(false);
+  });
+
+  it('coalesces a burst of one question into one upstream query, answering each asker with its own id and spelling', async () => {
+    const handler = composePipeline(deps);
+    const before = deps.counters.coalesced;
+    const names = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 'burst.example' : 'BURST.Example'));
+    const answers = await Promise.all(
+      names.map((name, i) =>
+        handler({ request: request(name, 'A', '127.0.0.1', 1000 + i), identity: null, decision: null }),
+      ),
+    );
+    expect(upstream.queries.get('burst.example') ?? 0).toBe(1);
+    expect(deps.counters.coalesced - before).toBe(49);
+    answers.forEach((a, i) => {
+      expect(a.source).toBe('upstream');
+      const msg = dnsPacket.decode(a.wire);
+      expect(msg.id).toBe(1000 + i);
+      expect(msg.questions?.[0]?.name).toBe(names[i]);
+      expect(msg.answers?.[0]).toMatchObject({ type: 'A', data: '192.0.2.10' });
+    });
+    // Answered and cached: the next asker is a cache hit, and a different qtype is its own question.
+    const again = await handler({ request: request('burst.example', 'A'), identity: null, decision: null });
+    expect(again.source).toBe('cache');
+    await Promise.all([
+      handler({ request: request('burst.example', 'AAAA'), identity: null, decision: null }),
+      handler({ request: request('burst.example', 'AAAA'), identity: null, decision: null }),
+    ]);
+    expect(upstream.queries.get('burst.example')).toBe(2);
+  });
+
+  it('gives every coalesced asker SERVFAIL when the shared upstream query fails', async () => {
+    const handler = composePipeline(deps);
+    const answers = await Promise.all(
+      [1, 2, 3].map((id) =>
+        handler({ request: request('fail.example', 'A', '127.0.0.1', id), identity: null, decision: null }),
+      ),
+    );
+    expect(upstream.queries.get('fail.example')).toBe(1);
+    for (const [i, a] of answers.entries()) {
+      expect(a.source).toBe('error');
+      expect(dnsPacket.decode(a.wire)).toMatchObject({ id: i + 1, rcode: 'SERVFAIL' });
+    }
   });
 
   it('refuses unknown clients at identify', async () => {

@@ -1,16 +1,25 @@
 import { AnswerCache, STALE_TTL } from '../cache/answer-cache.ts';
-import { renderAnswer } from '../cache/compiled-answer.ts';
+import { type CompiledAnswer, renderAnswer } from '../cache/compiled-answer.ts';
 import { Rcode } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
 import type { DnsAnswer, Middleware, QueryContext } from '../request.ts';
+import { servfailAnswer } from './answers.ts';
 
 /**
  * cache: answers from the shared answer cache (STYLE.md §6) with the client's id and question and
  * decremented TTLs — synchronously, one Buffer copy and a TTL patch; on a miss asks `next` and
  * stores what the upstream said. When the upstream fails (no answer, or SERVFAIL) an expired
  * entry is served stale with TTL 30 (RFC 8767).
+ *
+ * Identical misses coalesce: while one question (same cache key: qname, qtype, qclass, DO) is in
+ * flight upstream, later askers wait for that answer instead of sending their own, and each gets
+ * it rendered with its own id, question spelling and EDNS (source `upstream`; counted in
+ * `coalesced`, not `cacheMisses`). If the shared query fails they get stale or SERVFAIL like the
+ * first asker. So a burst of one name costs one upstream query (DESIGN.md §9).
  */
 export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middleware {
+  /** cache key → the compiled answer of the upstream query in flight for it (null: it failed). */
+  const inflight = new Map<string, Promise<CompiledAnswer | null>>();
   return (next) => (ctx) => {
     const req = ctx.request;
     const q = req.question;
@@ -21,10 +30,31 @@ export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middl
       const wire = renderAnswer(req, hit.answer, cache.elapsedSeconds(hit));
       return { wire, rcode: hit.answer.rcode, source: 'cache', context: ctx } satisfies DnsAnswer;
     }
+    const pending = inflight.get(key);
+    if (pending !== undefined) {
+      counters.coalesced++;
+      return pending.then((compiled) => shared(compiled, key, ctx));
+    }
     counters.cacheMisses++;
     const answer = next(ctx);
-    return answer instanceof Promise ? answer.then((a) => afterUpstream(a, key, ctx)) : afterUpstream(answer, key, ctx);
+    if (!(answer instanceof Promise)) return afterUpstream(answer, key, ctx);
+    const compiled = answer.then(
+      (a) => (a.source === 'upstream' && a.rcode !== Rcode.SERVFAIL && a.upstream ? a.upstream : null),
+      () => null,
+    );
+    inflight.set(key, compiled);
+    void compiled.then(() => {
+      if (inflight.get(key) === compiled) inflight.delete(key);
+    });
+    return answer.then((a) => afterUpstream(a, key, ctx));
   };
+
+  /** A coalesced asker's answer: the shared upstream answer rendered for it, else stale / SERVFAIL. */
+  function shared(compiled: CompiledAnswer | null, key: string, ctx: QueryContext): DnsAnswer {
+    if (compiled === null) return afterUpstream(servfailAnswer(ctx), key, ctx);
+    const wire = renderAnswer(ctx.request, compiled, 0);
+    return { wire, rcode: compiled.rcode, source: 'upstream', context: ctx };
+  }
 
   function afterUpstream(answer: DnsAnswer, key: string, ctx: QueryContext): DnsAnswer {
     if (answer.source === 'upstream' && answer.rcode !== Rcode.SERVFAIL) {
