@@ -102,13 +102,25 @@ function hash(buf: Buffer, from: number, to: number): number {
  * and stripped of a trailing dot; a domain added twice gets the union of its categories.
  */
 export class CategoryIndexBuilder {
-  private bytes = Buffer.allocUnsafe(1 << 20);
+  private bytes: Buffer;
   private byteLen = 0;
-  private offsets = new Uint32Array(1 << 16);
-  private setOf = new Uint16Array(1 << 16);
+  private offsets: Uint32Array;
+  private setOf: Uint16Array;
   private count = 0;
   private readonly setIds = new Map<string, number>();
   private readonly sets: (readonly number[])[] = [];
+
+  /**
+   * @param expected optional capacity hint — `domains` (count) and `bytes` (UTF-8 bytes of all
+   *   names): with exact figures the buffers never grow and {@link build} keeps them without a
+   *   copy, so loading holds one set of arrays instead of two (DESIGN.md §13 memory budget).
+   *   Under-estimates only cost growth by doubling.
+   */
+  constructor(expected: { domains: number; bytes: number } = { domains: 1 << 16, bytes: 1 << 20 }) {
+    this.bytes = Buffer.allocUnsafeSlow(Math.max(1024, expected.bytes));
+    this.offsets = new Uint32Array(Math.max(16, expected.domains + 1));
+    this.setOf = new Uint16Array(Math.max(16, expected.domains + 1));
+  }
 
   /** Adds one domain with its category ids (0–54). */
   add(domain: string, categoryIds: readonly number[]): void {
@@ -117,11 +129,11 @@ export class CategoryIndexBuilder {
     const need = Buffer.byteLength(name);
     if (need === 0 || categoryIds.length === 0) return;
     while (this.byteLen + need > this.bytes.length) {
-      const next = Buffer.allocUnsafe(this.bytes.length * 2);
+      const next = Buffer.allocUnsafeSlow(this.bytes.length * 2);
       this.bytes.copy(next, 0, 0, this.byteLen);
       this.bytes = next;
     }
-    if (this.count + 2 > this.offsets.length) {
+    if (this.count + 1 >= this.offsets.length) {
       const off = new Uint32Array(this.offsets.length * 2);
       off.set(this.offsets);
       this.offsets = off;
@@ -149,12 +161,20 @@ export class CategoryIndexBuilder {
     return id;
   }
 
-  /** Builds the index (trimmed copies; the builder can be dropped afterwards). */
+  /**
+   * Builds the index. Buffers filled to within 1/16 of their capacity are kept as they are (a
+   * view, no copy: the builder must not be used afterwards); looser ones are trimmed copies.
+   */
   build(): CategoryIndex {
     const n = this.count;
-    const bytes = Buffer.from(this.bytes.subarray(0, this.byteLen));
-    const offsets = this.offsets.slice(0, n + 1);
-    const setOf = this.setOf.slice(0, Math.max(n, 1));
+    const fits = (used: number, cap: number) => cap - used <= cap / 16;
+    const bytes = fits(this.byteLen, this.bytes.length)
+      ? this.bytes.subarray(0, this.byteLen)
+      : Buffer.from(this.bytes.subarray(0, this.byteLen));
+    const offsets = fits(n + 1, this.offsets.length) ? this.offsets.subarray(0, n + 1) : this.offsets.slice(0, n + 1);
+    const setOf = fits(n + 1, this.setOf.length)
+      ? this.setOf.subarray(0, Math.max(n, 1))
+      : this.setOf.slice(0, Math.max(n, 1));
     let cap = 16;
     while (cap < n * 2) cap *= 2;
     const table = new Int32Array(cap).fill(-1);

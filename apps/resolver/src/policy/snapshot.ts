@@ -1,4 +1,5 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Identity } from '../request.ts';
 import { CategoryIndex, CategoryIndexBuilder } from './category-index.ts';
@@ -96,16 +97,32 @@ export async function loadTenantSnapshot(handle: DatabaseHandle, logger: Logger)
   });
 }
 
-/** Rows per page when streaming `category_domains` (bounded memory on both dialects). */
-const CATEGORY_PAGE = 50_000;
+/**
+ * Rows per page when streaming `category_domains`: small enough that a page's row objects die
+ * young (≈ 1 MB of them) instead of growing the old generation, large enough that the keyset
+ * queries cost little (DESIGN.md §13 memory budget).
+ */
+const CATEGORY_PAGE = 10_000;
 
 /**
- * Reads `category_domains` into a {@link CategoryIndex}, by keyset pages ordered by domain so a
- * domain's rows (one per category and source) are adjacent and memory stays bounded. A page's
- * last domain may continue on the next page, so it is held back and re-read.
+ * Reads `category_domains` into a {@link CategoryIndex} (DESIGN.md §7–8, §13 memory): first one
+ * aggregate query for the number of distinct domains and their total length, so the builder's
+ * buffers are allocated once at their final size; then keyset pages ordered by domain so a
+ * domain's rows (one per category and source) are adjacent, each page's rows dropped before the
+ * next is read. A page's last domain may continue on the next page, so it is held back and
+ * re-read. On SQLite the connection's page cache is released afterwards (`PRAGMA shrink_memory`).
+ * @throws when the database cannot be read, or one domain has more than {@link CATEGORY_PAGE} rows
  */
 export async function loadCategoryIndex(handle: DatabaseHandle): Promise<CategoryIndex> {
-  const builder = new CategoryIndexBuilder();
+  const totals = await handle.db
+    .selectFrom((eb) => eb.selectFrom('category_domains').select('domain').distinct().as('d'))
+    .select([
+      (eb) => eb.fn.countAll<number | string>().as('domains'),
+      sql<number | string | null>`sum(length(d.domain))`.as('bytes'),
+    ])
+    .executeTakeFirstOrThrow();
+  // length() counts characters; names are ASCII (IDNs are stored as punycode), else the builder grows.
+  const builder = new CategoryIndexBuilder({ domains: Number(totals.domains), bytes: Number(totals.bytes ?? 0) });
   let after: string | null = null;
   const ids: number[] = [];
   for (;;) {
@@ -135,6 +152,7 @@ export async function loadCategoryIndex(handle: DatabaseHandle): Promise<Categor
     if (!full) break;
     after = current;
   }
+  if (handle.dialect === 'sqlite') await sql`pragma shrink_memory`.execute(handle.db);
   return builder.build();
 }
 
