@@ -82,6 +82,9 @@ export async function startCordon(
         dns: config.dnsAddr,
         upstreams: config.upstreams,
         blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
+        // The query-log writer thread opens its own connection; a SQLite file is derived from the
+        // handle, PostgreSQL needs the URL (the handle keeps no password).
+        ...(config.databaseUrl ? { queryLog: { connection: { url: config.databaseUrl } } } : {}),
       });
       closers.push(() => resolver.close());
       running.dns = bound(resolver.address.udp, config.dnsAddr);
