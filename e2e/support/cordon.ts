@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../apps/cli/bin/cordon.js', import.meta.url));
+/** The production bundle `npm start` runs (`npm run build:server` makes it). */
+const BUNDLE = fileURLToPath(new URL('../../apps/cli/dist/cordon.mjs', import.meta.url));
 
 /** A `cordon serve` child process and what it printed. */
 export interface CordonProcess {
@@ -29,11 +32,13 @@ export async function runCordon(
 }
 
 /**
- * Starts `cordon serve` with `env` and waits for its boot line (`cordon serving: …`).
+ * Starts `cordon serve` from the production bundle, as `npm start` runs it, with `env`, and waits
+ * for its boot line (`cordon serving: …`).
  * @throws Error with the process output when it exits or does not boot within `timeoutMs`
  */
 export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CordonProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build:server`);
+  const child = spawn(process.execPath, [BUNDLE, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   await new Promise<void>((resolve, reject) => {

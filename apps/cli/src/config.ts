@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 
 /** A `host:port` listen or upstream address. */
 export interface HostPort {
@@ -39,7 +39,8 @@ export interface SettingSpec {
   defaultValue?: string;
 }
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The built console: `dist/` of the console package, found through the package so it holds when bundled. */
+const CONSOLE_DIST = join(dirname(createRequire(import.meta.url).resolve('@cordon/console/package.json')), 'dist');
 
 /** All settings of `cordon serve`, in the order `--help` and the boot line show them. */
 export const SERVE_SETTINGS: readonly SettingSpec[] = [
@@ -114,7 +115,7 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     flag: '--console-dir <dir>',
     env: 'CORDON_CONSOLE_DIR',
     description: 'built console to serve',
-    defaultValue: resolve(REPO_ROOT, 'apps/console/dist'),
+    defaultValue: CONSOLE_DIST,
   },
   {
     key: 'roles',

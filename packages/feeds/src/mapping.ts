@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { categoryById } from '@cordon/shared';
 
 /**
@@ -8,8 +9,14 @@ import { categoryById } from '@cordon/shared';
  */
 export type FeedMapping = ReadonlyMap<string, readonly number[]>;
 
-/** Where the UT1 mapping data file lives in the repository. */
-export const UT1_MAPPING_PATH = fileURLToPath(new URL('../data/ut1-mapping.tsv', import.meta.url));
+/**
+ * Where the UT1 mapping data file lives in the repository, found through the package (not this
+ * file's depth) so the path holds from sources and from the bundled CLI alike.
+ */
+export const UT1_MAPPING_PATH = join(
+  dirname(createRequire(import.meta.url).resolve('@cordon/feeds/package.json')),
+  'data/ut1-mapping.tsv',
+);
 
 /**
  * Parses a mapping file: `feed_category<TAB>ids<TAB>note` per line, `#` comments, ids

@@ -1,0 +1,45 @@
+// Bundles the `cordon` command for production: Cordon's own TypeScript (every @cordon/* workspace)
+// becomes one ES module, apps/cli/dist/cordon.mjs, run by plain node; npm packages stay external and
+// load from node_modules. Running without tsx saves its compile time and memory (bench/README.md).
+// The query-log writer thread's entry is emitted beside it, where the resolver looks for it.
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const outdir = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** Bundle @cordon/* sources and relative imports; leave every other bare import to node_modules. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@cordon/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+const started = Date.now();
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: {
+    cordon: 'apps/cli/src/bundle-entry.ts',
+    // Must match QUERY_LOG_WORKER_BUNDLE_NAME in apps/resolver/src/querylog/threaded.ts.
+    'querylog-worker': 'apps/resolver/src/querylog/worker.ts',
+  },
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  plugins: [externalPackages],
+  logLevel: 'warning',
+  metafile: true,
+});
+const outputs = Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.mjs'));
+for (const [file, info] of outputs) {
+  console.log(
+    `bundled ${file.replace(root, '')} (${(info.bytes / 1024).toFixed(0)} KiB) in ${Date.now() - started} ms`,
+  );
+}
