@@ -1,23 +1,9 @@
-import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
+import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon/db';
+import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 
-/** One query-log row as inserted (DESIGN.md §11; the `query_log` table of @cordon/db). */
-export interface QueryLogRow {
-  ts: number;
-  customer_id: number;
-  location_id: number | null;
-  policy_id: number | null;
-  client_ip: string;
-  qname: string;
-  qtype: string;
-  protocol: string;
-  action: string;
-  reason: string;
-  categories: string;
-  rcode: string;
-  answer_source: string;
-  latency_us: number;
-}
+/** One query-log row as inserted (DESIGN.md §11): the `query_log` table of @cordon/db but its id. */
+export type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
 
 /** A query-log sink (STYLE.md §7). {@link NullQueryLog} is the do-nothing stand-in. */
 export interface QueryLogSink {

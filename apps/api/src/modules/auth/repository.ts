@@ -1,20 +1,11 @@
-import type { Database } from '@cordon/db';
-import type { Kysely } from 'kysely';
+import type { AdminsTable, Database } from '@cordon/db';
+import type { Kysely, Selectable } from 'kysely';
 
 /** An admin row with what the token needs (account names of its MSP and customer). */
-export interface AdminForToken {
-  id: number;
-  email: string;
-  full_name: string;
-  password_hash: string;
-  role: number;
-  msp_id: number | null;
-  customer_id: number | null;
-  is_default: number;
-  twofa_enabled: number;
-  msp_name: string | null;
-  customer_name: string | null;
-}
+export type AdminForToken = Pick<
+  Selectable<AdminsTable>,
+  'id' | 'email' | 'full_name' | 'password_hash' | 'role' | 'msp_id' | 'customer_id' | 'is_default' | 'twofa_enabled'
+> & { msp_name: string | null; customer_name: string | null };
 
 const adminColumns = [
   'admins.id',
