@@ -51,7 +51,7 @@ if (!(await db.selectFrom('location_addresses').select('id').where('ip', '=', '1
     .execute();
   const l = await db
     .insertInto('locations')
-    .values({ customer_id: c.id, type: 'static', name: 'Bench', policy_id: null, key: null, ...ts })
+    .values({ customer_id: c.id, type: 'staticip', name: 'Bench', policy_id: null, key: null, ...ts })
     .returning('id')
     .executeTakeFirstOrThrow();
   await db

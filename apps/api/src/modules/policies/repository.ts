@@ -1,6 +1,6 @@
-import type { Database } from '@cordon/db';
+import type { Database, PoliciesTable } from '@cordon/db';
 import type { CategoryLevel, FilteringLevel, ListQuery, LocationType, Policy } from '@cordon/shared';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { containsText, type ListSort, listPage } from '../../lib/list.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../../lib/scope.ts';
 
@@ -31,17 +31,7 @@ export async function categoryRows(db: Kysely<Database>): Promise<CategoryRow[]>
   return rows.map((r) => ({ ...r, level: r.level === 'L' || r.level === 'M' || r.level === 'H' ? r.level : null }));
 }
 
-type PolicyRow = {
-  id: number;
-  customer_id: number;
-  name: string;
-  description: string;
-  level: string;
-  is_default: number;
-  allow_unclassified: number;
-  created_at: string;
-  updated_at: string;
-};
+type PolicyRow = Selectable<PoliciesTable>;
 
 function policyQuery(db: Kysely<Database>, scope: TenantScope) {
   return db
