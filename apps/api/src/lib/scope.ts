@@ -76,3 +76,16 @@ export function mspInScope(scope: TenantScope, role: Role): Expression<SqlBool> 
   if (scope.kind === 'msp') return msps('msps.id', '=', scope.mspId);
   return sql<SqlBool>`1 = 0`;
 }
+
+/**
+ * The default policy of the customer whose id is `customerId` (a column of the outer query, e.g.
+ * `eb.ref('customers.id')`), as a correlated subquery over `policies as dp` (DESIGN.md §8: a
+ * location without a policy inherits it). Select one column of it: `.select('dp.id')`.
+ */
+export function defaultPolicyOf(customerId: Expression<number>) {
+  return expressionBuilder<Database>()
+    .selectFrom('policies as dp')
+    .where('dp.customer_id', '=', customerId)
+    .where('dp.is_default', '=', 1)
+    .limit(1);
+}

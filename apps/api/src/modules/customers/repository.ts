@@ -2,7 +2,7 @@ import type { Database } from '@cordon/db';
 import type { Customer, ListQuery } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { containsText, type ListSort, listPage } from '../../lib/list.ts';
-import { customerInScope, type TenantScope } from '../../lib/scope.ts';
+import { customerInScope, defaultPolicyOf, type TenantScope } from '../../lib/scope.ts';
 
 /** The customer list's order (DESIGN.md §5 whitelist); `name` is the account name. */
 const SORT: ListSort<string> = {
@@ -31,13 +31,7 @@ function customerQuery(db: Kysely<Database>, scope: TenantScope) {
       'customers.msp_id',
       'msps.name as msp_name',
       'customers.created_at',
-      eb
-        .selectFrom('policies')
-        .whereRef('policies.customer_id', '=', 'customers.id')
-        .where('policies.is_default', '=', 1)
-        .select('policies.id')
-        .limit(1)
-        .as('default_policy_id'),
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
     ]);
 }
 

@@ -2,7 +2,7 @@ import type { Database } from '@cordon/db';
 import type { ListQuery, Location, LocationType } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { containsText, type ListSort, listPage } from '../../lib/list.ts';
-import { customerInScope, ownedInScope, type TenantScope } from '../../lib/scope.ts';
+import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../../lib/scope.ts';
 
 /** The location list's order (DESIGN.md §5 whitelist). */
 const SORT: ListSort<string> = {
@@ -25,13 +25,7 @@ function locationQuery(db: Kysely<Database>, scope: TenantScope, customerId: num
       'locations.policy_id',
       'locations.key',
       'policies.name as named_policy',
-      eb
-        .selectFrom('policies as dp')
-        .whereRef('dp.customer_id', '=', 'locations.customer_id')
-        .where('dp.is_default', '=', 1)
-        .select('dp.name')
-        .limit(1)
-        .as('default_policy'),
+      defaultPolicyOf(eb.ref('locations.customer_id')).select('dp.name').as('default_policy'),
     ]);
 }
 
