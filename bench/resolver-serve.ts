@@ -8,7 +8,7 @@
  * CORDON_BENCH_QUERYLOG=inline writes the query log on the resolving thread (the default is the
  * writer thread), for before/after comparisons.
  */
-import { createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
+import { addressClaimColumns, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
 import pino from 'pino';
 import { startResolver } from '../apps/resolver/src/index.ts';
@@ -56,7 +56,7 @@ if (!(await db.selectFrom('location_addresses').select('id').where('ip', '=', '1
     .executeTakeFirstOrThrow();
   await db
     .insertInto('location_addresses')
-    .values({ location_id: l.id, customer_id: c.id, ip: '127.0.0.1/32', created_at: now })
+    .values({ location_id: l.id, customer_id: c.id, ...addressClaimColumns('127.0.0.1/32'), created_at: now })
     .execute();
 }
 const upstream = await startFakeUpstream();
@@ -70,6 +70,9 @@ const resolver = await startResolver({
   upstreams: [{ host: '127.0.0.1', port: upstream.port }],
   blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
   queryLog: { worker: process.env.CORDON_BENCH_QUERYLOG !== 'inline' },
+  // dnsperf sends every query from 127.0.0.1: response-rate limiting would measure itself.
+  // CORDON_BENCH_RRL_RATE=1000000000 measures the limiter's per-query cost at a rate nothing reaches.
+  rrl: { ratePerSecond: Number(process.env.CORDON_BENCH_RRL_RATE ?? 0) },
 });
 global.gc?.();
 console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = fileURLToPath(new URL('../../apps/cli/bin/cordon.js', import.meta.url));
+/** The `cordon` command from the TypeScript sources (tsx). */
+export const CLI = fileURLToPath(new URL('../../apps/cli/bin/cordon.js', import.meta.url));
 /** The production bundle `npm start` runs (`npm run build:server` makes it). */
 const BUNDLE = fileURLToPath(new URL('../../apps/cli/dist/cordon.mjs', import.meta.url));
 
@@ -34,11 +35,12 @@ export async function runCordon(
 /**
  * Starts `cordon serve` from the production bundle, as `npm start` runs it, with `env`, and waits
  * for its boot line (`cordon serving: …`).
+ * @param entry the script node runs: the bundle by default, {@link CLI} for the sources, or another bundle
  * @throws Error with the process output when it exits or does not boot within `timeoutMs`
  */
-export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CordonProcess> {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build:server`);
-  const child = spawn(process.execPath, [BUNDLE, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000, entry = BUNDLE): Promise<CordonProcess> {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:server`);
+  const child = spawn(process.execPath, [entry, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   await new Promise<void>((resolve, reject) => {

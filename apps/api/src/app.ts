@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import { ApiError } from '@cordon/shared';
+import { ApiError, type ClaimLimits, DEFAULT_CLAIM_LIMITS } from '@cordon/shared';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { LoginThrottleLimits } from './lib/limiter.ts';
+import { type JwtKeyRing, jwtKeyRing } from './modules/auth/keys.ts';
 import { authRoutes, publicAuthRoutes } from './modules/auth/routes.ts';
 import { customerRoutes } from './modules/customers/routes.ts';
 import { locationRoutes } from './modules/locations/routes.ts';
@@ -15,6 +17,15 @@ import { policyRoutes } from './modules/policies/routes.ts';
 import { statsRoutes } from './modules/stats/routes.ts';
 import { registerAuthentication } from './plugins/auth.ts';
 import { errorsPlugin } from './plugins/errors.ts';
+import {
+  addNoStore,
+  captureSecurityHeaders,
+  clientErrorHandler,
+  frameworkErrorHandler,
+  loggerOptions,
+  type TrustProxy,
+  trustProxyOption,
+} from './plugins/hardening.ts';
 import { registerTenancyGuard } from './plugins/tenancy.ts';
 import type { AppDeps } from './types.ts';
 
@@ -24,17 +35,29 @@ export interface AppOptions {
   db: DatabaseHandle;
   /** Change notifications; each mutating route publishes its topic after commit. */
   changes: ChangeFeed;
-  /** HS256 signing key of access tokens (see `loadOrCreateJwtSecret`). */
-  jwtSecret: Uint8Array;
+  /** Access-token keys, the first signing (see `loadJwtKeyRing`); required unless `jwtSecret` is given. */
+  jwtKeys?: JwtKeyRing;
+  /** One HS256 key (at least 32 bytes), as a ring of that key alone (tests, embedders); `jwtKeys` wins. */
+  jwtSecret?: Uint8Array;
+  /**
+   * Fastify's `trustProxy` (`--trust-proxy`): false (default) takes the client address from the socket;
+   * true, a hop count, or addresses/CIDRs of trusted proxies take it from `X-Forwarded-For`. It keys
+   * login throttling (DESIGN.md §14).
+   */
+  trustProxy?: TrustProxy;
+  /** Login throttling limits (tests); default `LOGIN_THROTTLE`. */
+  loginThrottle?: LoginThrottleLimits;
   /**
    * The built console; when set and its index.html exists, its files are served (looked up per
    * request, so a rebuild needs no restart) with an index.html fallback for client routes.
    */
   consoleDir?: string;
-  /** Fastify's logger option; default false. */
+  /** Fastify's logger option (pino options); default false. Secrets are redacted whatever it says. */
   logger?: boolean | object;
   /** Clock, epoch ms (tests); default Date.now. */
   now?: () => number;
+  /** Address-claim limits of MSP and customer admins (DESIGN.md §14); unset fields take {@link DEFAULT_CLAIM_LIMITS}. */
+  claims?: Partial<ClaimLimits>;
 }
 
 /** The API prefix (spec §7). */
@@ -93,18 +116,25 @@ function consoleCacheHeaders(root: string): (res: SetHeadersResponse, path: stri
  * Builds the Cordon API (STYLE.md §8: a factory with explicit registration; it does not listen).
  * Order: errors (root, inherited by all) → OpenAPI → public context (login, docs) → authenticated
  * context (auth hook, tenancy guard, modules) → console static files.
+ * @throws Error when neither `jwtKeys` nor `jwtSecret` gives a key, or the key is shorter than 32 bytes
  */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const deps: AppDeps = {
     handle: opts.db,
     changes: opts.changes,
-    jwtSecret: opts.jwtSecret,
+    jwtKeys: opts.jwtKeys ?? jwtKeyRing(opts.jwtSecret ? [opts.jwtSecret] : []),
+    loginThrottle: opts.loginThrottle,
     now: opts.now ?? Date.now,
+    claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
   };
+  // Answers written before Fastify's hooks run carry the same security headers as the rest.
+  const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: loggerOptions(opts.logger),
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: false,
+    trustProxy: trustProxyOption(opts.trustProxy ?? false),
+    frameworkErrors: frameworkErrorHandler(securityHeaders) as FastifyServerOptions['frameworkErrors'],
+    clientErrorHandler: clientErrorHandler(securityHeaders),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -145,6 +175,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Public context: no token.
   await app.register(
     async (pub) => {
+      addNoStore(pub);
       await publicAuthRoutes(pub, deps);
       pub.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
     },
@@ -154,6 +185,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authenticated, tenant-scoped context (STYLE.md §9): every route in it is authenticated and guarded.
   await app.register(
     async (priv) => {
+      addNoStore(priv);
       registerAuthentication(priv, deps);
       registerTenancyGuard(priv, deps);
       await authRoutes(priv, deps);

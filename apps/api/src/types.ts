@@ -1,5 +1,7 @@
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import type { Role } from '@cordon/shared';
+import type { ClaimLimits, Role } from '@cordon/shared';
+import type { LoginThrottleLimits } from './lib/limiter.ts';
+import type { JwtKeyRing } from './modules/auth/keys.ts';
 
 /**
  * Who is calling, set once by the auth hook of the authenticated context (DESIGN.md §4; STYLE.md §9).
@@ -7,6 +9,8 @@ import type { Role } from '@cordon/shared';
  */
 export interface Tenant {
   readonly adminId: number;
+  /** The admin's e-mail (for the audit trail). */
+  readonly email: string;
   readonly role: Role;
   readonly mspId: number | null;
   readonly customerId: number | null;
@@ -29,9 +33,14 @@ export type RouteScope = 'any' | 'system' | 'msp' | 'customer' | 'owned';
 export interface AppDeps {
   readonly handle: DatabaseHandle;
   readonly changes: ChangeFeed;
-  readonly jwtSecret: Uint8Array;
+  /** Access-token keys: the first signs, all verify (DESIGN.md §14). */
+  readonly jwtKeys: JwtKeyRing;
+  /** Login throttling limits; default `LOGIN_THROTTLE` (lib/limiter.ts). */
+  readonly loginThrottle?: LoginThrottleLimits | undefined;
   /** Clock in epoch ms. */
   readonly now: () => number;
+  /** What MSP and customer admins may claim as location addresses (DESIGN.md §14; `--claim-*` settings). */
+  readonly claims: ClaimLimits;
 }
 
 declare module 'fastify' {

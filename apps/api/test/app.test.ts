@@ -36,11 +36,17 @@ describe.each(testDialects())('app wiring on %s', (dialect) => {
   });
 
   it('answers a path id that cannot exist as a missing resource, and a bad path value with its message', async () => {
-    // DESIGN.md §5: a path naming id 0 (or any non-id) is refused as missing, like an unknown id.
-    for (const url of ['/restapi/msp/abc', '/restapi/msp/0', '/restapi/users/-1']) {
+    // DESIGN.md §5: a path naming id 0 (digits naming nothing) is refused as missing, like an unknown id.
+    for (const url of ['/restapi/msp/0', '/restapi/users/00', '/restapi/msp/99999999999999999999']) {
       const res = await call(t.app, t.rootToken, 'GET', url);
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toEqual({ error: 'Client error: Resource not found.', code: 'ERR_NOT_FOUND' });
+    }
+    // Anything but decimal digits is a malformed id (issue 5): 400 with the spec §5 message.
+    for (const url of ['/restapi/msp/abc', '/restapi/users/-1']) {
+      const res = await call(t.app, t.rootToken, 'GET', url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'ERR_VALIDATION', fields: { id: 'Must be a positive integer.' } });
     }
     const badDate = await call(t.app, t.rootToken, 'GET', '/restapi/users/1/stats/tomorrow');
     expect(badDate.statusCode).toBe(400);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type ChangeFeed, type ChangeTopic, createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase } from '@cordon/db/testing';
+import type { ClaimLimits } from '@cordon/shared';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, ensureSystemAdmin } from '../src/index.ts';
 
@@ -65,8 +66,14 @@ export async function login(app: FastifyInstance, email: string, password: strin
   return res.json().access_token as string;
 }
 
+/** Options of {@link createTestApp}. */
+export interface TestAppOptions {
+  /** Address-claim limits of MSP and customer admins; default the operator defaults (DESIGN.md §14). */
+  claims?: Partial<ClaimLimits>;
+}
+
 /** Builds the app on a fresh database of `dialect`, seeds the system admin and logs it in. */
-export async function createTestApp(dialect: 'sqlite' | 'postgres'): Promise<TestApp> {
+export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAppOptions = {}): Promise<TestApp> {
   const handle = await createTestDatabase(dialect);
   const changes = createChangeFeed(handle);
   const published: ChangeTopic[] = [];
@@ -78,6 +85,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres'): Promise<Tes
     changes,
     jwtSecret: new Uint8Array(randomBytes(32)),
     now: () => clock.now,
+    ...(opts.claims ? { claims: opts.claims } : {}),
   });
   await app.ready();
   const rootToken = await login(app, ADMIN.email, ADMIN.password);

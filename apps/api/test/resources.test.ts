@@ -265,7 +265,8 @@ describe.each(testDialects())('policies on %s', (dialect) => {
 describe.each(testDialects())('locations on %s', (dialect) => {
   let t: TestApp;
   beforeEach(async () => {
-    t = await createTestApp(dialect);
+    // Customer admins here claim private ranges up to /16; the claim limits have their own tests.
+    t = await createTestApp(dialect, { claims: { allowPrivate: true, maxPrefixV4: 16 } });
   });
   afterEach(async () => {
     await t.close();

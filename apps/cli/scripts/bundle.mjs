@@ -1,12 +1,19 @@
 // Bundles the `cordon` command for production: Cordon's own TypeScript (every @cordon/* workspace)
 // becomes one ES module, apps/cli/dist/cordon.mjs, run by plain node; npm packages stay external and
 // load from node_modules. Running without tsx saves its compile time and memory (bench/README.md).
-// The query-log writer thread's entry is emitted beside it, where the resolver looks for it.
+// The entries of the worker threads (the data plane, the query-log writer) are emitted beside it,
+// where the code that starts them looks. `--outdir DIR` writes elsewhere (tests bundle into a
+// directory under node_modules, so the external packages still resolve).
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const outdir = fileURLToPath(new URL('../dist/', import.meta.url));
+const outdirFlag = process.argv.indexOf('--outdir');
+const outdir =
+  outdirFlag > 0 && process.argv[outdirFlag + 1]
+    ? resolve(process.argv[outdirFlag + 1])
+    : fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** Bundle @cordon/* sources and relative imports; leave every other bare import to node_modules. */
 const externalPackages = {
@@ -25,6 +32,9 @@ const result = await build({
     cordon: 'apps/cli/src/bundle-entry.ts',
     // Must match QUERY_LOG_WORKER_BUNDLE_NAME in apps/resolver/src/querylog/threaded.ts.
     'querylog-worker': 'apps/resolver/src/querylog/worker.ts',
+    // The data-plane thread (resolver, block page); must match DATA_PLANE_WORKER_BUNDLE_NAME in
+    // apps/resolver/src/dataplane/host.ts.
+    'dataplane-worker': 'apps/resolver/src/dataplane/entry.ts',
   },
   outdir,
   outExtension: { '.js': '.mjs' },

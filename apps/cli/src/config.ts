@@ -23,12 +23,39 @@ export interface ServeConfig {
   upstreams: HostPort[];
   blockIpv4: string;
   blockIpv6: string;
+  /** UDP responses per second per client IPv4 /24 or IPv6 /56 (response-rate limiting); 0 turns it off. */
+  rrlRate: number;
+  /** Every `rrlSlip`-th rate-limited UDP query is answered TC=1, the others dropped; 0 drops them all. */
+  rrlSlip: number;
+  /** Open DNS-over-TCP connections in all (RFC 7766 §6.2.2). */
+  tcpMaxConnections: number;
+  /** Open DNS-over-TCP connections per IPv4 address / IPv6 /64. */
+  tcpMaxPerSource: number;
+  /** UDP receive buffer (SO_RCVBUF) the resolver asks for, bytes; capped by the kernel; 0 keeps the system default. */
+  udpRecvBuffer: number;
+  /** The widest IPv4 prefix length MSP and customer admins may claim for a location (DESIGN.md §14). */
+  claimMaxPrefixV4: number;
+  /** The widest IPv6 prefix length MSP and customer admins may claim. */
+  claimMaxPrefixV6: number;
+  /** MSP and customer admins may claim private ranges (RFC 1918, RFC 6598, RFC 4193). */
+  claimAllowPrivate: boolean;
+  /** MSP and customer admins may claim special-purpose ranges (loopback, link-local, …): development only. */
+  claimAllowSpecial: boolean;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   consoleDir: string;
   roles: ServeRole[];
   logLevel: string;
+  /** Which proxies' `X-Forwarded-For` names the client (keys login throttling); false: none. */
+  trustProxy: TrustProxySetting;
+  /** The access-token key file (`<data-dir>/jwt.key` by default); unused when `jwtKey` is set. */
+  jwtKeyFile: string;
+  /** Access-token keys from `CORDON_JWT_KEY` (a variable only: a flag would show in `ps`); never printed. */
+  jwtKey: string | undefined;
 }
+
+/** `--trust-proxy`: false, true, a hop count, or addresses/CIDRs (or `loopback`, `linklocal`, `uniquelocal`). */
+export type TrustProxySetting = boolean | number | string[];
 
 /** One setting: its flag, its environment variable and its default. */
 export interface SettingSpec {
@@ -99,6 +126,71 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     defaultValue: '::1',
   },
   {
+    key: 'rrlRate',
+    flag: '--rrl-rate <n>',
+    env: 'CORDON_RRL_RATE',
+    description: 'UDP responses per second per client /24 (IPv6 /56), response-rate limiting; 0 turns it off',
+    defaultValue: '200',
+  },
+  {
+    key: 'rrlSlip',
+    flag: '--rrl-slip <n>',
+    env: 'CORDON_RRL_SLIP',
+    description:
+      'every n-th rate-limited UDP query gets an empty TC=1 answer (retry over TCP), the rest are dropped; 0 drops all',
+    defaultValue: '2',
+  },
+  {
+    key: 'tcpMaxConnections',
+    flag: '--tcp-max-connections <n>',
+    env: 'CORDON_TCP_MAX_CONNECTIONS',
+    description: 'open DNS-over-TCP connections in all; more are closed at once',
+    defaultValue: '1000',
+  },
+  {
+    key: 'tcpMaxPerSource',
+    flag: '--tcp-max-per-source <n>',
+    env: 'CORDON_TCP_MAX_PER_SOURCE',
+    description: 'open DNS-over-TCP connections per IPv4 address / IPv6 /64; more are closed at once',
+    defaultValue: '20',
+  },
+  {
+    key: 'udpRecvBuffer',
+    flag: '--udp-recv-buffer <bytes>',
+    env: 'CORDON_UDP_RECV_BUFFER',
+    description: 'UDP receive buffer the resolver asks for (Linux caps it at net.core.rmem_max); 0 keeps the default',
+    defaultValue: '8388608',
+  },
+  {
+    key: 'claimMaxPrefixV4',
+    flag: '--claim-max-prefix-v4 <len>',
+    env: 'CORDON_CLAIM_MAX_PREFIX_V4',
+    description: 'widest IPv4 prefix an MSP or customer admin may claim for a location (1-32)',
+    defaultValue: '24',
+  },
+  {
+    key: 'claimMaxPrefixV6',
+    flag: '--claim-max-prefix-v6 <len>',
+    env: 'CORDON_CLAIM_MAX_PREFIX_V6',
+    description: 'widest IPv6 prefix an MSP or customer admin may claim for a location (1-128)',
+    defaultValue: '48',
+  },
+  {
+    key: 'claimAllowPrivate',
+    flag: '--claim-allow-private <bool>',
+    env: 'CORDON_CLAIM_ALLOW_PRIVATE',
+    description: 'let MSP and customer admins claim private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)',
+    defaultValue: 'false',
+  },
+  {
+    key: 'claimAllowSpecial',
+    flag: '--claim-allow-special <bool>',
+    env: 'CORDON_CLAIM_ALLOW_SPECIAL',
+    description:
+      'let MSP and customer admins claim loopback, link-local, multicast and other special ranges (development on loopback)',
+    defaultValue: 'false',
+  },
+  {
     key: 'adminEmail',
     flag: '--admin-email <email>',
     env: 'CORDON_ADMIN_EMAIL',
@@ -123,6 +215,21 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_ROLES',
     description: 'comma-separated: api,resolver,blockpage',
     defaultValue: 'api,resolver,blockpage',
+  },
+  {
+    key: 'trustProxy',
+    flag: '--trust-proxy <value>',
+    env: 'CORDON_TRUST_PROXY',
+    description:
+      'whose X-Forwarded-For names the client: false, true, a hop count, or proxy addresses/CIDRs, comma-separated',
+    defaultValue: 'false',
+  },
+  {
+    key: 'jwtKeyFile',
+    flag: '--jwt-key-file <path>',
+    env: 'CORDON_JWT_KEY_FILE',
+    description:
+      'access-token signing keys, one per line, the first signs (created on first start; default <data-dir>/jwt.key; CORDON_JWT_KEY wins)',
   },
   {
     key: 'logLevel',
@@ -168,6 +275,63 @@ export function resolvConfNameservers(path = '/etc/resolv.conf'): HostPort[] {
 }
 
 /**
+ * Parses a whole number setting in `[min, max]`.
+ * @param what the flag and variable, for the error message
+ * @throws ConfigError for anything else
+ */
+export function parseWholeNumber(text: string, what: string, min: number, max: number): number {
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    throw new ConfigError(`${what}: expected a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Names proxy-addr (Fastify's `trustProxy`) accepts for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Parses `--trust-proxy`: `false`/`true`, a hop count (0 = false), or a comma-separated list of IP
+ * addresses, CIDRs and proxy-addr range names.
+ * @param what the flag and variable, for the error message
+ * @throws ConfigError for anything else
+ */
+export function parseTrustProxy(text: string, what: string): TrustProxySetting {
+  const value = text.trim().toLowerCase();
+  if (value === 'false' || value === '') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value) === 0 ? false : Number(value);
+  const items = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const [address = '', prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (!PROXY_RANGE_NAMES.has(item) && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `${what}: "${item}" is not false, true, a hop count, an IP address, a CIDR or loopback/linklocal/uniquelocal`,
+      );
+    }
+  }
+  return items;
+}
+
+/**
+ * Parses an on/off setting: `true`/`1`/`yes`/`on` or `false`/`0`/`no`/`off` (any case).
+ * @param what the flag and variable, for the error message
+ * @throws ConfigError for anything else
+ */
+export function parseSwitch(text: string, what: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(`${what}: expected true or false (1/0, yes/no, on/off), got "${text}"`);
+}
+
+/**
  * The effective configuration: a flag wins over its environment variable, which wins over the
  * default.
  * @param flags commander's parsed options, keyed by attribute name (see {@link flagAttribute}), raw strings
@@ -210,8 +374,10 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`${label('databaseUrl')}: expected a postgres:// URL`);
   }
+  const dataDir = resolve(raw('dataDir') ?? './data');
+  const jwtKey = env.CORDON_JWT_KEY !== undefined && env.CORDON_JWT_KEY.trim() !== '' ? env.CORDON_JWT_KEY : undefined;
   return {
-    dataDir: resolve(raw('dataDir') ?? './data'),
+    dataDir,
     databaseUrl,
     httpAddr: parseHostPort(raw('httpAddr') ?? '', label('httpAddr')),
     dnsAddr: parseHostPort(raw('dnsAddr') ?? '', label('dnsAddr')),
@@ -219,11 +385,23 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     upstreams,
     blockIpv4,
     blockIpv6,
+    rrlRate: parseWholeNumber(raw('rrlRate') ?? '', label('rrlRate'), 0, 1_000_000),
+    rrlSlip: parseWholeNumber(raw('rrlSlip') ?? '', label('rrlSlip'), 0, 100),
+    tcpMaxConnections: parseWholeNumber(raw('tcpMaxConnections') ?? '', label('tcpMaxConnections'), 1, 1_000_000),
+    tcpMaxPerSource: parseWholeNumber(raw('tcpMaxPerSource') ?? '', label('tcpMaxPerSource'), 1, 1_000_000),
+    udpRecvBuffer: parseWholeNumber(raw('udpRecvBuffer') ?? '', label('udpRecvBuffer'), 0, 1 << 30),
+    claimMaxPrefixV4: parseWholeNumber(raw('claimMaxPrefixV4') ?? '', label('claimMaxPrefixV4'), 1, 32),
+    claimMaxPrefixV6: parseWholeNumber(raw('claimMaxPrefixV6') ?? '', label('claimMaxPrefixV6'), 1, 128),
+    claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
+    claimAllowSpecial: parseSwitch(raw('claimAllowSpecial') ?? '', label('claimAllowSpecial')),
     adminEmail: raw('adminEmail'),
     adminPassword: raw('adminPassword'),
     consoleDir: resolve(raw('consoleDir') ?? ''),
     roles: roles as ServeRole[],
     logLevel: raw('logLevel') ?? 'info',
+    trustProxy: parseTrustProxy(raw('trustProxy') ?? 'false', label('trustProxy')),
+    jwtKeyFile: resolve(raw('jwtKeyFile') ?? join(dataDir, 'jwt.key')),
+    jwtKey,
   };
 }
 
@@ -240,7 +418,13 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `upstream=${c.upstreams.map(fmt).join(',')}`,
     `block_ipv4=${c.blockIpv4}`,
     `block_ipv6=${c.blockIpv6}`,
+    `rrl=${c.rrlRate === 0 ? 'off' : `${c.rrlRate}/s,slip=${c.rrlSlip}`}`,
+    `tcp_max=${c.tcpMaxConnections},per_source=${c.tcpMaxPerSource}`,
+    `udp_recv_buffer=${c.udpRecvBuffer}`,
+    `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,
+    `trust_proxy=${Array.isArray(c.trustProxy) ? c.trustProxy.join(',') : c.trustProxy}`,
+    `jwt_key=${c.jwtKey === undefined ? c.jwtKeyFile : 'CORDON_JWT_KEY'}`,
   ].join(' ');
 }

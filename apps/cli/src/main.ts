@@ -22,6 +22,8 @@ function addSettings(cmd: Command, keys?: ReadonlyArray<keyof ServeConfig>): Com
  * @param argv process.argv
  */
 export async function main(argv: string[]): Promise<void> {
+  // Whatever any command creates (data directory, database, key file) is private (DESIGN.md §14).
+  process.umask(0o077);
   const program = new Command('cordon').description('Cordon: multi-tenant DNS content filtering').showHelpAfterError();
 
   addSettings(
@@ -43,6 +45,8 @@ export async function main(argv: string[]): Promise<void> {
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
+    // The data-plane thread died: logged and everything stopped; exit non-zero for the supervisor.
+    void running.failed.then(() => process.exit(1));
   });
 
   addSettings(program.command('migrate').description('bring the database schema up to date'), [

@@ -43,6 +43,23 @@ describe('serve configuration', () => {
     expect(() => parseHostPort('1.2.3.4:70000', 'x')).toThrow(/host:port/);
   });
 
+  it('reads the resolver hardening limits (RRL, TCP caps, UDP buffer) with their defaults, refusing non-numbers', () => {
+    const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
+    expect(resolveServeConfig({}, base)).toMatchObject({
+      rrlRate: 200,
+      rrlSlip: 2,
+      tcpMaxConnections: 1000,
+      tcpMaxPerSource: 20,
+      udpRecvBuffer: 8 * 1024 * 1024,
+    });
+    const c = resolveServeConfig({ rrlSlip: '1' }, { ...base, CORDON_RRL_RATE: '0', CORDON_TCP_MAX_PER_SOURCE: '5' });
+    expect(c).toMatchObject({ rrlRate: 0, rrlSlip: 1, tcpMaxPerSource: 5 });
+    expect(describeConfig(c, 'x')).toContain('rrl=off');
+    expect(() => resolveServeConfig({ rrlRate: 'fast' }, base)).toThrow(/--rrl-rate \/ CORDON_RRL_RATE/);
+    expect(() => resolveServeConfig({}, { ...base, CORDON_RRL_SLIP: '-1' })).toThrow(ConfigError);
+    expect(() => resolveServeConfig({}, { ...base, CORDON_TCP_MAX_CONNECTIONS: '0' })).toThrow(/from 1/);
+  });
+
   it('reads upstreams from resolv.conf when none is configured', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-'));
     const path = join(dir, 'resolv.conf');

@@ -13,7 +13,8 @@ import { type SnapshotStats, SnapshotStore } from './policy/snapshot.ts';
 import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
 import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
 import { createExchange } from './transport/exchange.ts';
-import { startTcpServer } from './transport/tcp.ts';
+import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
+import { startTcpServer, type TcpOptions } from './transport/tcp.ts';
 import { startUdpServer } from './transport/udp.ts';
 import { UpstreamClient, type UpstreamHealth, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
 
@@ -24,6 +25,9 @@ export { PIPELINE } from './pipeline/order.ts';
 export type { SnapshotStore } from './policy/snapshot.ts';
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
 export type { QueryLogOptions } from './querylog/writer.ts';
+export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
+export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
+export { DEFAULT_UDP_RECV_BUFFER } from './transport/udp.ts';
 export type { UpstreamHealth, UpstreamServer } from './upstream/client.ts';
 
 /** Settings of {@link startResolver}. */
@@ -49,6 +53,34 @@ export interface ResolverOptions {
   upstreamTimeoutMs?: number;
   /** How often a down upstream is probed, ms (default 5000). */
   upstreamProbeIntervalMs?: number;
+  /**
+   * Response-rate limiting of UDP answers per client prefix (IPv4 /24, IPv6 /56): default 200
+   * responses/s and slip 2; `ratePerSecond: 0` turns it off (see {@link RrlOptions}).
+   */
+  rrl?: RrlOptions;
+  /** TCP limits (RFC 7766 §6.2): timeouts, pipelining, connection caps; defaults in {@link TCP_DEFAULTS}. */
+  tcp?: TcpOptions;
+  /** UDP receive buffer to ask for, bytes (default 8 MiB; capped by the kernel, effective size logged; 0: system default). */
+  udpRecvBufferBytes?: number;
+}
+
+/** TCP transport counters (RFC 7766 §6.2 limits), see {@link TcpOptions}. */
+export interface TcpMetrics {
+  /** Connections open now. */
+  connections: number;
+  /** Destroyed at accept: over the global or per-source cap. */
+  refused: number;
+  idleClosed: number;
+  /** Closed because a started message missed its deadline (slow drip). */
+  deadlineClosed: number;
+  /** Closed because their answers stayed unread past the write timeout. */
+  stalledClosed: number;
+  /** Closed for a frame shorter than a DNS header. */
+  malformedClosed: number;
+  /** Times reading was paused because a connection's output was unread. */
+  backpressurePauses: number;
+  /** Largest output buffered for one connection after a write, bytes. */
+  peakWriteBuffer: number;
 }
 
 /** A copy of the resolver's counters (monotonic since start). */
@@ -65,6 +97,15 @@ export interface ResolverMetrics {
   staleAnswers: number;
   servfail: number;
   truncated: number;
+  /** qtype ANY answered with the synthesized HINFO (RFC 8482). */
+  minimalAny: number;
+  /** UDP queries over their prefix's response rate: dropped or slipped. */
+  rateLimited: number;
+  /** Of `rateLimited`, those answered with an empty TC=1 answer. */
+  slipped: number;
+  tcp: TcpMetrics;
+  /** The UDP socket's receive buffer as the kernel reports it, bytes. */
+  udpRecvBufferBytes: number;
   cacheEntries: number;
   queryLog: QueryLogStats;
   /** Where query-log INSERTs run: `worker` (a writer thread with its own connection) or `inline` (this thread). */
@@ -117,13 +158,23 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
   });
   const exchange = createExchange(handler, counters, logger);
 
-  const udp = await startUdpServer(opts.dns.host, opts.dns.port, exchange, logger);
+  const udpOptions = {
+    ...(opts.rrl ? { rrl: opts.rrl } : {}),
+    ...(opts.udpRecvBufferBytes !== undefined ? { recvBufferBytes: opts.udpRecvBufferBytes } : {}),
+  };
+  let udp: Awaited<ReturnType<typeof startUdpServer>>;
   let tcp: Awaited<ReturnType<typeof startTcpServer>>;
-  try {
-    tcp = await startTcpServer(opts.dns.host, udp.address.port, exchange, logger);
-  } catch (err) {
-    await udp.close();
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    udp = await startUdpServer(opts.dns.host, opts.dns.port, exchange, logger, udpOptions, counters);
+    try {
+      tcp = await startTcpServer(opts.dns.host, udp.address.port, exchange, logger, opts.tcp, counters);
+      break;
+    } catch (err) {
+      await udp.close();
+      // With port 0 the free UDP port may be some TCP client's ephemeral port: pick another.
+      const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!(taken && opts.dns.port === 0 && attempt < 5)) throw err;
+    }
   }
   logger.info(
     {
@@ -131,6 +182,11 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       tcp: `${tcp.address.address}:${tcp.address.port}`,
       upstreams: opts.upstreams.map((u) => `${u.host}:${u.port}`),
       categoryDomains: store.stats.categoryDomains,
+      rrl:
+        opts.rrl?.ratePerSecond === 0
+          ? 'off'
+          : `${opts.rrl?.ratePerSecond ?? DEFAULT_RRL_RATE}/s slip ${opts.rrl?.slip ?? DEFAULT_RRL_SLIP}`,
+      udpRecvBufferBytes: udp.recvBufferBytes,
     },
     'resolver listening',
   );
@@ -151,6 +207,20 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         staleAnswers: counters.staleAnswers,
         servfail: counters.servfail,
         truncated: counters.truncated,
+        minimalAny: counters.minimalAny,
+        rateLimited: counters.rateLimited,
+        slipped: counters.slipped,
+        tcp: {
+          connections: tcp.connections,
+          refused: counters.tcpRefused,
+          idleClosed: counters.tcpIdleClosed,
+          deadlineClosed: counters.tcpDeadlineClosed,
+          stalledClosed: counters.tcpStalledClosed,
+          malformedClosed: counters.tcpMalformedClosed,
+          backpressurePauses: counters.tcpBackpressurePauses,
+          peakWriteBuffer: counters.tcpPeakWriteBuffer,
+        },
+        udpRecvBufferBytes: udp.recvBufferBytes,
         cacheEntries: cache.size,
         queryLog: { ...queryLog.stats },
         queryLogWriter: queryLog instanceof QueryLogWorkerWriter ? 'worker' : 'inline',

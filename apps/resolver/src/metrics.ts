@@ -5,7 +5,10 @@
 export class ResolverCounters {
   /** Queries decoded and handed to the pipeline. */
   queries = 0;
-  /** Datagrams/frames answered FORMERR or NOTIMP by a transport, and ones dropped undecodable. */
+  /**
+   * Datagrams/frames answered FORMERR, NOTIMP or BADVERS by a transport, and ones dropped
+   * unanswered (shorter than a DNS header, or a response: QR=1).
+   */
   malformed = 0;
   /** Clients matching no location address: REFUSED and not logged (no customer to log against). */
   unknownClients = 0;
@@ -17,6 +20,26 @@ export class ResolverCounters {
   coalesced = 0;
   staleAnswers = 0;
   servfail = 0;
-  /** UDP answers sent truncated (TC=1). */
+  /** UDP answers sent truncated (TC=1) because they did not fit. */
   truncated = 0;
+  /** qtype ANY answered with the synthesized HINFO (RFC 8482 §4.2). */
+  minimalAny = 0;
+  /** UDP queries over their client prefix's response rate (dropped or slipped): transport/rrl.ts. */
+  rateLimited = 0;
+  /** Of {@link rateLimited}, those answered with an empty TC=1 answer (the slip) rather than dropped. */
+  slipped = 0;
+  /** TCP connections destroyed at accept: over the global or the per-source cap. */
+  tcpRefused = 0;
+  /** TCP connections closed after the idle timeout (RFC 7766 §6.2.3). */
+  tcpIdleClosed = 0;
+  /** TCP connections closed because a started message did not complete within its deadline (slow drip). */
+  tcpDeadlineClosed = 0;
+  /** TCP connections closed because their answers stayed unread past the write timeout. */
+  tcpStalledClosed = 0;
+  /** TCP connections closed for a frame shorter than a DNS header. */
+  tcpMalformedClosed = 0;
+  /** Times a TCP connection's reading was paused because its output was not being read. */
+  tcpBackpressurePauses = 0;
+  /** Largest output buffered for one TCP connection after a write, bytes (bounded by backpressure). */
+  tcpPeakWriteBuffer = 0;
 }

@@ -14,9 +14,10 @@ import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts
 import { seedTenants } from './helpers/seed.ts';
 
 describe('pipeline order', () => {
-  it('is querylog → identify → policy → cache → upstream (DESIGN.md §9, STYLE.md §1)', () => {
+  it('is querylog → identify → policy → minimal-any → cache → upstream (DESIGN.md §9, STYLE.md §1)', () => {
     // Rate-limit (after identify) and bypass (before policy) will join in later issues.
-    expect(PIPELINE.map((l) => l.name)).toEqual(['querylog', 'identify', 'policy', 'cache', 'upstream']);
+    // minimal-any below policy: a blocked ANY stays blocked; above cache: ANY never goes upstream.
+    expect(PIPELINE.map((l) => l.name)).toEqual(['querylog', 'identify', 'policy', 'minimal-any', 'cache', 'upstream']);
   });
 });
 

@@ -22,6 +22,30 @@ describe('PrefixMatcher', () => {
     expect(m.lookup('198.51.100.9')).toBe('mapped');
   });
 
+  it('reads ranges and clients in the one canonical form, whatever their spelling', () => {
+    const m = new PrefixMatcher<string>();
+    m.add('::ffff:7f00:1/128', 'mapped-host');
+    m.add('::FFFF:10.0.0.0/104', 'mapped-eight');
+    expect(m.lookup('127.0.0.1')).toBe('mapped-host');
+    expect(m.lookup('::ffff:127.0.0.1')).toBe('mapped-host');
+    expect(m.lookup('::FFFF:7F00:1')).toBe('mapped-host');
+    expect(m.lookup('0:0:0:0:0:ffff:a01:203')).toBe('mapped-eight');
+    expect(m.lookup('::7f00:1')).toBeUndefined(); // IPv4-compatible, not mapped: an IPv6 source
+  });
+
+  it('keeps the first value of a range added twice, however it is written (oldest claim wins)', () => {
+    const m = new PrefixMatcher<string>();
+    expect(m.add('127.0.0.1/32', 'victim')).toBe(true);
+    expect(m.add('::ffff:127.0.0.1/128', 'attacker')).toBe(false);
+    expect(m.add('127.0.0.1', 'attacker')).toBe(false);
+    expect(m.add('2001:db8::/48', 'first')).toBe(true);
+    expect(m.add('2001:DB8:0::1/48', 'second')).toBe(false);
+    expect(m.lookup('127.0.0.1')).toBe('victim');
+    expect(m.lookup('::ffff:127.0.0.1')).toBe('victim');
+    expect(m.lookup('2001:db8::5')).toBe('first');
+    expect(m.size).toBe(2);
+  });
+
   it('matches IPv6 by longest prefix and keeps families apart', () => {
     const m = new PrefixMatcher<string>();
     m.add('2001:db8::/32', 'site');

@@ -89,6 +89,10 @@ describe('parseQuery against dns-packet', () => {
   it('answers FORMERR / NOTIMP / drop for what cannot be a usable query', () => {
     const ok = query('example.com', 'A', { additionals: [OPT(1232)] });
     expect(parseQuery(Buffer.alloc(1)).kind).toBe('drop');
+    for (let n = 0; n < 12; n++) expect(parseQuery(ok.subarray(0, n)).kind, `${n} bytes`).toBe('drop');
+    const v1 = Buffer.from(ok);
+    v1[v1.length - 5] = 1; // the OPT's VERSION byte (RFC 6891 §6.1.3)
+    expect(parseQuery(v1)).toMatchObject({ kind: 'badvers', query: { qtype: 1, edns: { udpSize: 1232 } } });
     const response = Buffer.from(ok);
     response[2] = response[2]! | 0x80;
     expect(parseQuery(response).kind).toBe('drop');

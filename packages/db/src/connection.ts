@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -30,9 +30,10 @@ export interface OpenDatabaseOptions {
 const INT8_OID = 20;
 
 /**
- * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`
- * (a committed transaction survives a process crash: DESIGN.md §14); PostgreSQL BIGINT columns
- * are parsed as JS numbers (epoch ms fit in 2^53).
+ * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`: a
+ * committed transaction survives a process crash, not a power loss or OS crash (the last transactions
+ * before one may roll back; DESIGN.md §14). Its file is private (0600, and its directory 0700 when
+ * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
  * @throws Error when `url` is given but is not a PostgreSQL URL.
  */
 export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
@@ -53,14 +54,40 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     return { db, dialect: 'postgres', location: redactUrl(options.url), close: () => db.destroy() };
   }
   const path = options.sqlitePath ?? ':memory:';
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') prepareSqliteFile(path);
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
+  if (path !== ':memory:') restrictSqliteFiles(path);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', location: path, close: () => db.destroy() };
+}
+
+/** Owner-only modes of the data directory and its files (DESIGN.md §14: the data directory is private). */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Creates the SQLite file's directory (0700, when it does not exist yet: an existing directory is the
+ * operator's) and the file itself (0600) before SQLite opens it: SQLite gives the `-wal` and `-shm`
+ * files it creates later the database file's mode.
+ */
+function prepareSqliteFile(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    chmodSync(dir, PRIVATE_DIR_MODE); // mkdir's mode is masked by the umask
+  }
+  if (!existsSync(path)) closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
+}
+
+/** Sets the database file and its `-wal`/`-shm` files to 0600 (also tightening files of older versions). */
+function restrictSqliteFiles(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
+  }
 }
 
 /** The URL with any password replaced by `***`, for logs. */

@@ -1,4 +1,5 @@
 /** @cordon/db — Cordon's schema, dialect factory and migrations (DESIGN.md §2–3). */
+export * from './address-claims.ts';
 export * from './changes.ts';
 export * from './connection.ts';
 export * from './dialect-kind.ts';

@@ -2,6 +2,9 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import type { DatabaseHandle } from './connection.ts';
 import type { Dialect } from './dialect-kind.ts';
 import * as m0001 from './migrations/0001_initial.ts';
+import * as m0002 from './migrations/0002_address_claims.ts';
+import * as m0003 from './migrations/0003_login_throttle.ts';
+import * as m0004 from './migrations/0004_audit_log.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -10,6 +13,9 @@ interface DialectMigration {
 /** Migrations in order; one set for both dialects (DESIGN.md §2). */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_initial': m0001,
+  '0002_address_claims': m0002,
+  '0003_login_throttle': m0003,
+  '0004_audit_log': m0004,
 };
 
 class InCodeProvider implements MigrationProvider {

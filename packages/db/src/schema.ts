@@ -11,6 +11,7 @@ export interface Database {
   customers: CustomersTable;
   admins: AdminsTable;
   revoked_tokens: RevokedTokensTable;
+  login_throttle: LoginThrottleTable;
   categories: CategoriesTable;
   category_domains: CategoryDomainsTable;
   policies: PoliciesTable;
@@ -18,6 +19,7 @@ export interface Database {
   locations: LocationsTable;
   location_addresses: LocationAddressesTable;
   query_log: QueryLogTable;
+  audit_log: AuditLogTable;
   settings: SettingsTable;
 }
 
@@ -62,6 +64,21 @@ export interface AdminsTable {
 export interface RevokedTokensTable {
   jti: string;
   expires_at: number;
+}
+
+/**
+ * Login throttling counters shared by all API processes (DESIGN.md §6, §14; migration 0003). `key` is a
+ * hashed throttle key; times are epoch ms.
+ */
+export interface LoginThrottleTable {
+  key: string;
+  /** Failed logins in the window starting at `window_start`. */
+  failures: number;
+  window_start: number;
+  /** Attempts are refused (429) until this instant; 0 when not throttled. */
+  blocked_until: number;
+  /** For an account-from-client key: the last successful login, else null. */
+  last_success_at: number | null;
 }
 
 /** The taxonomy with each category's current level ('L'|'M'|'H'|null), editable by the system admin. */
@@ -109,12 +126,22 @@ export interface LocationsTable {
   updated_at: string;
 }
 
-/** An address of a location, canonical `network/prefix` text; unique across all tenants. */
+/**
+ * An address claim of a location (DESIGN.md §14): canonical `network/prefix` text, unique across
+ * all tenants, with its family and first/last address as fixed-width hex so SQL finds overlaps.
+ * Write rows through `addressClaimColumns` (address-claims.ts).
+ */
 export interface LocationAddressesTable {
   id: Generated<number>;
   location_id: number;
   customer_id: number;
   ip: string;
+  /** 4 or 6 (0 only for a pre-0002 row that did not parse). */
+  family: number;
+  /** First address, 8 (IPv4) or 32 (IPv6) lower-case hex digits. */
+  range_start: string;
+  /** Last address, same width as `range_start`. */
+  range_end: string;
   created_at: string;
 }
 
@@ -141,4 +168,28 @@ export interface QueryLogTable {
 export interface SettingsTable {
   key: string;
   value: string;
+}
+
+/**
+ * One change, written by core's `mutate()` in the change's own transaction (DESIGN.md §14). The
+ * tenant columns have no foreign key: the trail outlives a deleted tenant. `before_json`/`after_json`
+ * hold the entity's state as JSON, secrets left out.
+ */
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** ISO-8601 UTC. */
+  at: string;
+  /** null for the operator's `cordon` commands. */
+  admin_id: number | null;
+  admin_email: string | null;
+  role: number | null;
+  msp_id: number | null;
+  customer_id: number | null;
+  /** `<entity>.<verb>`, e.g. `policy.update`. */
+  action: string;
+  entity: string;
+  entity_id: number | null;
+  before_json: string | null;
+  after_json: string | null;
+  client_ip: string | null;
 }

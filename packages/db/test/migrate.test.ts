@@ -1,5 +1,6 @@
 import { CATEGORIES } from '@cordon/shared';
 import { describe, expect, it } from 'vitest';
+import { addressClaimColumns } from '../src/address-claims.ts';
 import { migrateToLatest } from '../src/migrate.ts';
 import { createTestDatabase, testDialects } from '../src/testing.ts';
 
@@ -46,12 +47,17 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
         .executeTakeFirstOrThrow();
       await db
         .insertInto('location_addresses')
-        .values({ location_id: loc.id, customer_id: cust.id, ip: '127.0.0.1/32', created_at: now })
+        .values({ location_id: loc.id, customer_id: cust.id, ...addressClaimColumns('127.0.0.1/32'), created_at: now })
         .execute();
       await expect(
         db
           .insertInto('location_addresses')
-          .values({ location_id: loc.id, customer_id: cust.id, ip: '127.0.0.1/32', created_at: now })
+          .values({
+            location_id: loc.id,
+            customer_id: cust.id,
+            ...addressClaimColumns('127.0.0.1/32'),
+            created_at: now,
+          })
           .execute(),
       ).rejects.toThrow();
       const ts = 1_763_700_000_123;

@@ -21,6 +21,7 @@ export const ErrorCatalogue = {
   ERR_2FA_INCORRECT_RECOVERY: { status: 422, message: 'Incorrect code entered' },
   ERR_2FA_ENFORCED: { status: 422, message: '2FA is enforced' },
   ERR_RATE_LIMITED: { status: 429, message: ErrorTexts.tooManyRequests },
+  ERR_HEADERS_TOO_LARGE: { status: 431, message: 'Client error: Request header fields too large.' },
   ERR_INTERNAL: { status: 500, message: ErrorTexts.serverError },
 } as const;
 

@@ -14,9 +14,20 @@ function isIdParam(instancePath: string): boolean {
   return /^\/?(id|[A-Za-z]+Id)$/.test(instancePath);
 }
 
+/** The raw (unvalidated) path parameter an issue names. */
+function paramOf(request: FastifyRequest, instancePath: string): unknown {
+  return (request.params as Record<string, unknown> | undefined)?.[instancePath.replace(/^\//, '')];
+}
+
+/** True for text of decimal digits only. */
+function isDecimal(value: unknown): boolean {
+  return typeof value === 'string' && /^\d+$/.test(value);
+}
+
 /**
  * Turns any error into the one envelope `{ error, code, fields? }` (DESIGN.md §5; STYLE.md §11).
- * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message; `ApiError` → its
+ * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message (but a path id of
+ * decimal digits naming nothing, such as `0`, → 404 ERR_NOT_FOUND); `ApiError` → its
  * status; Fastify's own 4xx (bad JSON, body too large) → 400; anything else → 500, logged, with the
  * spec §8 text and no detail.
  */
@@ -25,9 +36,13 @@ export function toErrorBody(error: unknown, request: FastifyRequest): { status: 
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields: Record<string, string> = {};
     const context = (error as { validationContext?: string }).validationContext;
-    // A path naming a resource id that cannot exist (0, -1, abc) names a missing resource: 404, as
-    // for an unknown id (DESIGN.md §5: requests carrying user id 0 are refused with 404).
-    if (context === 'params' && error.validation.every((i) => isIdParam(i.instancePath))) {
+    // A path id of decimal digits that cannot exist (0, or beyond any id) names a missing resource: 404,
+    // as for an unknown id (DESIGN.md §5: requests carrying user id 0 are refused with 404). Anything
+    // else (`abc`, `-1`, `0x1`, `1e0`) is a malformed request: 400 below.
+    if (
+      context === 'params' &&
+      error.validation.every((i) => isIdParam(i.instancePath) && isDecimal(paramOf(request, i.instancePath)))
+    ) {
       return { status: 404, body: new ApiError('ERR_NOT_FOUND').toBody() };
     }
     for (const issue of error.validation) {

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { buildApp, ensureSystemAdmin, loadOrCreateJwtSecret } from '@cordon/api';
-import { createChangeFeed, migrateToLatest } from '@cordon/db';
-import { type SnapshotStore, startBlockPage, startResolver } from '@cordon/resolver';
+import { buildApp, ensureSystemAdmin, loadJwtKeyRing } from '@cordon/api';
+import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
+import type { ResolverMetrics } from '@cordon/resolver';
+import { type RunningDataPlane, startDataPlane } from '@cordon/resolver/dataplane';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
@@ -12,6 +13,13 @@ export interface RunningCordon {
   http?: HostPort;
   dns?: HostPort;
   blockPage?: HostPort;
+  /** The resolver's counters, copied from the data-plane thread; null without the `resolver` role. */
+  resolverMetrics(): Promise<ResolverMetrics | null>;
+  /**
+   * Resolves (never rejects) when a role fails at runtime — the data-plane thread died — once
+   * everything else has been stopped; `cordon serve` then exits 1 (docs/operations.md "Threads").
+   */
+  readonly failed: Promise<Error>;
   /** Stops listeners, flushes the query log, closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -23,6 +31,10 @@ const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): 
  * Starts Cordon (issue #2 deliverable 2): migrations, the first-run system admin, the console and
  * `/restapi`, the resolver on UDP+TCP and the block page, each as its role is enabled. Prints the
  * generated admin password once, then one boot line of the effective configuration.
+ *
+ * The API runs on this thread; the resolver and the block page run on their own thread (the data
+ * plane, with its own database connection and change feed), so no API request, import or report
+ * can delay a DNS answer. Topics the API publishes are relayed to that thread at once.
  * @throws Error when the database cannot be opened or migrated or an address cannot be bound;
  *   anything already started is stopped again first
  */
@@ -33,7 +45,13 @@ export async function startCordon(
 ): Promise<RunningCordon> {
   const handle = openConfiguredDatabase(config);
   const closers: Array<() => Promise<void>> = [() => handle.close()];
+  let dataPlane: RunningDataPlane | null = null;
+  let fail: (err: Error) => void = () => undefined;
   const running: RunningCordon = {
+    resolverMetrics: async () => (dataPlane ? dataPlane.metrics() : null),
+    failed: new Promise<Error>((resolve) => {
+      fail = resolve;
+    }),
     close: async () => {
       while (closers.length > 0) {
         const close = closers.pop();
@@ -48,9 +66,20 @@ export async function startCordon(
   try {
     const applied = await migrateToLatest(handle);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    // Not started: nothing on this thread follows changes; the API publishes, the data-plane
+    // thread polls for other processes' changes itself and gets this one's relayed.
     const changes = createChangeFeed(handle);
-    await changes.start();
     closers.push(() => changes.close());
+    changes.subscribe((topic) => dataPlane?.relay(topic));
+    // The data plane's own connection: the SQLite file (WAL allows it) or the URL (the handle keeps no password).
+    const connection = config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: handle.location };
+    const dataPlaneStarting = startDataPlaneRoles(config, connection, logger);
+    // Awaited after the API has started; marked handled now so a failure meanwhile is not "unhandled".
+    dataPlaneStarting?.catch(() => undefined);
+    closers.push(async () => {
+      const started = await dataPlaneStarting?.catch(() => null);
+      await started?.close();
+    });
 
     if (config.roles.includes('api')) {
       const admin = await ensureSystemAdmin(handle, { email: config.adminEmail, password: config.adminPassword });
@@ -61,45 +90,37 @@ export async function startCordon(
       } else if (admin.created) {
         print(`First run: system admin ${admin.email} created`);
       }
-      const jwtSecret = await loadOrCreateJwtSecret(handle);
+      // The signing keys live outside the database (DESIGN.md §14): CORDON_JWT_KEY, else the key file.
+      const jwt = loadJwtKeyRing({ file: config.jwtKeyFile, keys: config.jwtKey });
+      if (jwt.created) print(`First run: access-token signing key created in ${config.jwtKeyFile}`);
       const app = await buildApp({
         db: handle,
         changes,
-        jwtSecret,
+        jwtKeys: jwt.ring,
+        trustProxy: config.trustProxy,
         logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
+        claims: {
+          maxPrefixV4: config.claimMaxPrefixV4,
+          maxPrefixV6: config.claimMaxPrefixV6,
+          allowPrivate: config.claimAllowPrivate,
+          allowSpecial: config.claimAllowSpecial,
+        },
         ...(existsSync(config.consoleDir) ? { consoleDir: config.consoleDir } : {}),
       });
       await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
       closers.push(() => app.close());
       running.http = bound(app.server.address(), config.httpAddr);
     }
-    let snapshot: SnapshotStore | undefined;
-    if (config.roles.includes('resolver')) {
-      const resolver = await startResolver({
-        db: handle,
-        changes,
-        logger: logger.child({ role: 'resolver' }),
-        dns: config.dnsAddr,
-        upstreams: config.upstreams,
-        blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
-        // The query-log writer thread opens its own connection; a SQLite file is derived from the
-        // handle, PostgreSQL needs the URL (the handle keeps no password).
-        ...(config.databaseUrl ? { queryLog: { connection: { url: config.databaseUrl } } } : {}),
+    if (dataPlaneStarting) {
+      const started = await dataPlaneStarting;
+      dataPlane = started;
+      if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
+      if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
+      void started.failed.then(async (err) => {
+        logger.fatal({ err }, 'data-plane thread (resolver, block page) died; stopping cordon');
+        await running.close();
+        fail(err);
       });
-      closers.push(() => resolver.close());
-      running.dns = bound(resolver.address.udp, config.dnsAddr);
-      snapshot = resolver.snapshot;
-    }
-    if (config.roles.includes('blockpage')) {
-      const blockPage = await startBlockPage({
-        db: handle,
-        changes,
-        logger: logger.child({ role: 'blockpage' }),
-        http: config.blockPageAddr,
-        ...(snapshot ? { snapshot } : {}),
-      });
-      closers.push(() => blockPage.close());
-      running.blockPage = bound(blockPage.address, config.blockPageAddr);
     }
   } catch (err) {
     await running.close();
@@ -117,4 +138,36 @@ export async function startCordon(
     )}`,
   );
   return running;
+}
+
+/**
+ * Starts the `resolver` and `blockpage` roles the config enables on the data-plane thread, which
+ * opens `connection` itself; null when neither role is enabled.
+ */
+function startDataPlaneRoles(
+  config: ServeConfig,
+  connection: OpenDatabaseOptions,
+  logger: Logger,
+): Promise<RunningDataPlane> | null {
+  const resolver = config.roles.includes('resolver');
+  const blockPage = config.roles.includes('blockpage');
+  if (!resolver && !blockPage) return null;
+  return startDataPlane({
+    connection,
+    logger,
+    logLevel: config.logLevel,
+    ...(resolver
+      ? {
+          resolver: {
+            dns: config.dnsAddr,
+            upstreams: config.upstreams,
+            blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
+            rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
+            tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
+            udpRecvBufferBytes: config.udpRecvBuffer,
+          },
+        }
+      : {}),
+    ...(blockPage ? { blockPage: { http: config.blockPageAddr } } : {}),
+  });
 }

@@ -1,9 +1,13 @@
 import { createRequire } from 'node:module';
+import { canonicalIp } from '@cordon/shared';
 import type { DnsProtocol, DnsRequest } from '../request.ts';
-import { parseQuery } from './wire.ts';
+import { parseQuery, type WireQuery } from './wire.ts';
 
-/** RCODE values (RFC 1035 §4.1.1, RFC 6895 §2.3). */
-export const Rcode = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
+/**
+ * RCODE values (RFC 1035 §4.1.1, RFC 6895 §2.3). BADVERS (16) is an extended RCODE: only its low
+ * four bits (0) go in the header, the upper eight in the OPT record (RFC 6891 §6.1.3).
+ */
+export const Rcode = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 export type RcodeName = keyof typeof Rcode;
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
@@ -47,13 +51,10 @@ export function qtypeName(code: number, decoded: string): string {
 /**
  * Unwraps an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, RFC 4291 §2.5.5.2) to plain IPv4, so
  * a dual-stack socket's clients match IPv4 location addresses. Other addresses are returned as is.
+ * It is `canonicalIp` of `@cordon/shared`, the one canonical form of addresses (DESIGN.md §14).
  */
 export function unwrapMappedIp(address: string): string {
-  if (address.length > 7 && address.charCodeAt(0) === 58 /* : */ && address.toLowerCase().startsWith('::ffff:')) {
-    const rest = address.slice(7);
-    if (rest.includes('.')) return rest;
-  }
-  return address;
+  return canonicalIp(address);
 }
 
 /** The outcome of decoding a datagram or TCP frame: a request, an error to answer, or nothing. */
@@ -67,16 +68,19 @@ const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
 /**
  * Decodes one wire query into the immutable {@link DnsRequest} (STYLE.md §2) with the wire-level
  * {@link parseQuery} (no dns-packet objects on the hot path):
- * - fewer than 2 bytes, or a response (QR=1): `drop` (nothing to answer: RFC 1035 §4.1.1, and
- *   answering responses invites reflection loops);
+ * - shorter than a DNS header (12 bytes), or a response (QR=1): `drop` — nothing to answer, and
+ *   answering either invites reflection and loops;
  * - malformed, or QDCOUNT ≠ 1: `error` with a FORMERR header echoing the id (RFC 1035 §4.1.1);
- * - an opcode other than QUERY: `error` with NOTIMP.
+ * - an opcode other than QUERY: `error` with NOTIMP;
+ * - an OPT record with EDNS VERSION ≠ 0: `error` with BADVERS (RFC 6891 §6.1.3), see
+ *   {@link badversResponse}.
  */
 export function decodeQuery(raw: Buffer, clientIp: string, protocol: DnsProtocol): DecodeResult {
   const parsed = parseQuery(raw);
   if (parsed.kind === 'drop') return DROP;
   if (parsed.kind === 'formerr') return { kind: 'error', response: headerOnly(raw, Rcode.FORMERR) };
   if (parsed.kind === 'notimp') return { kind: 'error', response: headerOnly(raw, Rcode.NOTIMP) };
+  if (parsed.kind === 'badvers') return { kind: 'error', response: badversResponse(raw, parsed.query) };
   const q = parsed.query;
   return {
     kind: 'ok',
@@ -109,6 +113,26 @@ function headerOnly(raw: Buffer, rcode: number): Buffer {
   const qflags = raw.length >= 4 ? raw.readUInt16BE(2) : 0;
   // QR, the query's opcode and RD, RA, the RCODE.
   out.writeUInt16BE(0x8000 | (qflags & 0x7800) | (qflags & Flag.RD) | Flag.RA | rcode, 2);
+  return out;
+}
+
+/**
+ * The answer to a query whose EDNS VERSION we do not implement (RFC 6891 §6.1.3): RCODE BADVERS
+ * (16) — 0 in the header's four RCODE bits, 1 in the OPT's extended-RCODE byte — the question
+ * echoed, no answer/authority records, and our OPT of VERSION 0 (the highest we support), DO
+ * mirrored (RFC 3225 §3).
+ */
+export function badversResponse(raw: Buffer, q: WireQuery): Buffer {
+  const qEnd = q.questionEnd;
+  const out = Buffer.allocUnsafe(qEnd + OPT_LENGTH);
+  out.writeUInt16BE(q.id, 0);
+  out.writeUInt16BE(Flag.QR | (q.flags & (Flag.RD | Flag.CD)) | Flag.RA | (Rcode.BADVERS & 0xf), 2);
+  out.writeUInt16BE(1, 4);
+  out.writeUInt32BE(0, 6);
+  out.writeUInt16BE(1, 10);
+  raw.copy(out, 12, 12, qEnd);
+  writeOpt(out, qEnd, q.edns?.dnssecOk === true);
+  out[qEnd + 5] = Rcode.BADVERS >> 4;
   return out;
 }
 
@@ -153,6 +177,15 @@ export function allocResponse(
   request.raw.copy(out, 12, 12, qEnd);
   if (edns) writeOpt(out, qEnd + bodyLength, edns.dnssecOk);
   return out;
+}
+
+/**
+ * The "slip" answer of response-rate limiting (docs/operations.md "Response-rate limiting"):
+ * NOERROR with TC=1 and empty sections but the question (and OPT when asked), so a real client
+ * retries over TCP (RFC 1035 §4.2.1, RFC 7766 §5) while a spoofed victim gets no amplification.
+ */
+export function truncatedResponse(request: DnsRequest): Buffer {
+  return allocResponse(request, Rcode.NOERROR, Flag.TC, 0, 0, 0, 0);
 }
 
 /** A response with no records (REFUSED, SERVFAIL, NODATA…): header, question, OPT when asked. */

@@ -80,11 +80,14 @@ export interface WireQuery {
 
 /**
  * What {@link parseQuery} made of a message: a usable query, or what to do instead —
- * `drop` (too short for an id, or a response: QR=1), `formerr` (RFC 1035 §4.1.1 format error),
- * `notimp` (an opcode other than QUERY, RFC 1035 §4.1.1).
+ * `drop` (shorter than a DNS header, or a response: QR=1), `formerr` (RFC 1035 §4.1.1 format
+ * error), `notimp` (an opcode other than QUERY, RFC 1035 §4.1.1), `badvers` (a well-formed query
+ * whose OPT record asks for an EDNS VERSION other than 0, RFC 6891 §6.1.3; `query` is complete,
+ * so the BADVERS answer can echo the question).
  */
 export type WireParse =
   | { readonly kind: 'ok'; readonly query: WireQuery }
+  | { readonly kind: 'badvers'; readonly query: WireQuery }
   | { readonly kind: 'drop' }
   | { readonly kind: 'formerr' }
   | { readonly kind: 'notimp' };
@@ -99,17 +102,20 @@ const nameScratch = Buffer.allocUnsafe(256);
  * header, the one question (qname text, qtype, qclass) and the EDNS(0) OPT of the additional
  * section; every other record is only bounds-checked and skipped.
  *
+ * Messages shorter than the 12-byte header and responses (QR=1) are `drop`: there is nothing
+ * to answer, and answering them would let a spoofed source turn Cordon into a reflector or loop
+ * two servers (docs/operations.md "Hostile clients").
+ *
  * Checked like dns-packet's decoder (the oracle of the unit tests): names within the buffer, at
  * most 254 bytes of labels, no reserved label types; records within the buffer; trailing bytes
- * are ignored. Then: opcode ≠ QUERY → `notimp`; QDCOUNT ≠ 1 → `formerr`. Stricter than dns-packet
- * on purpose: a compression pointer inside the query's qname and OPT options that overrun their
- * RDATA are `formerr` (no real client sends either, and the question is echoed byte for byte).
+ * are ignored. Then: opcode ≠ QUERY → `notimp`; QDCOUNT ≠ 1 → `formerr`; an OPT with EDNS
+ * VERSION ≠ 0 → `badvers`. Stricter than dns-packet on purpose: a compression pointer inside the
+ * query's qname and OPT options that overrun their RDATA are `formerr` (no real client sends
+ * either, and the question is echoed byte for byte).
  */
 export function parseQuery(raw: Buffer): WireParse {
   const len = raw.length;
-  if (len < 2) return DROP;
-  if (len >= 3 && (raw[2]! & 0x80) !== 0) return DROP;
-  if (len < 12) return FORMERR;
+  if (len < 12 || (raw[2]! & 0x80) !== 0) return DROP;
   const flags = raw.readUInt16BE(2);
   const qdcount = raw.readUInt16BE(4);
   const rrcount = raw.readUInt16BE(6) + raw.readUInt16BE(8);
@@ -158,6 +164,7 @@ export function parseQuery(raw: Buffer): WireParse {
 
   // Answer and authority records: bounds only. Additional: also find the first OPT.
   let edns: WireEdns | null = null;
+  let ednsVersion = 0;
   for (let r = 0; r < rrcount + arcount; r++) {
     off = skipName(raw, off);
     if (off < 0 || off + 10 > len) return FORMERR;
@@ -170,6 +177,8 @@ export function parseQuery(raw: Buffer): WireParse {
       if (edns === null) {
         const size = raw.readUInt16BE(off + 2);
         edns = { udpSize: size < 512 ? 512 : size, dnssecOk: (raw[off + 6]! & 0x80) !== 0 };
+        // The TTL field: extended RCODE, VERSION, then the DO bit (RFC 6891 §6.1.3).
+        ednsVersion = raw[off + 5]!;
       }
     }
     off = rdata + rdlen;
@@ -177,7 +186,8 @@ export function parseQuery(raw: Buffer): WireParse {
 
   if (((flags >> 11) & 0xf) !== 0) return NOTIMP;
   if (qdcount !== 1) return FORMERR;
-  return { kind: 'ok', query: { id: raw.readUInt16BE(0), flags, name, qtype, qclass, questionEnd, edns } };
+  const query: WireQuery = { id: raw.readUInt16BE(0), flags, name, qtype, qclass, questionEnd, edns };
+  return ednsVersion === 0 ? { kind: 'ok', query } : { kind: 'badvers', query };
 }
 
 /** The slow path for non-ASCII qnames: each label decoded as UTF-8 on its own, as dns-packet does. */

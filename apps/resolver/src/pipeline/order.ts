@@ -7,6 +7,7 @@ import type { UpstreamClient } from '../upstream/client.ts';
 import { type BlockAddresses, servfailAnswer } from './answers.ts';
 import { cacheLink } from './cache.ts';
 import { identifyLink } from './identify.ts';
+import { minimalAnyLink } from './minimal-any.ts';
 import { policyLink } from './policy.ts';
 import { queryLogLink } from './querylog.ts';
 import { upstreamLink } from './upstream.ts';
@@ -40,6 +41,9 @@ export const PIPELINE: readonly PipelineLink[] = [
   // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, DESIGN.md §8 step 1.)
   // Above the cache, so policy runs on every query and a cached answer never leaks past a block.
   { name: 'policy', build: (d) => policyLink(d.store, d.blockAddresses, d.counters) },
+  // Below policy (a blocked name stays blocked and logged), above cache and upstream: ANY is
+  // answered with a synthesized HINFO and never forwarded (RFC 8482 §4.2).
+  { name: 'minimal-any', build: (d) => minimalAnyLink(d.counters) },
   // Below policy and tenant-agnostic: holds only upstream answers, shared by all tenants (STYLE.md §6).
   { name: 'cache', build: (d) => cacheLink(d.cache, d.counters) },
   // Terminal: only cache misses reach the network.

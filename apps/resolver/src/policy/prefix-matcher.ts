@@ -1,5 +1,5 @@
+import { canonicalIp, parseCidr } from '@cordon/shared';
 import ipaddr from 'ipaddr.js';
-import { unwrapMappedIp } from '../dns/message.ts';
 
 /**
  * Longest-prefix match of client addresses against CIDR ranges, IPv4 and IPv6 (DESIGN.md §8
@@ -9,6 +9,9 @@ import { unwrapMappedIp } from '../dns/message.ts';
  * the longest length down. With the handful of distinct lengths real deployments use, a lookup
  * is a few integer masks and Map probes. IPv6 networks are keyed by their 128-bit value as a
  * bigint (only IPv6 queries pay for the bigint).
+ *
+ * Ranges and client addresses go through the one canonical form of `@cordon/shared` (DESIGN.md §14):
+ * an IPv4-mapped IPv6 range of length ≥ 96 or client address IS the IPv4 one.
  */
 export class PrefixMatcher<T> {
   private readonly v4 = new Map<number, Map<number, T>>();
@@ -20,44 +23,46 @@ export class PrefixMatcher<T> {
   size = 0;
 
   /**
-   * Adds a range. `cidr` is `address/prefix` or a bare address; IPv4-mapped IPv6 becomes IPv4.
-   * A later add of the same range replaces the earlier value.
+   * Adds a range. `cidr` is `address/prefix` or a bare address, read by `parseCidr` (so
+   * `::ffff:10.0.0.0/104` is `10.0.0.0/8`). The FIRST add of a range keeps it: a later add of the
+   * same range (however written) is ignored and returns false, so a caller adding in claim order
+   * makes the oldest claim win a tie (DESIGN.md §8 "longest prefix wins"; docs/decisions.md).
+   * @returns true when added, false when the range was already held
    * @throws Error when `cidr` does not parse
    */
-  add(cidr: string, value: T): void {
-    const [addrText, prefixText] = cidr.split('/');
-    const addr = ipaddr.process(addrText ?? '');
-    if (addr.kind() === 'ipv4') {
-      let prefix = prefixText === undefined ? 32 : Number(prefixText);
-      // A mapped range (::ffff:a.b.c.d/120) is the IPv4 range /24.
-      if (addrText?.includes(':') && prefix > 32) prefix -= 96;
-      if (!Number.isInteger(prefix) || prefix < 0 || prefix > 32) throw new Error(`bad prefix in ${cidr}`);
-      const net = (bytesToUint32(addr.toByteArray()) & maskV4(prefix)) >>> 0;
-      let m = this.v4.get(prefix);
+  add(cidr: string, value: T): boolean {
+    const range = parseCidr(cidr);
+    if (!range) throw new Error(`not an IP address or CIDR range: ${cidr}`);
+    if (range.family === 4) {
+      const net = Number(range.first);
+      let m = this.v4.get(range.prefix);
       if (!m) {
         m = new Map();
-        this.v4.set(prefix, m);
+        this.v4.set(range.prefix, m);
         this.v4Lengths = [...this.v4.keys()].sort((a, b) => b - a);
       }
+      if (m.has(net)) return false;
       m.set(net, value);
     } else {
-      const prefix = prefixText === undefined ? 128 : Number(prefixText);
-      if (!Number.isInteger(prefix) || prefix < 0 || prefix > 128) throw new Error(`bad prefix in ${cidr}`);
-      const net = bytesToBigint(addr.toByteArray()) & maskV6(prefix);
-      let m = this.v6.get(prefix);
+      let m = this.v6.get(range.prefix);
       if (!m) {
         m = new Map();
-        this.v6.set(prefix, m);
+        this.v6.set(range.prefix, m);
         this.v6Lengths = [...this.v6.keys()].sort((a, b) => b - a);
       }
-      m.set(net, value);
+      if (m.has(range.first)) return false;
+      m.set(range.first, value);
     }
     this.size++;
+    return true;
   }
 
-  /** The value of the longest range containing `ip`, or undefined (also for unparsable text). */
+  /**
+   * The value of the longest range containing `ip`, or undefined (also for unparsable text). An
+   * IPv4-mapped IPv6 address in any spelling is looked up as its IPv4 address (`canonicalIp`).
+   */
   lookup(ip: string): T | undefined {
-    const text = unwrapMappedIp(ip);
+    const text = canonicalIp(ip);
     const v4 = parseIpv4(text);
     if (v4 >= 0) {
       const lengths = this.v4Lengths;
@@ -91,10 +96,6 @@ const V6_MASKS: bigint[] = Array.from({ length: 129 }, (_, p) =>
 
 function maskV6(prefix: number): bigint {
   return V6_MASKS[prefix]!;
-}
-
-function bytesToUint32(b: number[]): number {
-  return ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
 }
 
 function bytesToBigint(b: number[]): bigint {

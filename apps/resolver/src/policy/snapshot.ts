@@ -1,4 +1,5 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
+import { claimRefusal, parseCidr } from '@cordon/shared';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Identity } from '../request.ts';
@@ -33,8 +34,9 @@ export function emptyTenantSnapshot(): TenantSnapshot {
 const UNKNOWN: Identity = Object.freeze({ kind: 'unknown' });
 
 /**
- * Who is asking (DESIGN.md §8): the longest location prefix covering `clientIp`, and the effective
- * policy — the location's own, else the customer's default.
+ * Who is asking (DESIGN.md §8): the longest location prefix covering `clientIp` (an IPv4-mapped
+ * IPv6 source is its IPv4 address), and the effective policy — the location's own, else the
+ * customer's default. Equal prefixes were settled when the snapshot was built (oldest claim wins).
  */
 export function identifyClient(tenants: TenantSnapshot, clientIp: string): Identity {
   const loc = tenants.locations.lookup(clientIp);
@@ -48,18 +50,38 @@ export function identifyClient(tenants: TenantSnapshot, clientIp: string): Ident
 }
 
 /**
- * Reads the tenant snapshot in one transaction (a consistent view across the four tables).
- * Unparsable addresses are skipped and logged. Throws when the database cannot be read.
+ * Reads the tenant snapshot in one transaction (a consistent view across the four tables), every
+ * table in id order so the same rows always build the same snapshot. Address claims (DESIGN.md §14):
+ * - longest prefix wins at lookup; for one range claimed twice (rows written before canonical
+ *   storage, or by hand) the OLDEST claim — lowest address id — wins, and the later one is logged;
+ * - a claim nobody may hold (/0, an IPv6 prefix covering ::ffff:0:0/96) is skipped and logged, so a
+ *   row left by hand can never make Cordon an open resolver (DESIGN.md §8);
+ * - unparsable addresses are skipped and logged.
+ * Throws when the database cannot be read.
  */
 export async function loadTenantSnapshot(handle: DatabaseHandle, logger: Logger): Promise<TenantSnapshot> {
   return handle.db.transaction().execute(async (trx) => {
     const policies = await trx
       .selectFrom('policies')
       .select(['id', 'customer_id', 'is_default', 'allow_unclassified'])
+      .orderBy('id')
       .execute();
-    const blockedRows = await trx.selectFrom('policy_categories').select(['policy_id', 'category_id']).execute();
-    const locations = await trx.selectFrom('locations').select(['id', 'customer_id', 'policy_id']).execute();
-    const addresses = await trx.selectFrom('location_addresses').select(['ip', 'location_id']).execute();
+    const blockedRows = await trx
+      .selectFrom('policy_categories')
+      .select(['policy_id', 'category_id'])
+      .orderBy('policy_id')
+      .orderBy('category_id')
+      .execute();
+    const locations = await trx
+      .selectFrom('locations')
+      .select(['id', 'customer_id', 'policy_id'])
+      .orderBy('id')
+      .execute();
+    const addresses = await trx
+      .selectFrom('location_addresses')
+      .select(['id', 'ip', 'location_id'])
+      .orderBy('id')
+      .execute();
 
     const blockedBy = new Map<number, number[]>();
     for (const r of blockedRows) {
@@ -87,10 +109,24 @@ export async function loadTenantSnapshot(handle: DatabaseHandle, logger: Logger)
     for (const a of addresses) {
       const entry = byLocation.get(a.location_id);
       if (!entry) continue;
-      try {
-        matcher.add(a.ip, entry);
-      } catch {
+      const range = parseCidr(a.ip);
+      if (!range) {
         logger.warn({ ip: a.ip, locationId: a.location_id }, 'skipping unparsable location address');
+        continue;
+      }
+      const refusal = claimRefusal(range, null);
+      if (refusal) {
+        logger.warn(
+          { ip: a.ip, locationId: a.location_id, reason: refusal },
+          'skipping a location address nobody may claim',
+        );
+        continue;
+      }
+      if (!matcher.add(a.ip, entry)) {
+        logger.warn(
+          { ip: a.ip, locationId: a.location_id, addressId: a.id },
+          'ignoring a later claim of a claimed range',
+        );
       }
     }
     return { locations: matcher, policies: compiled, defaultPolicy };

@@ -1,9 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
 import type { Logger } from 'pino';
+import { startModuleWorker } from '../threads.ts';
 import { type FromWriter, NUMS, type ToWriter, writeRow } from './batch.ts';
 import {
   type QueryLogOptions,
@@ -45,26 +43,11 @@ export function openQueryLog(handle: DatabaseHandle, logger: Logger, opts: Query
   }
 }
 
-/**
- * Starts the writer thread. From `.ts` sources the worker is an eval'd bootstrap that registers
- * tsx's ESM hooks (tsx's `register()` in the parent does not reach workers, and `--import` in a
- * worker's execArgv comes too late for its entry module) and then imports `worker.ts`.
- * @throws when the entry (or tsx, from sources) cannot be found
- */
+/** Starts the writer thread (see {@link startModuleWorker}). @throws when its entry cannot be found */
 function startWorker(connection: OpenDatabaseOptions): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(fromSource ? './worker.ts' : `./${QUERY_LOG_WORKER_BUNDLE_NAME}`, import.meta.url);
-  if (!existsSync(fileURLToPath(entry))) throw new Error(`query-log worker entry ${entry.href} not found`);
-  const workerData = { connection };
-  if (!fromSource) return new Worker(entry, { workerData });
-  const require = createRequire(import.meta.url);
-  const tsxPackage = require.resolve('tsx/package.json');
-  const exports = JSON.parse(readFileSync(tsxPackage, 'utf8')) as {
-    exports: { './esm/api': { import: { default: string } } };
-  };
-  const api = new URL(exports.exports['./esm/api'].import.default, pathToFileURL(tsxPackage)).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return startModuleWorker(new URL('./worker.ts', import.meta.url), QUERY_LOG_WORKER_BUNDLE_NAME, {
+    workerData: { connection },
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@cordon/db';
+import { addressClaimColumns, type DatabaseHandle } from '@cordon/db';
 
 /** Ids of the seeded tenant data. */
 export interface Seeded {
@@ -67,7 +67,7 @@ export async function seedTenants(handle: DatabaseHandle): Promise<Seeded> {
       .executeTakeFirstOrThrow();
     await db
       .insertInto('location_addresses')
-      .values({ location_id: l.id, customer_id: customerId, ip, created_at: now })
+      .values({ location_id: l.id, customer_id: customerId, ...addressClaimColumns(ip), created_at: now })
       .execute();
     return l.id;
   };

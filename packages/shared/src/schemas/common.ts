@@ -4,19 +4,53 @@ import { ipOrCidrMessage, Messages } from '../messages.ts';
 import { isDomainName, looksLikeUrl, normalizeCidr } from '../net.ts';
 import { isValidTimeZone } from '../stats.ts';
 
-/** A positive integer id in a path or body; strings of digits are coerced (path params arrive as text). */
-export const idSchema = z.coerce
-  .number({ error: Messages.positiveInteger })
-  .int({ error: Messages.positiveInteger })
-  .positive({ error: Messages.positiveInteger });
+/** A decimal id in a path or query string: digits only (no sign, space, exponent, fraction or `0x`). */
+const DECIMAL_ID = /^\d{1,16}$/;
+
+/**
+ * A positive integer id (a safe integer ≥ 1) in a path, a query string or a body. Text (path and query
+ * values arrive as text) is accepted only as decimal digits, so `0x1`, ` 1`, `1.0`, `1e0` and `+1` are
+ * refused instead of aliasing id 1; a JSON number must be an integer. Every failure carries the spec §5
+ * message {@link Messages.positiveInteger}. The API answers a path id of digits that names nothing
+ * (`0`) with 404 and any other bad id with 400 (DESIGN.md §5).
+ */
+export const idSchema = z
+  .union(
+    [
+      z.number({ error: Messages.positiveInteger }),
+      z
+        .string({ error: Messages.positiveInteger })
+        .regex(DECIMAL_ID, { error: Messages.positiveInteger })
+        .transform(Number),
+    ],
+    { error: Messages.positiveInteger },
+  )
+  .pipe(
+    z
+      .number()
+      .int({ error: Messages.positiveInteger })
+      .positive({ error: Messages.positiveInteger })
+      .max(Number.MAX_SAFE_INTEGER, { error: Messages.positiveInteger }),
+  );
 
 /** Path params `{ id }`. */
 export const idParamsSchema = z.object({ id: idSchema });
 
-/** A required free-text field of 1–200 characters, trimmed. */
+/** Field message for a name holding a control character. */
+export const controlCharactersMessage = 'Control characters are not allowed.';
+
+/** Any control character: C0 (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F), i.e. Unicode category Cc. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/**
+ * A required free-text field of 1–200 characters, trimmed, without control characters (names of MSPs,
+ * customers, policies, locations and admins: a tab, newline, escape or C1 code would corrupt logs, CSV
+ * exports and the console's tables).
+ */
 export const requiredText = z
   .string({ error: Messages.required })
   .trim()
+  .refine((v) => !CONTROL_CHARACTER.test(v), { error: controlCharactersMessage })
   .min(1, { error: Messages.required })
   .max(Constants.textMax, { error: Messages.max200 });
 
@@ -25,7 +59,7 @@ export const optionalText = z.string().trim().max(Constants.textMax, { error: Me
 
 /**
  * A name under the spec's special-character check (spec §5): letters, digits, whitespace,
- * underscore, hyphen and dot only.
+ * underscore, hyphen and dot only; no control characters (see {@link requiredText}).
  */
 export const safeName = requiredText.regex(/^[\p{L}\p{N}\s_.-]+$/u, {
   error: 'Only letters, digits, spaces, underscores, hyphens and dots are allowed.',

@@ -3,26 +3,6 @@ import { type DatabaseHandle, nowIso } from '@cordon/db';
 import { emailSchema, newPasswordSchema, Role } from '@cordon/shared';
 import { hashPassword } from './service.ts';
 
-const JWT_SECRET_KEY = 'jwt_secret';
-
-/**
- * The deployment's HS256 signing key: 32 random bytes stored base64url in `settings.jwt_secret`,
- * created on first call. Safe when two processes start at once (insert-if-absent, then read).
- */
-export async function loadOrCreateJwtSecret(handle: DatabaseHandle): Promise<Uint8Array> {
-  await handle.db
-    .insertInto('settings')
-    .values({ key: JWT_SECRET_KEY, value: randomBytes(32).toString('base64url') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await handle.db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', JWT_SECRET_KEY)
-    .executeTakeFirstOrThrow();
-  return new Uint8Array(Buffer.from(row.value, 'base64url'));
-}
-
 /** A random password satisfying the spec §5 rule: 24 base64url characters plus a letter and a digit. */
 export function generatePassword(): string {
   return `${randomBytes(18).toString('base64url')}a7`;

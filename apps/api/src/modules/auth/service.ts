@@ -79,7 +79,8 @@ function accountName(admin: AdminForToken): string {
 }
 
 /**
- * Signs a 12 h HS256 access token with exactly the claims of `tokenClaimsSchema` (DESIGN.md §6).
+ * Signs a 12 h HS256 access token with exactly the claims of `tokenClaimsSchema` (DESIGN.md §6), with
+ * the key ring's signing key, whose id travels in the `kid` header (RFC 7515 §4.1.4).
  * @returns the compact JWT
  */
 export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Promise<string> {
@@ -95,12 +96,12 @@ export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Prom
     is_default: admin.is_default === 1,
     user_id: role === Role.Customer ? admin.customer_id : null,
   })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: deps.jwtKeys.signing.kid })
     .setSubject(String(admin.id))
     .setJti(randomUUID())
     .setIssuedAt(iat)
     .setExpirationTime(iat + Constants.accessTokenTtlSeconds)
-    .sign(deps.jwtSecret);
+    .sign(deps.jwtKeys.signing.secret);
 }
 
 /**
@@ -127,20 +128,40 @@ export async function authorize(
   return { access_token: await signAccessToken(deps, admin) };
 }
 
+/** Clock difference between API processes tolerated on `iat` (a token issued slightly "in the future"), seconds. */
+export const TOKEN_CLOCK_SKEW_SECONDS = 30;
+
 /**
- * Verifies a bearer token: signature, expiry (against the app clock), claim shape, revocation, and
- * that its admin still exists. Role and tenant ids come from the database row, not the claims, so a
- * moved or deleted admin loses access at once.
+ * Verifies a bearer token: a known `kid` of the key ring and its signature, expiry (against the app
+ * clock), an `iat` neither in the future (beyond {@link TOKEN_CLOCK_SKEW_SECONDS}) nor older than the
+ * 12 h lifetime, a lifetime `exp − iat` of at most 12 h (DESIGN.md §6, §14: a token signed with a long
+ * `exp` is refused whatever it claims), the claim shape, revocation, and that its admin still exists.
+ * Role and tenant ids come from the database row, not the claims, so a moved or deleted admin loses
+ * access at once.
  * @throws ApiError ERR_UNAUTHENTICATED (401, text contains '401') for any failure
  */
 export async function authenticateToken(deps: AppDeps, token: string): Promise<Tenant> {
   let claims: TokenClaims;
   try {
-    const { payload } = await jwtVerify(token, deps.jwtSecret, {
-      algorithms: ['HS256'],
-      currentDate: new Date(deps.now()),
-    });
+    const { payload } = await jwtVerify(
+      token,
+      (header) => {
+        const key = header.kid === undefined ? undefined : deps.jwtKeys.byKid.get(header.kid);
+        if (!key) throw new Error('unknown kid');
+        return key.secret;
+      },
+      {
+        algorithms: ['HS256'],
+        currentDate: new Date(deps.now()),
+        maxTokenAge: Constants.accessTokenTtlSeconds,
+        clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
+        requiredClaims: ['iat', 'exp', 'jti', 'sub'],
+      },
+    );
     claims = tokenClaimsSchema.parse(payload);
+    // The skew tolerance is for `iat` only: an expired token is refused from its `exp` on.
+    if (claims.exp <= Math.floor(deps.now() / 1000)) throw new Error('expired');
+    if (claims.exp - claims.iat > Constants.accessTokenTtlSeconds) throw new Error('lifetime too long');
   } catch {
     throw new ApiError('ERR_UNAUTHENTICATED');
   }
@@ -149,6 +170,7 @@ export async function authenticateToken(deps: AppDeps, token: string): Promise<T
   if (!admin || !isRole(admin.role)) throw new ApiError('ERR_UNAUTHENTICATED');
   return {
     adminId: admin.id,
+    email: admin.email,
     role: admin.role,
     mspId: admin.msp_id,
     customerId: admin.customer_id,

@@ -24,6 +24,17 @@ const nameTaken = () =>
     accountName: 'A customer with this name already exists.',
   });
 
+/**
+ * The 409 for an admin e-mail already used by some admin. E-mails are unique across all tenants, so
+ * only a system admin (who sees every tenant) is told it is in use; an MSP admin gets a text that does
+ * not confirm another tenant's admin exists (issue 5: no cross-tenant data in 409 answers).
+ */
+export function adminEmailConflict(tenant: Pick<Tenant, 'role'>): ApiError {
+  const message =
+    tenant.role === Role.System ? 'This email address is already in use.' : 'This email address cannot be used.';
+  return new ApiError('ERR_CONFLICT', message, { admin_email: message });
+}
+
 /** The name of every customer's default policy. */
 export const DEFAULT_POLICY_NAME = 'Default';
 
@@ -72,7 +83,7 @@ export async function getCustomer(deps: AppDeps, tenant: Tenant, id: number): Pr
  * 'Default' at `default_level` (categories from the current levels: spec §4), and an optional
  * role-4 admin, in one transaction; publishes `tenants` and `policies` after commit.
  * @throws ApiError ERR_VALIDATION (msp_id missing for role 1; admin e-mail without password),
- *   ERR_NOT_FOUND (MSP not visible), ERR_CONFLICT (name or admin e-mail taken)
+ *   ERR_NOT_FOUND (MSP not visible), ERR_CONFLICT (name or admin e-mail taken; see {@link adminEmailConflict})
  */
 export async function createCustomer(deps: AppDeps, tenant: Tenant, body: CustomerCreate): Promise<Customer> {
   const mspId = await mspFor(deps, tenant, body.msp_id);
@@ -111,11 +122,7 @@ export async function createCustomer(deps: AppDeps, tenant: Tenant, body: Custom
         categoriesBlockedAt(body.default_level, await categoryRows(trx)),
       );
       if (body.admin_email && passwordHash) {
-        if (await emailTaken(trx, body.admin_email)) {
-          throw new ApiError('ERR_CONFLICT', 'This email address is already in use.', {
-            admin_email: 'This email address is already in use.',
-          });
-        }
+        if (await emailTaken(trx, body.admin_email)) throw adminEmailConflict(tenant);
         await insertAdmin(
           trx,
           {

@@ -1,6 +1,6 @@
-import type { Database } from '@cordon/db';
-import type { ListQuery, Location, LocationType } from '@cordon/shared';
-import type { Kysely } from 'kysely';
+import { addressClaimColumns, type Database, type Dialect } from '@cordon/db';
+import { type ListQuery, type Location, type LocationType, parseCidr, rangeHex } from '@cordon/shared';
+import { type Kysely, sql } from 'kysely';
 import { containsText, type ListSort, listPage } from '../../lib/list.ts';
 import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../../lib/scope.ts';
 
@@ -166,6 +166,53 @@ export async function addressesInUse(
   return (await q.execute()).map((r) => r.ip);
 }
 
+/**
+ * The PostgreSQL advisory lock key of address claims (a fixed key, ASCII 'clam'). Every transaction
+ * that checks and writes claims takes it first, so two concurrent claims cannot both pass the
+ * overlap check (DESIGN.md §14). SQLite needs none: it serialises writers.
+ */
+export const CLAIM_LOCK_KEY = 0x636c616d;
+
+/** Takes the claims lock for the rest of transaction `trx` (PostgreSQL; a no-op on SQLite). */
+export async function lockClaims(trx: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.execute(trx);
+}
+
+/**
+ * Which of `ips` (canonical CIDR text) overlap, in either direction, an address claimed by a
+ * customer other than `customerId` (DESIGN.md §14). Returns only the caller's addresses, never the
+ * other claim or its owner. Uses the (family, range_start) index: `range_start <= end AND range_end >= start`.
+ */
+export async function addressesOverlappingOthers(
+  db: Kysely<Database>,
+  customerId: number,
+  ips: readonly string[],
+): Promise<string[]> {
+  const overlapping: string[] = [];
+  for (const ip of ips) {
+    const range = parseCidr(ip);
+    if (!range) continue;
+    const { start, end } = rangeHex(range);
+    const hit = await db
+      .selectFrom('location_addresses')
+      .select('id')
+      .where('family', '=', range.family)
+      .where('range_start', '<=', end)
+      .where('range_end', '>=', start)
+      .where('customer_id', '!=', customerId)
+      .limit(1)
+      .executeTakeFirst();
+    if (hit) overlapping.push(ip);
+  }
+  return overlapping;
+}
+
+/** The addresses location `locId` holds now (already checked in scope). */
+export async function addressesOf(db: Kysely<Database>, locId: number): Promise<string[]> {
+  const rows = await db.selectFrom('location_addresses').select('ip').where('location_id', '=', locId).execute();
+  return rows.map((r) => r.ip);
+}
+
 /** Replaces the address set of location `locId` (already checked in scope) with `ips`. */
 export async function replaceAddresses(
   db: Kysely<Database>,
@@ -189,7 +236,9 @@ export async function insertAddresses(
   if (ips.length === 0) return [];
   return db
     .insertInto('location_addresses')
-    .values(ips.map((ip) => ({ location_id: locId, customer_id: customerId, ip, created_at: at })))
+    .values(
+      ips.map((ip) => ({ location_id: locId, customer_id: customerId, ...addressClaimColumns(ip), created_at: at })),
+    )
     .returning(['id', 'ip'])
     .execute();
 }

@@ -2,9 +2,12 @@ import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import {
   ApiError,
+  claimRefusal,
   type ListQuery,
   type Location,
   type LocationType,
+  parseCidr,
+  Role,
   type StaticIpLocationCreate,
   type StaticIpLocationUpdate,
 } from '@cordon/shared';
@@ -24,6 +27,55 @@ function addressConflict(ips: readonly string[], field: string): ApiError {
       ? `The address ${ips[0]} is already used by another location.`
       : `The addresses ${ips.join(', ')} are already used by other locations.`;
   return new ApiError('ERR_CONFLICT', message, { [field]: message });
+}
+
+/** 409 for addresses overlapping another customer's claim; names the caller's address, never the owner. */
+function overlapConflict(ips: readonly string[], field: string): ApiError {
+  const message =
+    ips.length === 1
+      ? `The address ${ips[0]} overlaps an address claimed by another customer.`
+      : `The addresses ${ips.join(', ')} overlap addresses claimed by another customer.`;
+  return new ApiError('ERR_CONFLICT', message, { [field]: message });
+}
+
+/**
+ * The claim rules that need no database (DESIGN.md §14): nobody claims a /0 or an IPv6 prefix
+ * covering the IPv4-mapped range; MSP and customer admins also stay within the operator's
+ * {@link AppDeps.claims} (width, special-purpose and private ranges). `ips` are canonical.
+ * @throws ApiError ERR_VALIDATION (400) with a `field` error naming the first refused address
+ */
+function checkClaimRules(deps: AppDeps, tenant: Tenant, ips: readonly string[], field: string): void {
+  const limits = tenant.role === Role.System ? null : deps.claims;
+  for (const ip of ips) {
+    const range = parseCidr(ip);
+    const why = range ? claimRefusal(range, limits) : null;
+    if (why) throw new ApiError('ERR_VALIDATION', why, { [field]: why });
+  }
+}
+
+/**
+ * The claim rules against other claims, inside the writing transaction and under the claims lock
+ * (DESIGN.md §14): an address another location holds is refused for everyone (409, the older
+ * claim would win anyway); an address overlapping another customer's claim is refused unless a
+ * system admin assigns it. Only `added` (addresses location `exceptLocationId` does not already
+ * hold) are checked for overlap, so re-saving a location never fails on an assignment made since.
+ * @throws ApiError ERR_CONFLICT (409) naming the caller's addresses, never the other tenant
+ */
+async function checkClaims(
+  trx: Kysely<Database>,
+  deps: AppDeps,
+  tenant: Tenant,
+  customerId: number,
+  ips: readonly string[],
+  added: readonly string[],
+  field: string,
+  exceptLocationId?: number,
+): Promise<void> {
+  await repo.lockClaims(trx, deps.handle.dialect);
+  await checkAddresses(trx, ips, field, exceptLocationId);
+  if (tenant.role === Role.System) return;
+  const overlapping = await repo.addressesOverlappingOthers(trx, customerId, added);
+  if (overlapping.length > 0) throw overlapConflict(overlapping, field);
 }
 
 /**
@@ -81,9 +133,10 @@ export async function getStaticLocation(
 }
 
 /**
- * `POST /users/{id}/locations/staticip`: a static-IP location with its addresses (normalised CIDRs,
+ * `POST /users/{id}/locations/staticip`: a static-IP location with its addresses (canonical CIDRs,
  * duplicates folded). Publishes `locations`.
- * @throws ApiError ERR_VALIDATION (policy of another customer), ERR_CONFLICT (address in use anywhere)
+ * @throws ApiError ERR_VALIDATION (policy of another customer; an address the caller may not claim),
+ *   ERR_CONFLICT (address in use anywhere, or overlapping another customer's claim)
  */
 export async function createStaticLocation(
   deps: AppDeps,
@@ -93,10 +146,11 @@ export async function createStaticLocation(
 ): Promise<Location> {
   const scope = scopeOf(tenant);
   const ips = [...new Set(body.addresses)];
+  checkClaimRules(deps, tenant, ips, 'addresses');
   const id = await guarded(
     deps.handle.db.transaction().execute(async (trx) => {
       await checkPolicy(trx, scope, customerId, body.policy_id);
-      await checkAddresses(trx, ips, 'addresses');
+      await checkClaims(trx, deps, tenant, customerId, ips, ips, 'addresses');
       const at = nowIso(deps.now());
       const locId = await repo.insertLocation(
         trx,
@@ -116,7 +170,8 @@ export async function createStaticLocation(
 /**
  * `POST /users/{id}/locations/staticip/{locId}` (an update): name, policy, and `addresses`, which
  * replaces the set. Publishes `locations`.
- * @throws ApiError ERR_NOT_FOUND, ERR_VALIDATION, ERR_CONFLICT as for creation
+ * @throws ApiError ERR_NOT_FOUND, ERR_VALIDATION, ERR_CONFLICT as for creation (overlap is checked
+ *   for the addresses the location does not already hold)
  */
 export async function updateStaticLocation(
   deps: AppDeps,
@@ -127,6 +182,7 @@ export async function updateStaticLocation(
 ): Promise<Location> {
   const scope = scopeOf(tenant);
   const ips = body.addresses ? [...new Set(body.addresses)] : undefined;
+  if (ips) checkClaimRules(deps, tenant, ips, 'addresses');
   await guarded(
     deps.handle.db.transaction().execute(async (trx) => {
       if (!(await repo.getLocation(trx, scope, customerId, STATIC, locId))) throw new ApiError('ERR_NOT_FOUND');
@@ -137,7 +193,9 @@ export async function updateStaticLocation(
       if (body.policy_id !== undefined) patch.policy_id = body.policy_id;
       await repo.updateLocation(trx, scope, customerId, locId, patch, at);
       if (ips) {
-        await checkAddresses(trx, ips, 'addresses', locId);
+        const held = new Set(await repo.addressesOf(trx, locId));
+        const added = ips.filter((ip) => !held.has(ip));
+        await checkClaims(trx, deps, tenant, customerId, ips, added, 'addresses', locId);
         await repo.replaceAddresses(trx, customerId, locId, ips, at);
       }
     }),
@@ -179,7 +237,8 @@ export async function listAddresses(
 
 /**
  * `POST /users/{id}/locations/staticip/{locId}/addresses`: adds one address. Publishes `locations`.
- * @throws ApiError ERR_NOT_FOUND, ERR_CONFLICT (in use by any location, this one included)
+ * @throws ApiError ERR_NOT_FOUND, ERR_VALIDATION (an address the caller may not claim), ERR_CONFLICT
+ *   (in use by any location, this one included, or overlapping another customer's claim)
  */
 export async function addAddress(
   deps: AppDeps,
@@ -189,10 +248,11 @@ export async function addAddress(
   ip: string,
 ): Promise<{ id: number; ip: string }> {
   const scope = scopeOf(tenant);
+  checkClaimRules(deps, tenant, [ip], 'ip');
   const row = await guarded(
     deps.handle.db.transaction().execute(async (trx) => {
       if (!(await repo.getLocation(trx, scope, customerId, STATIC, locId))) throw new ApiError('ERR_NOT_FOUND');
-      await checkAddresses(trx, [ip], 'ip');
+      await checkClaims(trx, deps, tenant, customerId, [ip], [ip], 'ip');
       const [inserted] = await repo.insertAddresses(trx, customerId, locId, [ip], nowIso(deps.now()));
       return inserted!;
     }),

@@ -7,10 +7,15 @@ import { emailTaken, insertAdmin } from '../auth/repository.ts';
 import { hashPassword } from '../auth/service.ts';
 import * as repo from './repository.ts';
 
-const nameTaken = () =>
-  new ApiError('ERR_CONFLICT', 'An MSP with this name already exists.', {
-    name: 'An MSP with this name already exists.',
-  });
+/**
+ * The 409 for an MSP name in use. MSP names are unique across the deployment, so only a system admin
+ * is told another MSP has it; an MSP admin renaming its own MSP gets a text naming no other tenant
+ * (issue 5: no cross-tenant data in 409 answers).
+ */
+const nameTaken = (tenant: Pick<Tenant, 'role'>) => {
+  const message = tenant.role === Role.System ? 'An MSP with this name already exists.' : 'This name cannot be used.';
+  return new ApiError('ERR_CONFLICT', message, { name: message });
+};
 const emailInUse = () =>
   new ApiError('ERR_CONFLICT', 'This email address is already in use.', {
     admin_email: 'This email address is already in use.',
@@ -42,7 +47,7 @@ export async function createMsp(deps: AppDeps, tenant: Tenant, body: MspCreate):
   const id = await deps.handle.db
     .transaction()
     .execute(async (trx) => {
-      if (await repo.mspNameTaken(trx, body.name)) throw nameTaken();
+      if (await repo.mspNameTaken(trx, body.name)) throw nameTaken(tenant);
       const mspId = await repo.insertMsp(
         trx,
         { name: body.name, company_name: body.company_name, license: body.license, timezone: body.timezone },
@@ -90,13 +95,13 @@ export async function updateMsp(deps: AppDeps, tenant: Tenant, id: number, body:
   await deps.handle.db
     .transaction()
     .execute(async (trx) => {
-      if (body.name !== undefined && (await repo.mspNameTaken(trx, body.name, id))) throw nameTaken();
+      if (body.name !== undefined && (await repo.mspNameTaken(trx, body.name, id))) throw nameTaken(tenant);
       if (!(await repo.updateMsp(trx, scopeOf(tenant), tenant.role, id, patch, nowIso(deps.now())))) {
         throw new ApiError('ERR_NOT_FOUND');
       }
     })
     .catch((e: unknown) => {
-      throw isUniqueViolation(e) ? nameTaken() : e;
+      throw isUniqueViolation(e) ? nameTaken(tenant) : e;
     });
   await deps.changes.publish('tenants');
   return getMsp(deps, tenant, id);

@@ -1,0 +1,184 @@
+/**
+ * `@cordon/resolver/dataplane`: runs the data plane (the `resolver` and `blockpage` roles) on its own
+ * worker thread, so that in one `cordon serve` process the roles never share an event loop: a
+ * synchronous better-sqlite3 statistics query on the API thread cannot delay a DNS answer
+ * (docs/operations.md "Threads", docs/decisions.md).
+ */
+import type { AddressInfo } from 'node:net';
+import type { Worker } from 'node:worker_threads';
+import type { ChangeTopic, OpenDatabaseOptions } from '@cordon/db';
+import type { Logger } from 'pino';
+import type { ResolverMetrics } from '../index.ts';
+import { startModuleWorker } from '../threads.ts';
+import {
+  type DataPlaneResolverOptions,
+  type DataPlaneWorkerData,
+  type FromDataPlane,
+  fromThreadError,
+  type ToDataPlane,
+} from './protocol.ts';
+
+export type { DataPlaneResolverOptions } from './protocol.ts';
+
+/**
+ * File name of the data-plane thread's entry in the production bundle: apps/cli/scripts/bundle.mjs
+ * must emit `dataplane/entry.ts` under this name beside `cordon.mjs`. From TypeScript sources the
+ * `.ts` entry is loaded through tsx's ESM hooks instead (see {@link startModuleWorker}).
+ */
+export const DATA_PLANE_WORKER_BUNDLE_NAME = 'dataplane-worker.mjs';
+
+/** Settings of {@link startDataPlane}. At least one of `resolver` and `blockPage`. */
+export interface DataPlaneOptions {
+  /**
+   * The thread's own database connection: the SQLite file (WAL lets it read beside the API's
+   * connection) or the PostgreSQL URL. The query-log writer thread uses it too unless
+   * `resolver.queryLog.connection` says otherwise.
+   */
+  connection: OpenDatabaseOptions;
+  /** Logs the thread's failures on this (main) thread; the thread itself logs to fd 1 at `logLevel`. */
+  logger: Logger;
+  /** pino level of the thread's own logger (default: `logger.level`). */
+  logLevel?: string;
+  /** Runs the resolver with these settings: `ResolverOptions` as plain data (structured clone). */
+  resolver?: DataPlaneResolverOptions;
+  /** Runs the block page on this address; with the resolver it shares the resolver's snapshot. */
+  blockPage?: { http: { host: string; port: number } };
+  /** How often the thread polls for other processes' changes, ms (default 500: seen within 1 s, DESIGN.md §8). */
+  changePollMs?: number;
+}
+
+/** The running data-plane thread. */
+export interface RunningDataPlane {
+  /** The resolver's bound UDP and TCP addresses; null without the `resolver` role. */
+  readonly dns: { udp: AddressInfo; tcp: AddressInfo } | null;
+  /** The block page's bound address; null without the `blockpage` role. */
+  readonly blockPage: AddressInfo | null;
+  /**
+   * Hands a topic this process published (the API's `changes.publish`) to the thread at once, so
+   * the change is enforced without waiting for the thread's poller. Ignored once the thread ended.
+   */
+  relay(topic: ChangeTopic): void;
+  /** The resolver's counters, copied from the thread; null without the resolver or once the thread ended. */
+  metrics(): Promise<ResolverMetrics | null>;
+  /**
+   * Resolves (never rejects) with the cause when the thread ends without {@link close}: an uncaught
+   * exception, running out of memory. Stays pending otherwise.
+   */
+  readonly failed: Promise<Error>;
+  /** Stops listening, flushes the query log, closes the thread's connections, ends the thread. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Starts the real thread: `dataplane/entry.ts`, or {@link DATA_PLANE_WORKER_BUNDLE_NAME} in the bundle. */
+function startEntry(workerData: DataPlaneWorkerData): Worker {
+  return startModuleWorker(new URL('./entry.ts', import.meta.url), DATA_PLANE_WORKER_BUNDLE_NAME, { workerData });
+}
+
+/**
+ * Starts the data-plane thread and waits until its roles listen (snapshot loaded, addresses bound).
+ * The thread keeps the process alive until {@link RunningDataPlane.close}.
+ * @param startThread starts the thread from its `workerData`; tests substitute a stand-in
+ * @throws Error when neither role is asked for, when the entry cannot be found, or when a role
+ *   fails to start (its `code`, e.g. `EADDRINUSE`, is kept); the thread has ended by then
+ */
+export async function startDataPlane(
+  opts: DataPlaneOptions,
+  startThread: (workerData: DataPlaneWorkerData) => Worker = startEntry,
+): Promise<RunningDataPlane> {
+  if (!opts.resolver && !opts.blockPage) throw new Error('data plane: neither the resolver nor the block page');
+  const worker = startThread({
+    connection: opts.connection,
+    logLevel: opts.logLevel ?? opts.logger.level,
+    resolver: opts.resolver ?? null,
+    blockPage: opts.blockPage ?? null,
+    changePollMs: opts.changePollMs ?? 500,
+  });
+  const post = (m: ToDataPlane) => worker.postMessage(m);
+
+  let state: 'starting' | 'running' | 'closing' | 'ended' = 'starting';
+  let lastError: Error | null = null;
+  let seq = 0;
+  const metricsWaiters = new Map<number, (m: ResolverMetrics | null) => void>();
+  let onReady: (m: Extract<FromDataPlane, { kind: 'ready' }>) => void = () => undefined;
+  let onStartFailed: (err: Error) => void = () => undefined;
+  let onClosed: () => void = () => undefined;
+  let fail: (err: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
+
+  worker.on('message', (m: FromDataPlane) => {
+    switch (m.kind) {
+      case 'ready':
+        onReady(m);
+        return;
+      case 'failed':
+        onStartFailed(fromThreadError(m.error));
+        return;
+      case 'metrics':
+        metricsWaiters.get(m.seq)?.(m.metrics);
+        metricsWaiters.delete(m.seq);
+        return;
+      case 'closed':
+        onClosed();
+        return;
+    }
+  });
+  worker.on('error', (err) => {
+    lastError = err;
+    if (state !== 'starting') opts.logger.error({ err }, 'data-plane thread failed');
+  });
+  worker.on('exit', (code) => {
+    const was = state;
+    state = 'ended';
+    for (const done of metricsWaiters.values()) done(null);
+    metricsWaiters.clear();
+    const cause = lastError ?? new Error(`data-plane thread exited with code ${code}`);
+    if (was === 'starting') onStartFailed(cause);
+    else if (was === 'running') fail(cause);
+    onClosed();
+  });
+
+  const ready = await new Promise<Extract<FromDataPlane, { kind: 'ready' }>>((resolve, reject) => {
+    onReady = resolve;
+    onStartFailed = reject;
+  }).catch(async (err: unknown) => {
+    state = 'ended';
+    await worker.terminate();
+    throw err;
+  });
+  state = 'running';
+
+  let closing: Promise<void> | null = null;
+  return {
+    dns: ready.dns,
+    blockPage: ready.blockPage,
+    relay(topic) {
+      if (state === 'running') post({ kind: 'changed', topic });
+    },
+    metrics() {
+      if (state !== 'running') return Promise.resolve(null);
+      const id = ++seq;
+      return new Promise((resolve) => {
+        metricsWaiters.set(id, resolve);
+        post({ kind: 'metrics', seq: id });
+      });
+    },
+    failed,
+    close() {
+      if (closing) return closing;
+      if (state !== 'running') {
+        closing = Promise.resolve();
+        return closing;
+      }
+      state = 'closing';
+      closing = new Promise<void>((resolve) => {
+        onClosed = resolve;
+        post({ kind: 'close' });
+      }).then(async () => {
+        await worker.terminate();
+      });
+      return closing;
+    },
+  };
+}
