@@ -4,10 +4,11 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createApiClient } from './api/client.ts';
 import { App } from './app/App.tsx';
-import { createSessionStore, StorageKeys } from './app/auth/session.ts';
 import { createResponseHandler } from './app/errors/responseHandler.ts';
+import { MESSAGES } from './app/messages.ts';
 import { createAppRouter } from './app/router.tsx';
 import { createI18n } from './i18n/index.ts';
+import { createSessionStore, StorageKeys } from './session/session.ts';
 
 // The composition root: every app-wide dependency is created here and passed down explicitly.
 const session = createSessionStore(window.localStorage);
@@ -20,7 +21,7 @@ const api = createApiClient({
     session,
   }),
 });
-const i18n = createI18n(window.localStorage.getItem(StorageKeys.lang) ?? 'en');
+const i18n = createI18n(window.localStorage.getItem(StorageKeys.lang) ?? 'en', MESSAGES);
 
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('#root is missing from index.html');

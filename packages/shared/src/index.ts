@@ -1,6 +1,7 @@
 /** @cordon/shared — the contract shared by API, resolver, CLI and console. Pure TypeScript, no I/O. */
 export * from './categories.ts';
 export * from './constants.ts';
+export * from './endpoints/index.ts';
 export * from './errors.ts';
 export * from './messages.ts';
 export * from './net.ts';

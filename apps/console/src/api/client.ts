@@ -1,28 +1,38 @@
-import { type ApiErrorBody, ErrorTexts, Messages } from '@cordon/shared';
+import {
+  type ApiErrorBody,
+  type EndpointBodyInput,
+  type EndpointDescriptor,
+  type EndpointParams,
+  type EndpointQueryInput,
+  type EndpointResponse,
+  ErrorTexts,
+  fillPath,
+  Messages,
+} from '@cordon/shared';
 import type { z } from 'zod';
-import type { ResponseOutcome } from '../app/errors/responseReaction.ts';
 
 /** The API base (spec §7; DESIGN.md §5): same origin, under `/restapi`. */
 export const API_BASE = '/restapi';
 
 /**
- * A failed API call. `kind` says why: an HTTP error answer (`status`, the server's `error` text,
- * its stable `code` and per-field messages), a network failure, a request cancelled locally
- * (spec §5: user id 0, `blockpage/0`) or an answer that does not match the shared contract.
+ * A failed API call (named apart from `@cordon/shared`'s `ApiError`, the server's error class).
+ * `kind` says why: an HTTP error answer (`status`, the server's `error` text, its stable `code` and
+ * per-field messages), a network failure, a request cancelled locally (spec §5: user id 0,
+ * `blockpage/0`) or an answer that does not match the shared contract.
  */
-export class ApiError extends Error {
+export class ApiCallError extends Error {
   readonly kind: 'http' | 'network' | 'cancelled' | 'contract';
   readonly status: number;
   readonly code: string | null;
   readonly fields: Record<string, string> | undefined;
 
   constructor(
-    kind: ApiError['kind'],
+    kind: ApiCallError['kind'],
     message: string,
     opts: { status?: number; code?: string | null; fields?: Record<string, string> } = {},
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'ApiCallError';
     this.kind = kind;
     this.status = opts.status ?? 0;
     this.code = opts.code ?? null;
@@ -30,21 +40,52 @@ export class ApiError extends Error {
   }
 }
 
-/** Query-string values; `undefined` and `null` are left out. */
-export type QueryParams = Record<string, string | number | boolean | null | undefined>;
+/** What happened to one API call, as the global response handling sees it (spec §8). */
+export type ResponseOutcome =
+  | { type: 'success' }
+  | { type: 'network' }
+  | { type: 'cancelled' }
+  | { type: 'http'; status: number; text: string };
 
-/** Options of one call. `headers` override the bearer header (the login sends Basic credentials). */
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  query?: QueryParams;
-  body?: unknown;
-  headers?: Record<string, string>;
+/**
+ * One part of a call's input: absent (`never`) when the endpoint has no such schema, optional when
+ * every field of it may be left out (defaults), else required.
+ */
+type InputPart<K extends string, T> = [T] extends [undefined]
+  ? { [P in K]?: never }
+  : Record<never, never> extends T
+    ? { [P in K]?: T }
+    : { [P in K]: T };
+
+/**
+ * What a call of endpoint `E` sends: `params` fill the `:name`s of its path (ids as numbers),
+ * `query` and `body` are the inputs of its schemas (fields with defaults may be left out).
+ */
+export type EndpointInput<E extends EndpointDescriptor> = InputPart<'params', EndpointParams<E>> &
+  InputPart<'query', EndpointQueryInput<E>> &
+  InputPart<'body', EndpointBodyInput<E>>;
+
+/** Per-call transport options. `headers` override the bearer header (the login sends Basic credentials). */
+export interface CallOptions {
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
-/** The console's API client: every call goes through `request`, which parses the answer with a shared schema. */
+/** The input of `call`, optional when the endpoint needs none. */
+export type CallArgs<E extends EndpointDescriptor> =
+  Record<never, never> extends EndpointInput<E>
+    ? [input?: EndpointInput<E> & CallOptions]
+    : [input: EndpointInput<E> & CallOptions];
+
+/** The console's API client: every call names its endpoint descriptor (`Endpoints.<resource>.<name>`). */
 export interface ApiClient {
-  request<S extends z.ZodType>(path: string, schema: S, options?: RequestOptions): Promise<z.output<S>>;
+  /**
+   * Calls `endpoint` and parses the answer with `endpoint.response` (DESIGN.md §3 "endpoint
+   * descriptors"). Every outcome is reported once to the global response handling (spec §8).
+   * @throws ApiCallError on an HTTP error, a network failure, a local cancellation or a contract mismatch
+   * @throws Error when a `:name` of the path has no value in `params` (a programming error)
+   */
+  call<E extends EndpointDescriptor>(endpoint: E, ...args: CallArgs<E>): Promise<EndpointResponse<E>>;
 }
 
 /** Dependencies of the client: the current token and the global response handler (spec §8). */
@@ -67,8 +108,8 @@ export function isCancelledLocally(pathWithQuery: string): boolean {
   );
 }
 
-/** Builds `path?query` from a path and query values. */
-export function withQuery(path: string, query: QueryParams | undefined): string {
+/** Builds `path?query` from a path and query values; `undefined` and `null` are left out. */
+export function withQuery(path: string, query: Readonly<Record<string, unknown>> | undefined): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) params.set(k, String(v));
@@ -97,61 +138,70 @@ async function readBody(res: Response): Promise<unknown> {
   }
 }
 
+/** The untyped view of a call's input, once the endpoint's types have been checked at the call site. */
+interface RawInput extends CallOptions {
+  params?: Readonly<Record<string, unknown>>;
+  query?: Readonly<Record<string, unknown>>;
+  body?: unknown;
+}
+
 /**
  * Creates the API client: base `/restapi`, credentials included, bearer header once a token is
- * set, JSON bodies, errors parsed into `ApiError`, and every outcome reported to `onOutcome` so the
- * global handling of spec §8 runs once per response.
+ * set, JSON bodies, errors parsed into `ApiCallError`, and every outcome reported to `onOutcome`
+ * so the global handling of spec §8 runs once per response.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.baseUrl ?? API_BASE;
   const doFetch = options.fetchImpl ?? ((input, init) => fetch(input, init));
 
+  async function send(endpoint: EndpointDescriptor, input: RawInput): Promise<unknown> {
+    const target = withQuery(fillPath(endpoint.path, input.params), input.query);
+    if (isCancelledLocally(target)) {
+      options.onOutcome({ type: 'cancelled' });
+      throw new ApiCallError('cancelled', Messages.userNotFound);
+    }
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const token = options.getToken();
+    if (token) headers['Authorization'] = `Bearer ${token}`;
+    if (input.body !== undefined) headers['Content-Type'] = 'application/json';
+    Object.assign(headers, input.headers);
+
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${target}`, {
+        method: endpoint.method,
+        credentials: 'include',
+        headers,
+        ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}),
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
+    } catch (err) {
+      if (input.signal?.aborted) throw err;
+      options.onOutcome({ type: 'network' });
+      throw new ApiCallError('network', ErrorTexts.connectionLost);
+    }
+
+    const body = await readBody(res);
+    if (!res.ok) {
+      const envelope = isApiErrorBody(body) ? body : null;
+      const text = envelope ? envelope.error : typeof body === 'string' ? body : '';
+      options.onOutcome({ type: 'http', status: res.status, text });
+      throw new ApiCallError('http', text || ErrorTexts.somethingWentWrong, {
+        status: res.status,
+        code: envelope ? envelope.code : null,
+        ...(envelope?.fields ? { fields: envelope.fields } : {}),
+      });
+    }
+    options.onOutcome({ type: 'success' });
+    const result = (endpoint.response as z.ZodType).safeParse(body);
+    if (!result.success) {
+      console.error(`Response of ${endpoint.method} ${target} does not match the contract`, result.error.issues);
+      throw new ApiCallError('contract', ErrorTexts.somethingWentWrong, { status: res.status });
+    }
+    return result.data;
+  }
+
   return {
-    async request(path, schema, opts = {}) {
-      const target = withQuery(path, opts.query);
-      if (isCancelledLocally(target)) {
-        options.onOutcome({ type: 'cancelled' });
-        throw new ApiError('cancelled', Messages.userNotFound);
-      }
-      const headers: Record<string, string> = { Accept: 'application/json' };
-      const token = options.getToken();
-      if (token) headers['Authorization'] = `Bearer ${token}`;
-      if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-      Object.assign(headers, opts.headers);
-
-      let res: Response;
-      try {
-        res = await doFetch(`${base}${target}`, {
-          method: opts.method ?? 'GET',
-          credentials: 'include',
-          headers,
-          ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
-      } catch (err) {
-        if (opts.signal?.aborted) throw err;
-        options.onOutcome({ type: 'network' });
-        throw new ApiError('network', ErrorTexts.connectionLost);
-      }
-
-      const body = await readBody(res);
-      if (!res.ok) {
-        const envelope = isApiErrorBody(body) ? body : null;
-        const text = envelope ? envelope.error : typeof body === 'string' ? body : '';
-        options.onOutcome({ type: 'http', status: res.status, text });
-        throw new ApiError('http', text || ErrorTexts.somethingWentWrong, {
-          status: res.status,
-          code: envelope ? envelope.code : null,
-          ...(envelope?.fields ? { fields: envelope.fields } : {}),
-        });
-      }
-      options.onOutcome({ type: 'success' });
-      const result = schema.safeParse(body);
-      if (!result.success) {
-        console.error(`Response of ${target} does not match the contract`, result.error.issues);
-        throw new ApiError('contract', ErrorTexts.somethingWentWrong, { status: res.status });
-      }
-      return result.data;
-    },
+    call: (endpoint, ...args) => send(endpoint, (args[0] ?? {}) as RawInput) as Promise<never>,
   };
 }

@@ -1,34 +1,35 @@
-import type { QueryParams } from './client.ts';
+import type { EndpointDescriptor, Endpoints } from '@cordon/shared';
+import type { QueryClient } from '@tanstack/react-query';
+
+type EndpointTree = typeof Endpoints;
+type AnyEndpoint = { [R in keyof EndpointTree]: EndpointTree[R][keyof EndpointTree[R]] }[keyof EndpointTree];
+
+/** A resource of the API, named by its endpoints' `tag` (e.g. `policies`, `msp`, `locations`). */
+export type ResourceTag = AnyEndpoint['tag'];
 
 /**
- * The query-key factory (STYLE.md "Anti-patterns" 4): every server-state key is built here, from
- * the broadest (`all`) to the narrowest, so a mutation invalidates exactly what it changed.
+ * The query key of one read (STYLE.md "Anti-patterns" 4), derived from the endpoint descriptor:
+ * `[resource tag, 'METHOD /path', { params, query }]`, from the broadest to the narrowest, so that
+ * invalidating `[tag]` marks every read of the resource stale and nothing else.
  */
-export const queryKeys = {
-  msps: {
-    all: ['msps'] as const,
-    list: (params: QueryParams) => ['msps', 'list', params] as const,
-    detail: (id: number) => ['msps', 'detail', id] as const,
-  },
-  customers: {
-    all: ['customers'] as const,
-    list: (mspId: number, params: QueryParams) => ['customers', 'list', mspId, params] as const,
-    detail: (id: number) => ['customers', 'detail', id] as const,
-  },
-  policies: {
-    all: ['policies'] as const,
-    lists: (userId: number) => ['policies', 'list', userId] as const,
-    list: (userId: number, params: QueryParams) => ['policies', 'list', userId, params] as const,
-    detail: (id: number) => ['policies', 'detail', id] as const,
-    categories: (id: number) => ['policies', 'categories', id] as const,
-  },
-  locations: {
-    all: ['locations'] as const,
-    list: (userId: number) => ['locations', 'list', userId] as const,
-  },
-  stats: {
-    all: ['stats'] as const,
-    overview: (userId: number, date: string) => ['stats', 'overview', userId, date] as const,
-    traffic: (userId: number, day: string) => ['stats', 'traffic', userId, day] as const,
-  },
-} as const;
+export type EndpointQueryKey = readonly [tag: string, endpoint: string, input: object];
+
+/** The key of a read of `endpoint` with `input` (its params and query). */
+export function endpointQueryKey(endpoint: EndpointDescriptor, input: object): EndpointQueryKey {
+  return [endpoint.tag, `${endpoint.method} ${endpoint.path}`, input];
+}
+
+/** The key prefix of every read of a resource. */
+export function resourceQueryKey(tag: string): readonly [string] {
+  return [tag];
+}
+
+/**
+ * Marks every read of the given resources stale (active ones refetch); resolves once the refetches
+ * are done, so a form closes on fresh data.
+ */
+export async function invalidateResources(queryClient: QueryClient, tags: readonly string[]): Promise<void> {
+  await Promise.all(
+    [...new Set(tags)].map((tag) => queryClient.invalidateQueries({ queryKey: resourceQueryKey(tag) })),
+  );
+}

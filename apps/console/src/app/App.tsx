@@ -5,9 +5,10 @@ import type { i18n } from 'i18next';
 import { useState } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { RouterProvider } from 'react-router/dom';
-import { type ApiClient, ApiError } from '../api/client.ts';
-import type { SessionStore } from './auth/session.ts';
-import { ApiClientContext, SessionStoreContext } from './context.ts';
+import { ApiCallError, type ApiClient } from '../api/client.ts';
+import { ApiClientContext } from '../api/context.ts';
+import { SessionStoreContext } from '../session/context.ts';
+import type { SessionStore } from '../session/session.ts';
 import type { AppRouter } from './router.tsx';
 
 const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'sm' });
@@ -17,7 +18,7 @@ export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
       queries: {
-        retry: (failures, error) => error instanceof ApiError && error.kind === 'network' && failures < 1,
+        retry: (failures, error) => error instanceof ApiCallError && error.kind === 'network' && failures < 1,
         refetchOnWindowFocus: false,
         staleTime: 10_000,
       },

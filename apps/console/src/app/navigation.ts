@@ -1,8 +1,11 @@
-import type { Area } from './routeGuard.ts';
+import type { FeatureManifest, MenuGroup } from '../platform/manifest.ts';
+import { AREAS, type Area } from '../session/routeGuard.ts';
+import { FEATURES } from './features.ts';
+import { MENU_SKELETON, type SkeletonEntry } from './menuSkeleton.ts';
 
 /**
- * One entry of an area's navigation menu (spec §2 "Navigation menus"). `ready: false` marks a page
- * that is not built yet: it is shown disabled and never links to a placeholder.
+ * One entry of an area's navigation menu (spec §2 "Navigation menus"). `ready: false` (or absent)
+ * marks a page that is not built yet: it is shown disabled and never links to a placeholder.
  */
 export interface NavItem {
   labelKey: string;
@@ -11,83 +14,88 @@ export interface NavItem {
   children?: NavItem[];
 }
 
-const soon = (labelKey: string, path: string): NavItem => ({ labelKey, path });
+interface Placed {
+  item: NavItem;
+  order: number;
+  parent: MenuGroup | undefined;
+}
 
-const globalSettings = (base: string, withSecurity: boolean): NavItem => ({
-  labelKey: 'nav.globalSettings',
-  path: `${base}/global_settings`,
-  children: [
-    soon('nav.administrators', `${base}/global_settings/administrators`),
-    ...(withSecurity
-      ? [
-          soon('nav.securitySettings', `${base}/global_settings/security_settings`),
-          soon('nav.interface', `${base}/global_settings/interface`),
-        ]
-      : []),
-    soon('nav.globalBlockPage', `${base}/global_settings/global_block_page`),
-    soon('nav.globalDefaultPolicy', `${base}/global_settings/global_default_policy`),
-    soon('nav.globalDomains', `${base}/global_settings/global_domains`),
-    soon('nav.tools', `${base}/global_settings/tools`),
-    soon('nav.certificates', `${base}/global_settings/certificates`),
-    soon('nav.support', `${base}/global_settings/support`),
-    soon('nav.emailSettings', `${base}/global_settings/email_settings`),
-  ],
-});
+/** Orders siblings by `order`. @throws Error when two siblings share an order (the menu order would be ambiguous). */
+function sortSiblings(placed: readonly Placed[], where: string): NavItem[] {
+  const sorted = [...placed].sort((a, b) => a.order - b.order);
+  sorted.forEach((p, i) => {
+    const next = sorted[i + 1];
+    if (next && next.order === p.order) {
+      throw new Error(`Menu items ${p.item.path} and ${next.item.path} of ${where} share order ${p.order}`);
+    }
+  });
+  return sorted.map((p) => p.item);
+}
+
+/**
+ * Builds the menu of every area from the skeleton (groups, pages not built yet) and the features'
+ * menu items (built pages), each list in ascending `order` (spec §2 menus and their order).
+ * A feature's item replaces the skeleton's item of the same path.
+ * @throws Error when an item names a group its area lacks, a menu item's path has a `:param`, or
+ *   two siblings share an order
+ */
+export function buildMenus(
+  features: readonly FeatureManifest[],
+  skeleton: readonly SkeletonEntry[],
+): Readonly<Record<Area, readonly NavItem[]>> {
+  const built = features.flatMap((f) =>
+    f.routes.flatMap((route) => {
+      if (!route.menu) return [];
+      if (route.area === 'blank' || route.area === 'none' || route.path.includes(':')) {
+        throw new Error(`Feature ${f.name}: ${route.path} cannot have a menu item (no area menu or a :param)`);
+      }
+      const { labelKey, order, parent, ready = true } = route.menu;
+      return [{ area: route.area, placed: { item: { labelKey, path: route.path, ready }, order, parent } }];
+    }),
+  );
+  const builtPaths = new Set(built.map((b) => b.placed.item.path));
+
+  const menus = {} as Record<Area, NavItem[]>;
+  for (const area of AREAS) {
+    const groups = new Map<MenuGroup, { placed: Placed; children: Placed[] }>();
+    const entries = skeleton.filter((e) => e.area === area);
+    for (const e of entries) {
+      if (e.kind === 'group') {
+        groups.set(e.group, {
+          placed: { item: { labelKey: e.labelKey, path: e.path }, order: e.order, parent: undefined },
+          children: [],
+        });
+      }
+    }
+    const items: Placed[] = [
+      ...entries.flatMap((e): Placed[] =>
+        e.kind === 'soon' && !builtPaths.has(e.path)
+          ? [{ item: { labelKey: e.labelKey, path: e.path }, order: e.order, parent: e.parent }]
+          : [],
+      ),
+      ...built.filter((b) => b.area === area).map((b) => b.placed),
+    ];
+    const top: Placed[] = [];
+    for (const p of items) {
+      if (p.parent === undefined) {
+        top.push(p);
+        continue;
+      }
+      const g = groups.get(p.parent);
+      if (!g) throw new Error(`Menu item ${p.item.path}: the ${area} menu has no group ${p.parent}`);
+      g.children.push(p);
+    }
+    for (const g of groups.values()) {
+      g.placed.item.children = sortSiblings(g.children, `${area}/${g.placed.item.path}`);
+      top.push(g.placed);
+    }
+    menus[area] = sortSiblings(top, `the ${area} menu`);
+  }
+  return menus;
+}
 
 /** The menus of each area, in the spec's order (spec §2). */
-export const MENUS: Readonly<Record<Area, readonly NavItem[]>> = {
-  system: [{ labelKey: 'nav.overview', path: '/system/overview', ready: true }, globalSettings('/system', false)],
-  sales: [{ labelKey: 'nav.msps', path: '/sales/msps', ready: true }],
-  msp: [{ labelKey: 'nav.overview', path: '/msp/overview', ready: true }, globalSettings('/msp', true)],
-  customer: [
-    { labelKey: 'nav.overview', path: '/customer/overview', ready: true },
-    soon('nav.recentTraffic', '/customer/recent_traffic'),
-    {
-      labelKey: 'nav.contentFiltering',
-      path: '/customer/content_filtering',
-      children: [
-        { labelKey: 'nav.policies', path: '/customer/content_filtering/policies', ready: true },
-        soon('nav.domains', '/customer/content_filtering/domains'),
-        soon('nav.blockPage', '/customer/content_filtering/block_page'),
-      ],
-    },
-    {
-      labelKey: 'nav.environment',
-      path: '/customer/environment',
-      children: [
-        { labelKey: 'nav.locations', path: '/customer/environment/locations', ready: true },
-        soon('nav.devices', '/customer/environment/devices'),
-        soon('nav.groups', '/customer/environment/groups'),
-        soon('nav.users', '/customer/environment/users'),
-      ],
-    },
-    {
-      labelKey: 'nav.reporting',
-      path: '/customer/reporting',
-      children: [
-        soon('nav.summary', '/customer/reporting/summary'),
-        soon('nav.behaviorReports', '/customer/reporting/behavior_reports'),
-        soon('nav.blockedReports', '/customer/reporting/blocked_reports'),
-        soon('nav.securityReports', '/customer/reporting/security_reports'),
-        soon('nav.trendReports', '/customer/reporting/trend_reports'),
-        soon('nav.historyReports', '/customer/reporting/history_reports'),
-      ],
-    },
-    {
-      labelKey: 'nav.settings',
-      path: '/customer/settings',
-      children: [
-        soon('nav.administrators', '/customer/settings/administrators'),
-        soon('nav.defaultPolicy', '/customer/settings/default_policy'),
-        soon('nav.tools', '/customer/settings/tools'),
-        soon('nav.certificates', '/customer/settings/certificates'),
-        soon('nav.deviceExceptions', '/customer/settings/device_exceptions'),
-        soon('nav.deviceConfiguration', '/customer/settings/device_configuration'),
-      ],
-    },
-  ],
-  profile: [{ labelKey: 'nav.profile', path: '/profile', ready: true }, soon('nav.security', '/profile/security')],
-};
+export const MENUS = buildMenus(FEATURES, MENU_SKELETON);
 
 /** True when an item or any of its children links to a built page. */
 export function hasReadyPage(item: NavItem): boolean {

@@ -1,104 +1,94 @@
-import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import type { RouteHandle } from '../components/PageHeader.tsx';
+import type { FeatureManifest, FeatureRoute } from '../platform/manifest.ts';
+import { AREAS, type Area } from '../session/routeGuard.ts';
+import { FEATURES } from './features.ts';
 import { AreaLayout } from './layouts/AreaLayout.tsx';
 import { BlankLayout } from './layouts/BlankLayout.tsx';
 import { RootLayout, RouteFallback } from './layouts/RootLayout.tsx';
-import type { RouteHandle } from './pageTitle.tsx';
 
-/** A lazily loaded page (DESIGN.md §13: routes are lazy-loaded); `title` is its i18n page name. */
-function page(path: string | undefined, title: string, load: () => Promise<ComponentType>): RouteObject {
-  const handle: RouteHandle = { title };
-  const lazy = async () => ({ Component: await load() });
+/** The path under which each area's layout, guard and menu apply (spec §2). */
+export const AREA_BASE: Readonly<Record<Area, string>> = {
+  system: '/system',
+  sales: '/sales',
+  msp: '/msp',
+  customer: '/customer',
+  profile: '/profile',
+};
+
+/** Where an area's bare path leads (spec §2: `/system`, `/customer`, `/msp`, `/sales` redirect to their first page). */
+const AREA_INDEX: Readonly<Record<Area, string | null>> = {
+  system: '/system/overview',
+  sales: '/sales/msps',
+  msp: '/msp/overview',
+  customer: '/customer/overview',
+  profile: null,
+};
+
+/** A lazily loaded page (DESIGN.md §13: routes are lazy-loaded); its handle names the page (spec §2 titles). */
+function page(route: FeatureRoute, path: string | undefined): RouteObject {
+  const handle: RouteHandle = { title: route.titleKey };
+  const lazy = async () => ({ Component: await route.page() });
   return path === undefined ? { index: true, handle, lazy } : { path, handle, lazy };
 }
 
 const redirect = (to: string): RouteObject => ({ index: true, element: <Navigate to={to} replace /> });
 
+/** The path of `route` inside its area's layout route: undefined for the area's own path (an index route). */
+function childPath(feature: string, route: FeatureRoute & { area: Area }): string | undefined {
+  const base = AREA_BASE[route.area];
+  if (route.path === base) return undefined;
+  if (!route.path.startsWith(`${base}/`)) {
+    throw new Error(`Feature ${feature}: ${route.path} is outside the ${route.area} area (${base})`);
+  }
+  return route.path.slice(base.length + 1);
+}
+
 /**
- * The route table (spec §2). Areas carry their layout and guard; `/system`, `/customer`, `/msp` and
- * `/sales` redirect to their first page; `/` is the login or the role's home; anything else is 404.
+ * Builds the route table (spec §2) from feature manifests: each area carries its layout and guard
+ * and redirects its bare path to its first page; blank-layout pages (login, 403, 404, the
+ * catch-all) share the blank layout; `/login` leads to `/`.
+ * @throws Error when two routes claim one path or a route lies outside its area
  */
-export const routes: RouteObject[] = [
-  {
-    element: <RootLayout />,
-    hydrateFallbackElement: <RouteFallback />,
-    children: [
-      {
-        element: <BlankLayout />,
-        children: [
-          page('/', 'pages.login', () => import('../features/auth/RootPage.tsx').then((m) => m.RootPage)),
-          { path: '/login', element: <Navigate to="/" replace /> },
-          page('/403', 'pages.forbidden', () =>
-            import('../features/errors/ForbiddenPage.tsx').then((m) => m.ForbiddenPage),
-          ),
-          page('/404', 'pages.notFound', () =>
-            import('../features/errors/NotFoundPage.tsx').then((m) => m.NotFoundPage),
-          ),
-          page('*', 'pages.notFound', () => import('../features/errors/NotFoundPage.tsx').then((m) => m.NotFoundPage)),
-        ],
-      },
-      page('/logout', 'pages.logout', () => import('../features/auth/LogoutPage.tsx').then((m) => m.LogoutPage)),
-      {
-        path: '/system',
-        element: <AreaLayout area="system" />,
-        children: [
-          redirect('/system/overview'),
-          page('overview', 'pages.systemOverview', () =>
-            import('../features/msps/SystemOverviewPage.tsx').then((m) => m.SystemOverviewPage),
-          ),
-        ],
-      },
-      {
-        path: '/sales',
-        element: <AreaLayout area="sales" />,
-        children: [
-          redirect('/sales/msps'),
-          page('msps', 'pages.salesMsps', () =>
-            import('../features/msps/SalesMspsPage.tsx').then((m) => m.SalesMspsPage),
-          ),
-        ],
-      },
-      {
-        path: '/msp',
-        element: <AreaLayout area="msp" />,
-        children: [
-          redirect('/msp/overview'),
-          page('overview', 'pages.mspOverview', () =>
-            import('../features/customers/MspOverviewPage.tsx').then((m) => m.MspOverviewPage),
-          ),
-        ],
-      },
-      {
-        path: '/customer',
-        element: <AreaLayout area="customer" />,
-        children: [
-          redirect('/customer/overview'),
-          page('overview', 'pages.customerOverview', () =>
-            import('../features/stats/CustomerOverviewPage.tsx').then((m) => m.CustomerOverviewPage),
-          ),
-          page('content_filtering/policies', 'pages.policies', () =>
-            import('../features/policies/PoliciesPage.tsx').then((m) => m.PoliciesPage),
-          ),
-          page('content_filtering/policies/:id', 'pages.policy', () =>
-            import('../features/policies/PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
-          ),
-          page('environment/locations', 'pages.locations', () =>
-            import('../features/locations/LocationsPage.tsx').then((m) => m.LocationsPage),
-          ),
-        ],
-      },
-      {
-        path: '/profile',
-        element: <AreaLayout area="profile" />,
-        children: [
-          page(undefined, 'pages.profile', () =>
-            import('../features/profile/ProfilePage.tsx').then((m) => m.ProfilePage),
-          ),
-        ],
-      },
-    ],
-  },
-];
+export function buildRoutes(features: readonly FeatureManifest[]): RouteObject[] {
+  const owners = new Map<string, string>();
+  for (const f of features) {
+    for (const r of f.routes) {
+      const owner = owners.get(r.path);
+      if (owner) throw new Error(`Route ${r.path} is declared by features ${owner} and ${f.name}`);
+      owners.set(r.path, f.name);
+    }
+  }
+  const routes = features.flatMap((f) => f.routes.map((route) => ({ feature: f.name, route })));
+  const blank = routes.filter((r) => r.route.area === 'blank').map((r) => page(r.route, r.route.path));
+  const bare = routes.filter((r) => r.route.area === 'none').map((r) => page(r.route, r.route.path));
+  const areas = AREAS.map(
+    (area): RouteObject => ({
+      path: AREA_BASE[area],
+      element: <AreaLayout area={area} />,
+      children: [
+        ...(AREA_INDEX[area] ? [redirect(AREA_INDEX[area])] : []),
+        ...routes.flatMap(({ feature, route }) =>
+          route.area === area ? [page(route, childPath(feature, { ...route, area }))] : [],
+        ),
+      ],
+    }),
+  );
+  return [
+    {
+      element: <RootLayout />,
+      hydrateFallbackElement: <RouteFallback />,
+      children: [
+        { element: <BlankLayout />, children: [...blank, { path: '/login', element: <Navigate to="/" replace /> }] },
+        ...bare,
+        ...areas,
+      ],
+    },
+  ];
+}
+
+/** The route table of {@link FEATURES}. */
+export const routes: RouteObject[] = buildRoutes(FEATURES);
 
 /** Creates the browser router over the route table. */
 export function createAppRouter() {

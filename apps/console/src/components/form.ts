@@ -2,7 +2,7 @@ import type { FormErrors, UseFormReturnType } from '@mantine/form';
 import type { UseMutationResult } from '@tanstack/react-query';
 import { zod4Resolver } from 'mantine-form-zod-resolver';
 import type { z } from 'zod';
-import { ApiError } from '../api/client.ts';
+import { ApiCallError } from '../api/client.ts';
 
 /**
  * A Mantine form validator from a shared zod schema (STYLE.md §10), so the messages are the
@@ -22,7 +22,7 @@ export function applyServerErrors<V>(
   error: unknown,
   toFormErrors: (errors: FormErrors) => FormErrors = (e) => e,
 ): void {
-  if (error instanceof ApiError && error.fields) form.setErrors(toFormErrors(error.fields));
+  if (error instanceof ApiCallError && error.fields) form.setErrors(toFormErrors(error.fields));
 }
 
 /** What {@link submitThrough} needs to send a form. */

@@ -1,7 +1,9 @@
-import { Constants, ErrorTexts } from '@cordon/shared';
+import { ErrorTexts } from '@cordon/shared';
 import { notifications } from '@mantine/notifications';
-import type { SessionStore } from '../auth/session.ts';
-import { decideReaction, type ResponseOutcome } from './responseReaction.ts';
+import type { ResponseOutcome } from '../../api/client.ts';
+import { showErrorToast } from '../../components/toast.ts';
+import type { SessionStore } from '../../session/session.ts';
+import { decideReaction } from './responseReaction.ts';
 
 const CONNECTION_ALERT_ID = 'connection-lost';
 
@@ -10,16 +12,6 @@ export interface ResponseHandlerDeps {
   currentPath: () => string;
   navigate: (to: string) => void;
   session: SessionStore;
-}
-
-/** Shows an error toast that closes after the spec's 5000 ms (spec §8, §9). */
-export function showErrorToast(message: string): void {
-  notifications.show({ color: 'red', message, autoClose: Constants.toastDurationMs });
-}
-
-/** Shows a success toast (same duration as error toasts). */
-export function showSuccessToast(message: string): void {
-  notifications.show({ color: 'teal', message, autoClose: Constants.toastDurationMs });
 }
 
 /**

@@ -1,11 +1,5 @@
 import { ErrorTexts, SILENT_2FA_TEXTS } from '@cordon/shared';
-
-/** What happened to one API call, as the global response handling sees it (spec §8). */
-export type ResponseOutcome =
-  | { type: 'success' }
-  | { type: 'network' }
-  | { type: 'cancelled' }
-  | { type: 'http'; status: number; text: string };
+import type { ResponseOutcome } from '../../api/client.ts';
 
 /** The console's reaction to an outcome (spec §8 "Global handling of responses"). */
 export type Reaction =

@@ -3,9 +3,10 @@ import { Anchor, AppShell, Burger, Button, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet } from 'react-router';
-import { customerScope, mspScope, useSession } from '../context.ts';
+import { useSession } from '../../session/context.ts';
+import { type Area, guardDecision } from '../../session/routeGuard.ts';
+import { customerScope, mspScope } from '../../session/scope.ts';
 import { MENUS } from '../navigation.ts';
-import { type Area, guardDecision } from '../routeGuard.ts';
 import { NavMenu } from './NavMenu.tsx';
 
 /** Links between the areas the signed-in role can reach with its current selections. */

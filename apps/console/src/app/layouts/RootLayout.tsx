@@ -1,6 +1,7 @@
 import { Center, Loader } from '@mantine/core';
 import { Outlet, useNavigation } from 'react-router';
-import { DocumentTitle, SubtitleProvider } from '../pageTitle.tsx';
+import { SubtitleProvider } from '../../components/PageHeader.tsx';
+import { DocumentTitle } from '../DocumentTitle.tsx';
 
 /** The root of every route: document title, subtitle holder and a loading hint while a lazy route loads. */
 export function RootLayout() {

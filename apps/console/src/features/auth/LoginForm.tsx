@@ -4,9 +4,9 @@ import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { ApiError } from '../../api/client.ts';
-import { useSession } from '../../app/context.ts';
+import { ApiCallError } from '../../api/client.ts';
 import { schemaValidator } from '../../components/form.ts';
+import { useSession } from '../../session/context.ts';
 import { useLoginMutation } from './api.ts';
 
 interface LoginValues {
@@ -17,7 +17,7 @@ interface LoginValues {
 
 /** The inline message for a failed login (the global handler keeps these silent: spec §8). */
 function loginErrorText(error: unknown, t: (k: string) => string): string | null {
-  if (!(error instanceof ApiError) || error.kind !== 'http') return null;
+  if (!(error instanceof ApiCallError) || error.kind !== 'http') return null;
   if (error.status === 401) return ErrorTexts.badCredentials;
   if (error.message.includes('Invalid code') || error.message.includes('Incorrect code entered')) {
     return ErrorTexts.badCode;
@@ -50,7 +50,7 @@ export function LoginForm() {
       {
         onSuccess: (claims) => void navigate(HOME_PATH_BY_ROLE[claims.vue_role], { replace: true }),
         onError: (error) => {
-          if (error instanceof ApiError && error.message.includes('2FA is enabled')) setNeedsCode(true);
+          if (error instanceof ApiCallError && error.message.includes('2FA is enabled')) setNeedsCode(true);
         },
       },
     );

@@ -1,6 +1,6 @@
 import { Navigate } from 'react-router';
-import { useSession } from '../../app/context.ts';
-import { rootDecision } from '../../app/routeGuard.ts';
+import { useSession } from '../../session/context.ts';
+import { rootDecision } from '../../session/routeGuard.ts';
 import { LoginForm } from './LoginForm.tsx';
 
 /** `/` (spec §2): the login page when logged out, else the role's home. */

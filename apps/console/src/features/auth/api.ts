@@ -1,8 +1,9 @@
-import { authorizeResponseSchema, Constants, type TokenClaims } from '@cordon/shared';
+import { Constants, Endpoints, type TokenClaims } from '@cordon/shared';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
-import { codeChallengeS256, createCodeVerifier, createState } from '../../app/auth/pkce.ts';
-import { useApi, useSessionStore } from '../../app/context.ts';
+import { useApi } from '../../api/context.ts';
+import { useEndpointMutation } from '../../api/hooks.ts';
+import { useSessionStore } from '../../session/context.ts';
+import { codeChallengeS256, createCodeVerifier, createState } from './pkce.ts';
 
 /** Credentials of one login attempt; `code` is the TOTP or recovery code once 2FA asked for it. */
 export interface LoginInput {
@@ -21,6 +22,7 @@ function basicAuth(email: string, password: string): string {
 /**
  * `GET /oauth/authorize` (spec §7 Auth; DESIGN.md §6): PKCE S256 with a fresh 128-hex verifier and
  * 40-character state, Basic credentials; stores the returned token and its claims in the session.
+ * Not a plain endpoint mutation: it derives the PKCE pair first and starts a new session after.
  */
 export function useLoginMutation() {
   const api = useApi();
@@ -29,7 +31,7 @@ export function useLoginMutation() {
   return useMutation({
     mutationFn: async (input: LoginInput): Promise<TokenClaims> => {
       const verifier = createCodeVerifier();
-      const { access_token } = await api.request('/oauth/authorize', authorizeResponseSchema, {
+      const { access_token } = await api.call(Endpoints.auth.authorize, {
         query: {
           client_id: Constants.loginClientId,
           response_type: 'code',
@@ -50,17 +52,12 @@ export function useLoginMutation() {
 
 /** `POST /auth/logout` (spec §7): revokes the token; the session is cleared whatever the answer. */
 export function useLogoutMutation() {
-  const api = useApi();
   const session = useSessionStore();
   const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async () => {
-      try {
-        await api.request('/auth/logout', z.unknown(), { method: 'POST' });
-      } finally {
-        session.clear();
-        queryClient.clear();
-      }
+  return useEndpointMutation(Endpoints.auth.logout, {
+    onSettled: () => {
+      session.clear();
+      queryClient.clear();
     },
   });
 }

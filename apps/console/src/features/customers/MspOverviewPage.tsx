@@ -3,12 +3,11 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useMspId, useSessionStore } from '../../app/context.ts';
-import { PageHeader, usePageSubtitle } from '../../app/pageTitle.tsx';
 import { ListPagination } from '../../components/ListPagination.tsx';
+import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
-import { useMspQuery } from '../msps/api.ts';
-import { useCustomersQuery } from './api.ts';
+import { useMspId, useSessionStore } from '../../session/context.ts';
+import { useCustomersQuery, useMspQuery } from './api.ts';
 import { CustomerCreateForm } from './CustomerCreateForm.tsx';
 import { CustomersTable } from './CustomersTable.tsx';
 

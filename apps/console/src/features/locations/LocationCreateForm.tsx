@@ -4,11 +4,10 @@ import { type FormErrors, useForm } from '@mantine/form';
 import { randomId } from '@mantine/hooks';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { FormActions } from '../../components/FormActions.tsx';
 import { schemaValidator, submitThrough } from '../../components/form.ts';
-import { usePoliciesQuery } from '../policies/api.ts';
-import { useCreateStaticIpLocationMutation } from './api.ts';
+import { showSuccessToast } from '../../components/toast.ts';
+import { useCreateStaticIpLocationMutation, usePolicyChoicesQuery } from './api.ts';
 
 /** The policy select's value for "Inherit default policy" (the wire's `policy_id: null`). */
 const INHERIT = 'inherit';
@@ -42,10 +41,10 @@ function toFormErrors(errors: FormErrors): FormErrors {
 const validateSchema = schemaValidator(staticIpLocationCreateSchema, prepare);
 
 /** The "New static IP location" form (spec §3 "Location"; `staticIpLocationCreateSchema`). */
-export function LocationCreateForm({ userId, onDone }: { userId: number; onDone: () => void }) {
+export function LocationCreateForm({ customerId, onDone }: { customerId: number; onDone: () => void }) {
   const { t } = useTranslation();
-  const create = useCreateStaticIpLocationMutation(userId);
-  const policies = usePoliciesQuery(userId, { limit: 1000, offset: 0, show_default: false });
+  const create = useCreateStaticIpLocationMutation(customerId);
+  const policies = usePolicyChoicesQuery(customerId);
   const form = useForm<LocationFormValues>({
     initialValues: { name: '', policy: INHERIT, addresses: [newAddress()] },
     validate: (values) => toFormErrors(validateSchema(values)),

@@ -2,9 +2,9 @@ import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { useCustomerId } from '../../app/context.ts';
-import { PageHeader } from '../../app/pageTitle.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { useCustomerId } from '../../session/context.ts';
 import { useLocationsQuery } from './api.ts';
 import { LocationCreateForm } from './LocationCreateForm.tsx';
 import { LocationsTable } from './LocationsTable.tsx';
@@ -26,7 +26,7 @@ export function LocationsPage() {
       />
       <QueryState query={locations}>{(list) => <LocationsTable locations={list.data} />}</QueryState>
       <Modal opened={opened} onClose={close} title={t('locations.newStaticIp')} size="lg">
-        <LocationCreateForm userId={customerId} onDone={close} />
+        <LocationCreateForm customerId={customerId} onDone={close} />
       </Modal>
     </>
   );

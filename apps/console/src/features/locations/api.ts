@@ -1,31 +1,28 @@
-import { listOf, locationSchema, type StaticIpLocationCreate } from '@cordon/shared';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { queryKeys } from '../../api/queryKeys.ts';
-import { createdSchema } from '../../api/schemas.ts';
-import { useApi } from '../../app/context.ts';
-
-const locationListSchema = listOf(locationSchema);
+import { Endpoints } from '@cordon/shared';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** `GET /users/{id}/locations/all` (spec §7 Locations). */
-export function useLocationsQuery(userId: number) {
-  const api = useApi();
-  return useQuery({
-    queryKey: queryKeys.locations.list(userId),
-    queryFn: ({ signal }) => api.request(`/users/${userId}/locations/all`, locationListSchema, { signal }),
+export function useLocationsQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.locations.list, { params: { id: customerId, type: 'all' } });
+}
+
+/**
+ * `GET /policies?user_id=…` (spec §7 Policies) without the default policy: the choices of the
+ * location form's policy select (the default is the "Inherit default policy" choice).
+ */
+export function usePolicyChoicesQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.policies.list, {
+    query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
   });
 }
 
-/** `POST /users/{id}/locations/staticip` (spec §7 Locations) with `staticIpLocationCreateSchema`'s output. */
-export function useCreateStaticIpLocationMutation(userId: number) {
-  const api = useApi();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: StaticIpLocationCreate) =>
-      api.request(`/users/${userId}/locations/staticip`, createdSchema, { method: 'POST', body }),
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.locations.all }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.policies.all }),
-      ]),
+/**
+ * `POST /users/{id}/locations/staticip` (spec §7 Locations) with `staticIpLocationCreateSchema`'s
+ * output; the policies go stale too (each lists its locations).
+ */
+export function useCreateStaticIpLocationMutation(customerId: number) {
+  return useEndpointMutation(Endpoints.locations.createStatic, {
+    params: { id: customerId },
+    invalidates: ['policies'],
   });
 }

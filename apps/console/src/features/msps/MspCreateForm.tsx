@@ -2,11 +2,11 @@ import { mspCreateSchema } from '@cordon/shared';
 import { Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { AdminFields, type AdminValues } from '../../components/AdminFields.tsx';
 import { FormActions } from '../../components/FormActions.tsx';
 import { blankToUndefined, schemaValidator, submitThrough } from '../../components/form.ts';
 import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
+import { showSuccessToast } from '../../components/toast.ts';
 import { useCreateMspMutation } from './api.ts';
 
 interface MspFormValues extends AdminValues {

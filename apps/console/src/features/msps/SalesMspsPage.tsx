@@ -1,8 +1,8 @@
 import { Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PageHeader } from '../../app/pageTitle.tsx';
 import { ListPagination } from '../../components/ListPagination.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { useMspsQuery } from './api.ts';
 import { MspsTable } from './MspsTable.tsx';

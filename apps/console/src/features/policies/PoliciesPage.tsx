@@ -3,10 +3,10 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useCustomerId } from '../../app/context.ts';
-import { PageHeader } from '../../app/pageTitle.tsx';
 import { ListPagination, pageQuery } from '../../components/ListPagination.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { useCustomerId } from '../../session/context.ts';
 import { usePoliciesQuery } from './api.ts';
 import { PoliciesTable } from './PoliciesTable.tsx';
 import { PolicyCreateForm } from './PolicyCreateForm.tsx';
@@ -36,7 +36,7 @@ export function PoliciesPage() {
         )}
       </QueryState>
       <Modal opened={opened} onClose={close} title={t('policies.new')} size="lg">
-        <PolicyCreateForm userId={customerId} onDone={close} />
+        <PolicyCreateForm customerId={customerId} onDone={close} />
       </Modal>
     </>
   );

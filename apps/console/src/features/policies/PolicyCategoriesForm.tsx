@@ -1,9 +1,9 @@
 import { Badge, Button, Group, SimpleGrid, Switch, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { showSuccessToast } from '../../app/errors/responseHandler.ts';
+import { showSuccessToast } from '../../components/toast.ts';
 import { useUpdatePolicyCategoriesMutation } from './api.ts';
-import type { PolicyCategory } from './categoryMapper.ts';
+import type { CategoryAllowance } from './categoryMapper.ts';
 
 const LEVEL_COLOURS = { L: 'red', M: 'orange', H: 'yellow' } as const;
 
@@ -11,7 +11,7 @@ const LEVEL_COLOURS = { L: 'red', M: 'orange', H: 'yellow' } as const;
  * A policy's categories with their screen-side allowed switches (spec §3 "Category"); saving
  * writes every setting with `PUT /policies/{id}/categories` through the flip mapper.
  */
-export function PolicyCategoriesForm({ policyId, categories }: { policyId: number; categories: PolicyCategory[] }) {
+export function PolicyCategoriesForm({ policyId, categories }: { policyId: number; categories: CategoryAllowance[] }) {
   const { t } = useTranslation();
   const save = useUpdatePolicyCategoriesMutation(policyId);
   const [allowed, setAllowed] = useState(() => new Map(categories.map((c) => [c.id, c.allowed])));

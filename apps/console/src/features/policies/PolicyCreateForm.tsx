@@ -2,10 +2,10 @@ import { type FilteringLevel, policyCreateSchema } from '@cordon/shared';
 import { Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
 import { FormActions } from '../../components/FormActions.tsx';
 import { schemaValidator, submitThrough } from '../../components/form.ts';
+import { showSuccessToast } from '../../components/toast.ts';
 import { useCreatePolicyMutation } from './api.ts';
 
 interface PolicyFormValues {
@@ -16,10 +16,10 @@ interface PolicyFormValues {
 }
 
 /** The "New policy" form (spec §3 "Policy"; `POST /policies` with `policyCreateSchema`). */
-export function PolicyCreateForm({ userId, onDone }: { userId: number; onDone: () => void }) {
+export function PolicyCreateForm({ customerId, onDone }: { customerId: number; onDone: () => void }) {
   const { t } = useTranslation();
   const create = useCreatePolicyMutation();
-  const prepare = (values: PolicyFormValues) => ({ ...values, user_id: userId });
+  const prepare = (values: PolicyFormValues) => ({ ...values, user_id: customerId });
   const form = useForm<PolicyFormValues>({
     initialValues: { name: '', description: '', filtering_level: 'moderate', allow_unclassified: true },
     validate: schemaValidator(policyCreateSchema, prepare),

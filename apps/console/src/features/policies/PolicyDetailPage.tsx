@@ -2,7 +2,7 @@ import { Anchor, Badge, Grid, Paper, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useParams } from 'react-router';
-import { PageHeader, usePageSubtitle } from '../../app/pageTitle.tsx';
+import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { usePolicyCategoriesQuery, usePolicyQuery } from './api.ts';
 import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';

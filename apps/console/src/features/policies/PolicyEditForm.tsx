@@ -2,9 +2,9 @@ import { type FilteringLevel, type Policy, policyUpdateSchema } from '@cordon/sh
 import { Button, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { showSuccessToast } from '../../app/errors/responseHandler.ts';
 import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { showSuccessToast } from '../../components/toast.ts';
 import { useUpdatePolicyMutation } from './api.ts';
 
 interface PolicyEditValues {

@@ -2,9 +2,10 @@ import { type CategoryLevel, categoryById, type PolicyCategoryWire } from '@cord
 
 /**
  * A policy's category setting as the screen holds it: `allowed: true` means the category is
- * allowed (its switch is on).
+ * ALLOWED (its switch is on). The opposite of the wire's flag (`@cordon/shared`'s
+ * `PolicyCategory`, where `allowed: true` means blocked); only this file converts between them.
  */
-export interface PolicyCategory {
+export interface CategoryAllowance {
   id: number;
   name: string;
   level: CategoryLevel | null;
@@ -12,11 +13,11 @@ export interface PolicyCategory {
 }
 
 /**
- * The one place where the category `allowed` flag is flipped (spec §3 "Category", §4: the server
- * and the screen hold opposite values; flipped when read and when written). On the wire,
- * `allowed: true` means BLOCKED.
+ * The one place where the category `allowed` flag is flipped (spec §3 "Category", §4; docs/api.md:
+ * the server and the screen hold opposite values; flipped when read and when written). On the
+ * wire, `allowed: true` means BLOCKED.
  */
-export function categoryFromWire(wire: PolicyCategoryWire): PolicyCategory {
+export function categoryFromWire(wire: PolicyCategoryWire): CategoryAllowance {
   const known = categoryById(wire.id);
   return {
     id: wire.id,
@@ -27,6 +28,6 @@ export function categoryFromWire(wire: PolicyCategoryWire): PolicyCategory {
 }
 
 /** The wire form of a screen-side setting (flipped back: see `categoryFromWire`). */
-export function categoryToWire(category: Pick<PolicyCategory, 'id' | 'allowed'>): PolicyCategoryWire {
+export function categoryToWire(category: Pick<CategoryAllowance, 'id' | 'allowed'>): PolicyCategoryWire {
   return { id: category.id, allowed: !category.allowed };
 }

@@ -1,7 +1,7 @@
 import { Paper, Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useSession } from '../../app/context.ts';
-import { PageHeader } from '../../app/pageTitle.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
+import { useSession } from '../../session/context.ts';
 
 /** `/profile` (spec §2 userprofile layout): the signed-in user's account, from the token claims (spec §3). */
 export function ProfilePage() {

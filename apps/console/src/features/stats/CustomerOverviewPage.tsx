@@ -1,11 +1,10 @@
 import { Constants } from '@cordon/shared';
 import { Paper, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useCustomerId } from '../../app/context.ts';
-import { PageHeader, usePageSubtitle } from '../../app/pageTitle.tsx';
+import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
-import { useCustomerQuery } from '../customers/api.ts';
-import { useStatsOverviewQuery, useStatsTrafficQuery } from './api.ts';
+import { useCustomerId } from '../../session/context.ts';
+import { useCustomerQuery, useStatsOverviewQuery, useStatsTrafficQuery } from './api.ts';
 import { StatsNumbers } from './StatsNumbers.tsx';
 import { TrafficChart } from './TrafficChart.tsx';
 

@@ -1,22 +1,17 @@
-import { statsOverviewSchema, statsTrafficSchema } from '@cordon/shared';
-import { useQuery } from '@tanstack/react-query';
-import { queryKeys } from '../../api/queryKeys.ts';
-import { useApi } from '../../app/context.ts';
+import { Endpoints } from '@cordon/shared';
+import { useEndpointQuery } from '../../api/hooks.ts';
 
 /** `GET /users/{id}/stats/{date}` (spec §7 Stats): requests, unique domains, allowed, blocked. */
-export function useStatsOverviewQuery(userId: number, date: string) {
-  const api = useApi();
-  return useQuery({
-    queryKey: queryKeys.stats.overview(userId, date),
-    queryFn: ({ signal }) => api.request(`/users/${userId}/stats/${date}`, statsOverviewSchema, { signal }),
-  });
+export function useStatsOverviewQuery(customerId: number, date: string) {
+  return useEndpointQuery(Endpoints.stats.customerOverview, { params: { id: customerId, date } });
 }
 
 /** `GET /users/{id}/stats/traffic/{day}` (spec §7 Stats): hourly allowed and blocked counts. */
-export function useStatsTrafficQuery(userId: number, day: string) {
-  const api = useApi();
-  return useQuery({
-    queryKey: queryKeys.stats.traffic(userId, day),
-    queryFn: ({ signal }) => api.request(`/users/${userId}/stats/traffic/${day}`, statsTrafficSchema, { signal }),
-  });
+export function useStatsTrafficQuery(customerId: number, day: string) {
+  return useEndpointQuery(Endpoints.stats.customerTraffic, { params: { id: customerId, day } });
+}
+
+/** `GET /users/{id}` (spec §7 Customers): the customer in scope, for the overview's subtitle. */
+export function useCustomerQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.customers.get, { params: { id: customerId } });
 }

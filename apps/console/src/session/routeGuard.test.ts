@@ -1,7 +1,7 @@
 import type { TokenClaims } from '@cordon/shared';
 import { describe, expect, it } from 'vitest';
-import type { SessionState } from './auth/session.ts';
 import { guardDecision, rootDecision } from './routeGuard.ts';
+import type { SessionState } from './session.ts';
 
 function session(role: TokenClaims['vue_role'] | null, extra: Partial<SessionState> = {}): SessionState {
   const claims: TokenClaims | null =

@@ -1,9 +1,10 @@
 import { HOME_PATH_BY_ROLE, Role } from '@cordon/shared';
-import type { SessionState } from './auth/session.ts';
-import { customerScope, mspScope } from './context.ts';
+import { customerScope, mspScope } from './scope.ts';
+import type { SessionState } from './session.ts';
 
-/** The console areas, each with its layout and menu (spec §2). */
-export type Area = 'system' | 'sales' | 'msp' | 'customer' | 'profile';
+/** The console areas, each with its layout, guard and menu (spec §2), in menu order. */
+export const AREAS = ['system', 'sales', 'msp', 'customer', 'profile'] as const;
+export type Area = (typeof AREAS)[number];
 
 /**
  * Roles allowed in each area (spec §2, §6; DESIGN.md §4): the system admin sees everything and acts

@@ -2,7 +2,6 @@ import { Group, Text, Title } from '@mantine/core';
 import { createContext, type ReactNode, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useMatches } from 'react-router';
-import { useSession } from './context.ts';
 
 /** What a route declares in its `handle`: the i18n key of its page name (spec §2 titles). */
 export interface RouteHandle {
@@ -51,18 +50,6 @@ export function useCurrentSubtitle(): string {
   const ctx = useContext(SubtitleContext);
   const { pathname } = useLocation();
   return ctx?.subtitle && ctx.subtitle.path === pathname ? ctx.subtitle.text : '';
-}
-
-/** Keeps `document.title` as '{ui title} | {page}' (spec §2), with the product title as default. */
-export function DocumentTitle() {
-  const { t } = useTranslation();
-  const { ui } = useSession();
-  const page = usePageName();
-  const product = ui.title || t('app.defaultTitle');
-  useEffect(() => {
-    document.title = page ? `${product} | ${page}` : product;
-  }, [product, page]);
-  return null;
 }
 
 /** The heading of a page inside an area layout: its name and the current subtitle. */

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { defineFeature, type FeatureManifest } from '../platform/manifest.ts';
+import { MENU_SKELETON } from './menuSkeleton.ts';
+import { buildMenus, hasReadyPage, MENUS, type NavItem } from './navigation.ts';
+
+const ready = (labelKey: string, path: string): NavItem => ({ labelKey, path, ready: true });
+const soon = (labelKey: string, path: string): NavItem => ({ labelKey, path });
+const group = (labelKey: string, path: string, children: NavItem[]): NavItem => ({ labelKey, path, children });
+
+const page = () => Promise.resolve(() => null);
+const feature = (routes: FeatureManifest['routes']) => defineFeature({ name: 'test', routes, messages: { en: {} } });
+
+describe('area menus built from the manifests and the skeleton (spec §2 "Navigation menus")', () => {
+  it('are exactly the spec menus, in order, with the built pages linked and the others "soon"', () => {
+    expect(MENUS).toStrictEqual({
+      system: [
+        ready('nav.overview', '/system/overview'),
+        group('nav.globalSettings', '/system/global_settings', [
+          soon('nav.administrators', '/system/global_settings/administrators'),
+          soon('nav.globalBlockPage', '/system/global_settings/global_block_page'),
+          soon('nav.globalDefaultPolicy', '/system/global_settings/global_default_policy'),
+          soon('nav.globalDomains', '/system/global_settings/global_domains'),
+          soon('nav.tools', '/system/global_settings/tools'),
+          soon('nav.certificates', '/system/global_settings/certificates'),
+          soon('nav.support', '/system/global_settings/support'),
+          soon('nav.emailSettings', '/system/global_settings/email_settings'),
+        ]),
+      ],
+      sales: [ready('nav.msps', '/sales/msps')],
+      msp: [
+        ready('nav.overview', '/msp/overview'),
+        group('nav.globalSettings', '/msp/global_settings', [
+          soon('nav.administrators', '/msp/global_settings/administrators'),
+          soon('nav.securitySettings', '/msp/global_settings/security_settings'),
+          soon('nav.interface', '/msp/global_settings/interface'),
+          soon('nav.globalBlockPage', '/msp/global_settings/global_block_page'),
+          soon('nav.globalDefaultPolicy', '/msp/global_settings/global_default_policy'),
+          soon('nav.globalDomains', '/msp/global_settings/global_domains'),
+          soon('nav.tools', '/msp/global_settings/tools'),
+          soon('nav.certificates', '/msp/global_settings/certificates'),
+          soon('nav.support', '/msp/global_settings/support'),
+          soon('nav.emailSettings', '/msp/global_settings/email_settings'),
+        ]),
+      ],
+      customer: [
+        ready('nav.overview', '/customer/overview'),
+        soon('nav.recentTraffic', '/customer/recent_traffic'),
+        group('nav.contentFiltering', '/customer/content_filtering', [
+          ready('nav.policies', '/customer/content_filtering/policies'),
+          soon('nav.domains', '/customer/content_filtering/domains'),
+          soon('nav.blockPage', '/customer/content_filtering/block_page'),
+        ]),
+        group('nav.environment', '/customer/environment', [
+          ready('nav.locations', '/customer/environment/locations'),
+          soon('nav.devices', '/customer/environment/devices'),
+          soon('nav.groups', '/customer/environment/groups'),
+          soon('nav.users', '/customer/environment/users'),
+        ]),
+        group('nav.reporting', '/customer/reporting', [
+          soon('nav.summary', '/customer/reporting/summary'),
+          soon('nav.behaviorReports', '/customer/reporting/behavior_reports'),
+          soon('nav.blockedReports', '/customer/reporting/blocked_reports'),
+          soon('nav.securityReports', '/customer/reporting/security_reports'),
+          soon('nav.trendReports', '/customer/reporting/trend_reports'),
+          soon('nav.historyReports', '/customer/reporting/history_reports'),
+        ]),
+        group('nav.settings', '/customer/settings', [
+          soon('nav.administrators', '/customer/settings/administrators'),
+          soon('nav.defaultPolicy', '/customer/settings/default_policy'),
+          soon('nav.tools', '/customer/settings/tools'),
+          soon('nav.certificates', '/customer/settings/certificates'),
+          soon('nav.deviceExceptions', '/customer/settings/device_exceptions'),
+          soon('nav.deviceConfiguration', '/customer/settings/device_configuration'),
+        ]),
+      ],
+      profile: [ready('nav.profile', '/profile'), soon('nav.security', '/profile/security')],
+    });
+  });
+
+  it("lets a feature's page take the place of its skeleton item, at the feature's position", () => {
+    const domains = feature([
+      {
+        path: '/customer/content_filtering/domains',
+        area: 'customer',
+        titleKey: 'pages.domains',
+        page,
+        menu: { labelKey: 'nav.domains', parent: 'contentFiltering', order: 20 },
+      },
+    ]);
+    const menus = buildMenus([domains], MENU_SKELETON);
+    const contentFiltering = menus.customer.find((i) => i.path === '/customer/content_filtering');
+    expect(contentFiltering?.children).toStrictEqual([
+      ready('nav.domains', '/customer/content_filtering/domains'),
+      soon('nav.blockPage', '/customer/content_filtering/block_page'),
+    ]);
+    expect(contentFiltering && hasReadyPage(contentFiltering)).toBe(true);
+    // Without built pages, the group has none ready and is shown disabled.
+    const reporting = menus.customer.find((i) => i.path === '/customer/reporting');
+    expect(reporting && hasReadyPage(reporting)).toBe(false);
+  });
+
+  it('refuses an ambiguous order, an unknown group and a menu item on a :param route', () => {
+    const at = (path: string, menu: NonNullable<FeatureManifest['routes'][number]['menu']>) =>
+      feature([{ path, area: 'customer', titleKey: 't', page, menu }]);
+    expect(() => buildMenus([at('/customer/x', { labelKey: 'nav.x', order: 20 })], MENU_SKELETON)).toThrow(
+      /share order 20/,
+    );
+    expect(() => buildMenus([at('/customer/x', { labelKey: 'nav.x', order: 5, parent: 'reporting' })], [])).toThrow(
+      /has no group reporting/,
+    );
+    expect(() => buildMenus([at('/customer/x/:id', { labelKey: 'nav.x', order: 5 })], [])).toThrow(/:param/);
+  });
+});

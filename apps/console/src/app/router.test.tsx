@@ -1,0 +1,80 @@
+import { isValidElement } from 'react';
+import { matchRoutes, type RouteObject } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import type { RouteHandle } from '../components/PageHeader.tsx';
+import { defineFeature } from '../platform/manifest.ts';
+import { buildRoutes, routes } from './router.tsx';
+
+/** The page a path opens: its title key, the layout it renders in, or where it redirects. */
+function resolve(table: RouteObject[], path: string) {
+  const matches = matchRoutes(table, path) ?? [];
+  const layout = matches
+    .map((m) => m.route.element)
+    .filter(isValidElement)
+    .map((el) => {
+      const props = el.props as { area?: string; to?: string };
+      const name = typeof el.type === 'function' ? el.type.name : String(el.type);
+      return props.area ? `${name}:${props.area}` : props.to !== undefined ? `redirect:${props.to}` : name;
+    });
+  const title = matches.map((m) => (m.route.handle as RouteHandle | undefined)?.title).findLast(Boolean);
+  return { layout: layout.join(' > '), title };
+}
+
+describe('the route table built from the feature manifests (spec §2)', () => {
+  it('opens every page of the console in its layout, with its title', () => {
+    const table: Record<string, { layout: string; title: string | undefined }> = {
+      '/': { layout: 'RootLayout > BlankLayout', title: 'pages.login' },
+      '/login': { layout: 'RootLayout > BlankLayout > redirect:/', title: undefined },
+      '/403': { layout: 'RootLayout > BlankLayout', title: 'pages.forbidden' },
+      '/404': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },
+      '/no/such/page': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },
+      '/logout': { layout: 'RootLayout', title: 'pages.logout' },
+      '/system': { layout: 'RootLayout > AreaLayout:system > redirect:/system/overview', title: undefined },
+      '/system/overview': { layout: 'RootLayout > AreaLayout:system', title: 'pages.systemOverview' },
+      '/sales': { layout: 'RootLayout > AreaLayout:sales > redirect:/sales/msps', title: undefined },
+      '/sales/msps': { layout: 'RootLayout > AreaLayout:sales', title: 'pages.salesMsps' },
+      '/msp': { layout: 'RootLayout > AreaLayout:msp > redirect:/msp/overview', title: undefined },
+      '/msp/overview': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.mspOverview' },
+      '/customer': { layout: 'RootLayout > AreaLayout:customer > redirect:/customer/overview', title: undefined },
+      '/customer/overview': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.customerOverview' },
+      '/customer/content_filtering/policies': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.policies' },
+      '/customer/content_filtering/policies/12': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.policy' },
+      '/customer/environment/locations': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.locations' },
+      '/profile': { layout: 'RootLayout > AreaLayout:profile', title: 'pages.profile' },
+      // A page not built yet is an unknown path: 404, never a placeholder.
+      '/customer/reporting/summary': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },
+    };
+    const actual = Object.fromEntries(Object.keys(table).map((path) => [path, resolve(routes, path)]));
+    expect(actual).toEqual(table);
+  });
+
+  it('loads each page lazily', async () => {
+    const matches = matchRoutes(routes, '/customer/content_filtering/policies/12') ?? [];
+    const leaf = matches.at(-1)?.route;
+    expect(leaf?.Component).toBeUndefined();
+    expect(typeof leaf?.lazy).toBe('function');
+  });
+
+  it('refuses two features claiming one path and a route outside its area', () => {
+    const page = () => Promise.resolve(() => null);
+    const a = defineFeature({
+      name: 'a',
+      routes: [{ path: '/403', area: 'blank', titleKey: 't', page }],
+      messages: { en: {} },
+    });
+    const b = defineFeature({
+      name: 'b',
+      routes: [{ path: '/403', area: 'blank', titleKey: 't', page }],
+      messages: { en: {} },
+    });
+    expect(() => buildRoutes([a, b])).toThrow('Route /403 is declared by features a and b');
+    const stray = defineFeature({
+      name: 'stray',
+      routes: [{ path: '/msp/customers', area: 'customer', titleKey: 't', page }],
+      messages: { en: {} },
+    });
+    expect(() => buildRoutes([stray])).toThrow(
+      'Feature stray: /msp/customers is outside the customer area (/customer)',
+    );
+  });
+});

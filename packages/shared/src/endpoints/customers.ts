@@ -1,0 +1,69 @@
+import { Role } from '../roles.ts';
+import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
+import {
+  customerCreateSchema,
+  customerListQuerySchema,
+  customerSchema,
+  customerUpdateSchema,
+} from '../schemas/customer.ts';
+import { defineEndpoint } from './define.ts';
+
+const tag = 'customers';
+
+/**
+ * Customers (spec §7 "Customers"; a customer is a "user" on the wire): `/users/`, `/users/{id}`.
+ * `/users` and `/users/` are the same route (the router ignores a trailing slash).
+ */
+export const customerEndpoints = {
+  list: defineEndpoint({
+    method: 'GET',
+    path: '/users/',
+    query: customerListQuerySchema,
+    response: listOf(customerSchema),
+    status: 200,
+    access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
+    tag,
+    summary: 'Customer list, optionally of one MSP (spec §7 Customers).',
+  }),
+  create: defineEndpoint({
+    method: 'POST',
+    path: '/users/',
+    body: customerCreateSchema,
+    response: customerSchema,
+    status: 201,
+    access: { scope: 'owned', roles: [Role.System, Role.Msp] },
+    tag,
+    summary: 'Create a customer with its default policy and admin (spec §7 Customers).',
+  }),
+  get: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id',
+    params: idParamsSchema,
+    response: customerSchema,
+    status: 200,
+    access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
+    tag,
+    summary: 'One customer (spec §7 Customers).',
+  }),
+  update: defineEndpoint({
+    method: 'POST',
+    path: '/users/:id',
+    params: idParamsSchema,
+    body: customerUpdateSchema,
+    response: customerSchema,
+    status: 200,
+    access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
+    tag,
+    summary: 'Update a customer; updates are POSTs as in the spec (spec §7 Customers).',
+  }),
+  remove: defineEndpoint({
+    method: 'DELETE',
+    path: '/users/:id',
+    params: idParamsSchema,
+    response: deletedResponseSchema,
+    status: 200,
+    access: { scope: 'customer', roles: [Role.System, Role.Msp] },
+    tag,
+    summary: 'Delete a customer and everything it owns (spec §7 Customers).',
+  }),
+} as const;

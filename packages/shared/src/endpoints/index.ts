@@ -1,0 +1,57 @@
+import { authEndpoints } from './auth.ts';
+import { customerEndpoints } from './customers.ts';
+import type { EndpointDescriptor } from './define.ts';
+import { locationEndpoints } from './locations.ts';
+import { mspEndpoints } from './msps.ts';
+import { policyEndpoints } from './policies.ts';
+import { statsEndpoints } from './stats.ts';
+
+export * from './define.ts';
+
+/**
+ * Every `/restapi` endpoint, by resource then name (DESIGN.md §5). Adding an endpoint here makes the
+ * isolation test fail to compile until it has a case, and the OpenAPI check fail until regenerated.
+ */
+export const Endpoints = {
+  auth: authEndpoints,
+  msps: mspEndpoints,
+  customers: customerEndpoints,
+  policies: policyEndpoints,
+  locations: locationEndpoints,
+  stats: statsEndpoints,
+} as const;
+
+type EndpointTree = typeof Endpoints;
+/** `resource.name` of every endpoint, e.g. `policies.update`. */
+export type EndpointKey = {
+  [R in keyof EndpointTree]: `${R & string}.${keyof EndpointTree[R] & string}`;
+}[keyof EndpointTree];
+
+/** Every endpoint with its key, in declaration order (registration order within a resource matters). */
+export function listEndpoints(): Array<{ key: EndpointKey; endpoint: EndpointDescriptor }> {
+  const out: Array<{ key: EndpointKey; endpoint: EndpointDescriptor }> = [];
+  for (const [resource, group] of Object.entries(Endpoints)) {
+    for (const [name, endpoint] of Object.entries(group as Record<string, EndpointDescriptor>)) {
+      out.push({ key: `${resource}.${name}` as EndpointKey, endpoint });
+    }
+  }
+  return out;
+}
+
+/** A resource of {@link Endpoints}: `msps`, `policies`… */
+export type EndpointResource = keyof EndpointTree;
+
+/** The keys of `R`'s endpoints that need a token (all but public ones such as login). */
+export type GuardedEndpointKey<R extends EndpointResource> = {
+  [N in keyof EndpointTree[R]]: EndpointTree[R][N] extends { readonly access: { readonly public: true } }
+    ? never
+    : `${R & string}.${N & string}`;
+}[keyof EndpointTree[R]];
+
+/** The endpoint of a key: `endpointByKey('policies.update')`. @throws Error for an unknown key */
+export function endpointByKey(key: EndpointKey): EndpointDescriptor {
+  const [resource, name] = key.split('.') as [EndpointResource, string];
+  const endpoint = (Endpoints[resource] as Record<string, EndpointDescriptor> | undefined)?.[name];
+  if (!endpoint) throw new Error(`Unknown endpoint ${key}`);
+  return endpoint;
+}
