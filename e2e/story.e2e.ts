@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '@cordon/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiLogin } from './support/api.ts';
 import { launchBrowser } from './support/browser.ts';
 import { type CordonProcess, runCordon, startCordon } from './support/cordon.ts';
 import { gamblingNames, suffixes, UT1_DIR, workloadNames } from './support/data.ts';
@@ -252,6 +253,33 @@ describe('walking skeleton story (issue #2)', () => {
     }
   });
 
+  it("refuses an MSP admin's hijack of another customer's address and an open-resolver claim (issue 5)", async () => {
+    // As an attacker would: straight at the API with the MSP admin's own token, for a customer of its own.
+    const nora = await apiLogin(httpPort, MSP_ADMIN_EMAIL, MSP_ADMIN_PASSWORD);
+    const created = await nora.call('POST', '/users/', { accountName: 'Intruder Academy' });
+    expect(created.status).toBe(201);
+    const intruder = (created.body as { id: number }).id;
+    const claim = (addresses: string[]) =>
+      nora.call('POST', `/users/${intruder}/locations/staticip`, { name: 'Claim', addresses, policy_id: null });
+    // The victim's 127.0.0.1/32 written as IPv4-mapped IPv6 is read as 127.0.0.1/32 itself: a loopback
+    // address no MSP admin may claim (and a claim of another customer), refused naming no tenant.
+    const hijack = await claim(['::ffff:127.0.0.1/128']);
+    expect(hijack.status).toBe(400);
+    expect((hijack.body as { fields?: Record<string, string> }).fields?.['addresses']).toMatch(/loopback/i);
+    expect(JSON.stringify(hijack.body)).not.toContain('Springfield');
+    // Wide and special-purpose claims would make Cordon answer everyone: refused with a field message.
+    for (const wide of ['0.0.0.0/0', '::/0', '127.0.0.0/8', '::ffff:0:0/96']) {
+      const open = await claim([wide]);
+      expect(open.status, wide).toBe(400);
+      expect((open.body as { fields?: Record<string, string> }).fields?.['addresses'], wide).toBeTruthy();
+    }
+    // The resolver still answers the victim's source with the victim's policy, and nobody else.
+    const blocked = await dig(dnsPort, gamblingNames()[0] ?? '', 'A', ['-b', '127.0.0.1']);
+    expect(blocked).toMatchObject({ status: 'NOERROR' });
+    expect(blocked.answers.map((a) => a.data)).toEqual(['127.0.0.1']);
+    expect((await dig(dnsPort, unlistedName, 'A', ['-b', '127.0.0.2'])).status).toBe('REFUSED');
+  });
+
   it('shuts down cleanly on SIGTERM, flushing the query log', async () => {
     // Answered just before the signal: still in the buffer (flushed every 500 ms) when it arrives.
     expect((await dig(dnsPort, unlistedName)).status).toBe('NOERROR');
@@ -262,7 +290,8 @@ describe('walking skeleton story (issue #2)', () => {
     const handle = openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') });
     try {
       const rows = await handle.db.selectFrom('query_log').select(['qname', 'action']).orderBy('id').execute();
-      expect(rows).toHaveLength(5);
+      // 4 counted on the overview, the hijack check's blocked answer, the one just before the signal.
+      expect(rows).toHaveLength(6);
       expect(rows.at(-1)).toEqual({ qname: unlistedName, action: 'allowed' });
     } finally {
       await handle.close();
