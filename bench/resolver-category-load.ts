@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { migrateToLatest, openDatabase } from '@cordon/db';
 import { importUt1Directory } from '@cordon/feeds';
-import { loadCategoryIndex } from '../apps/resolver/src/policy/snapshot.ts';
+import { loadCategoryIndex } from '../apps/resolver/src/snapshot/categories.ts';
 
 const UT1 = process.env.CORDON_UT1_DIR ?? fileURLToPath(new URL('../../shared/data/categories/ut1', import.meta.url));
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dnsperf against bench/resolver-serve.ts (DESIGN.md §13). Usage: bench/resolver-dnsperf.sh [seconds]
+# dnsperf against bench/resolver-serve.ts (bench/README.md). Usage: bench/resolver-dnsperf.sh [seconds]
 # CORDON_BENCH_BUNDLE=1 runs the server as an esbuild bundle under plain node (no tsx in the process).
 # CORDON_BENCH_PROF=1 adds `--cpu-prof` (profiles in /tmp/cordon-prof; summarise with bench/cpuprofile-top.mjs).
 # CORDON_BENCH_MIXES="blocked cached" picks the mixes; CORDON_BENCH_QPS=10000 fixes the offered load

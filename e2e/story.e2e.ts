@@ -92,7 +92,7 @@ describe('walking skeleton story (issue #2)', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('MSP name').fill('Northwind MSP');
     await dialog.getByLabel('Company name').fill('Northwind Networks Ltd');
-    // The MSP's primary admin, created with it (DESIGN.md §4); used below to check role guards.
+    // The MSP's primary admin, created with it (docs/architecture.md "Tenancy"); used below to check role guards.
     await dialog.getByLabel('Admin email').fill(MSP_ADMIN_EMAIL);
     await dialog.getByLabel('Admin name').fill('Nora Northwind');
     await dialog.getByLabel('Admin password').fill(MSP_ADMIN_PASSWORD);

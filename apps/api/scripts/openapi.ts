@@ -1,5 +1,5 @@
 /**
- * `npm run openapi`: regenerates `docs/openapi.json` from the zod contract (DESIGN.md §5). The test
+ * `npm run openapi`: regenerates `docs/openapi.json` from the zod contract (docs/api.md). The test
  * `apps/api/test/openapi.test.ts` fails while the committed file differs from what this writes.
  */
 import { writeFileSync } from 'node:fs';

@@ -8,13 +8,8 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
-import { type JwtKeyRing, jwtKeyRing } from './modules/auth/keys.ts';
-import { authRoutes, publicAuthRoutes } from './modules/auth/routes.ts';
-import { customerRoutes } from './modules/customers/routes.ts';
-import { locationRoutes } from './modules/locations/routes.ts';
-import { mspRoutes } from './modules/msps/routes.ts';
-import { policyRoutes } from './modules/policies/routes.ts';
-import { statsRoutes } from './modules/stats/routes.ts';
+import { type JwtKeyRing, jwtKeyRing } from './modules/auth/index.ts';
+import { API_MODULES } from './modules.ts';
 import { registerAuthentication } from './plugins/auth.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import {
@@ -42,7 +37,7 @@ export interface AppOptions {
   /**
    * Fastify's `trustProxy` (`--trust-proxy`): false (default) takes the client address from the socket;
    * true, a hop count, or addresses/CIDRs of trusted proxies take it from `X-Forwarded-For`. It keys
-   * login throttling (DESIGN.md §14).
+   * login throttling (docs/security.md "Logins").
    */
   trustProxy?: TrustProxy;
   /** Login throttling limits (tests); default `LOGIN_THROTTLE`. */
@@ -56,7 +51,7 @@ export interface AppOptions {
   logger?: boolean | object;
   /** Clock, epoch ms (tests); default Date.now. */
   now?: () => number;
-  /** Address-claim limits of MSP and customer admins (DESIGN.md §14); unset fields take {@link DEFAULT_CLAIM_LIMITS}. */
+  /** Address-claim limits of MSP and customer admins (docs/security.md "Address claims"); unset fields take {@link DEFAULT_CLAIM_LIMITS}. */
   claims?: Partial<ClaimLimits>;
 }
 
@@ -64,7 +59,7 @@ export interface AppOptions {
 export const API_PREFIX = '/restapi';
 
 /**
- * Security headers of every answer (DESIGN.md §14): a CSP that allows no inline or foreign script.
+ * Security headers of every answer (docs/security.md): a CSP that allows no inline or foreign script.
  * Styles may be inline because the console's components set CSS variables in style attributes.
  * No HSTS and no upgrade-insecure-requests: Cordon speaks plain HTTP on loopback and leaves TLS (and
  * HSTS) to the reverse proxy in front of it (docs/operations.md).
@@ -113,9 +108,10 @@ function consoleCacheHeaders(root: string): (res: SetHeadersResponse, path: stri
 }
 
 /**
- * Builds the Cordon API (STYLE.md §8: a factory with explicit registration; it does not listen).
- * Order: errors (root, inherited by all) → OpenAPI → public context (login, docs) → authenticated
- * context (auth hook, tenancy guard, modules) → console static files.
+ * Builds the Cordon API: a factory with explicit registration; it does not listen
+ * (docs/architecture.md "Layers"). Order: errors (root, inherited by all) → OpenAPI → public context
+ * (the modules' public routes — login — and the docs) → authenticated context (auth hook, tenancy
+ * guard, the modules of `API_MODULES` in order) → console static files.
  * @throws Error when neither `jwtKeys` nor `jwtSecret` gives a key, or the key is shorter than 32 bytes
  */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -176,24 +172,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (pub) => {
       addNoStore(pub);
-      await publicAuthRoutes(pub, deps);
+      for (const module of API_MODULES) await module.registerPublic?.(pub, deps);
       pub.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
   );
 
-  // Authenticated, tenant-scoped context (STYLE.md §9): every route in it is authenticated and guarded.
+  // Authenticated, tenant-scoped context: every route in it is authenticated and guarded.
   await app.register(
     async (priv) => {
       addNoStore(priv);
       registerAuthentication(priv, deps);
       registerTenancyGuard(priv, deps);
-      await authRoutes(priv, deps);
-      await mspRoutes(priv, deps);
-      await customerRoutes(priv, deps);
-      await policyRoutes(priv, deps);
-      await locationRoutes(priv, deps);
-      await statsRoutes(priv, deps);
+      for (const module of API_MODULES) await module.register(priv, deps);
     },
     { prefix: API_PREFIX },
   );

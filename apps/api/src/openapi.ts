@@ -1,7 +1,7 @@
 import { createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { buildApp } from './app.ts';
 
-/** Where the committed OpenAPI document lives, relative to the repository root (DESIGN.md §5). */
+/** Where the committed OpenAPI document lives, relative to the repository root (docs/api.md). */
 export const OPENAPI_PATH = 'docs/openapi.json';
 
 /** `value` with every object's keys in code-point order (arrays keep theirs), so the text is stable. */
@@ -15,7 +15,7 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * The API's OpenAPI document as committed in `docs/openapi.json`: generated from the zod contract by
- * building the app on a fresh in-memory SQLite database (DESIGN.md §5; STYLE.md §10, §12), keys
+ * building the app on a fresh in-memory SQLite database (docs/api.md; docs/contributing.md "Conventions" 10, 12), keys
  * sorted, 2-space JSON with a trailing newline. Depends only on the code, never on data or time.
  */
 export async function renderOpenApi(): Promise<string> {

@@ -1,11 +1,30 @@
-import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import type { ClaimLimits, Role } from '@cordon/shared';
+import type { locations } from '@cordon/core';
+import type { Role, RouteScope } from '@cordon/shared';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
-import type { JwtKeyRing } from './modules/auth/keys.ts';
+
+export type { RouteScope };
+
+/** One HS256 signing key of access tokens and its key id (the JWS `kid` header, RFC 7515 §4.1.4). */
+export interface JwtKey {
+  /** Derived from the key (the first 16 characters of base64url(sha256(key))): stable, reveals nothing usable. */
+  readonly kid: string;
+  readonly secret: Uint8Array;
+}
 
 /**
- * Who is calling, set once by the auth hook of the authenticated context (DESIGN.md §4; STYLE.md §9).
- * `mspId` is set for role 3, `customerId` for role 4; both null for roles 1 and 2.
+ * The access-token keys of a deployment (docs/security.md "Tokens and secrets at rest": outside the
+ * database, rotatable): `signing` signs new tokens; every key of `byKid` (the signing one included)
+ * verifies. Rotation: put a new key on the first line, keep the old one below it for one token
+ * lifetime (12 h), then remove it. Built by `modules/auth/keys.ts`.
+ */
+export interface JwtKeyRing {
+  readonly signing: JwtKey;
+  readonly byKid: ReadonlyMap<string, JwtKey>;
+}
+
+/**
+ * Who is calling, set once by the auth hook of the authenticated context (docs/architecture.md
+ * "Tenancy"). `mspId` is set for role 3, `customerId` for role 4; both null for roles 1 and 2.
  */
 export interface Tenant {
   readonly adminId: number;
@@ -20,32 +39,19 @@ export interface Tenant {
 }
 
 /**
- * What a route touches, declared in its `config.scope` and enforced by the one tenancy guard:
- * - `any`: only the caller's own data (ids taken from the token; e.g. logout)
- * - `system`: deployment-wide data (MSP list, MSP creation)
- * - `msp`: the MSP of path param `id`; it must be visible to the caller, else 404
- * - `customer`: the customer of path param `id`; it must be visible to the caller, else 404
- * - `owned`: tenant-owned rows addressed by their own ids (policies); repositories filter by scope in SQL
+ * Dependencies every module gets from `buildApp` (no globals): core's (database, change feed, clock)
+ * with the address-claim limits, plus the API's own (token keys, login throttle).
  */
-export type RouteScope = 'any' | 'system' | 'msp' | 'customer' | 'owned';
-
-/** Dependencies every module gets from `buildApp` (no globals: STYLE.md anti-pattern 1). */
-export interface AppDeps {
-  readonly handle: DatabaseHandle;
-  readonly changes: ChangeFeed;
-  /** Access-token keys: the first signs, all verify (DESIGN.md §14). */
+export interface AppDeps extends locations.LocationDeps {
+  /** Access-token keys: the first signs, all verify (docs/security.md "Tokens and secrets at rest"). */
   readonly jwtKeys: JwtKeyRing;
   /** Login throttling limits; default `LOGIN_THROTTLE` (lib/limiter.ts). */
   readonly loginThrottle?: LoginThrottleLimits | undefined;
-  /** Clock in epoch ms. */
-  readonly now: () => number;
-  /** What MSP and customer admins may claim as location addresses (DESIGN.md §14; `--claim-*` settings). */
-  readonly claims: ClaimLimits;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route's tenancy scope; required on every authenticated route. */
+    /** The route's tenancy scope; required on every authenticated route (set from its descriptor). */
     scope?: RouteScope;
     /** Roles allowed on the route; any other role gets 403. */
     roles?: readonly Role[];

@@ -36,7 +36,7 @@ describe.each(testDialects())('app wiring on %s', (dialect) => {
   });
 
   it('answers a path id that cannot exist as a missing resource, and a bad path value with its message', async () => {
-    // DESIGN.md §5: a path naming id 0 (digits naming nothing) is refused as missing, like an unknown id.
+    // docs/api.md: a path naming id 0 (digits naming nothing) is refused as missing, like an unknown id.
     for (const url of ['/restapi/msp/0', '/restapi/users/00', '/restapi/msp/99999999999999999999']) {
       const res = await call(t.app, t.rootToken, 'GET', url);
       expect(res.statusCode, url).toBe(404);

@@ -1,7 +1,14 @@
+import { admins, OPERATOR } from '@cordon/core';
+import type { DatabaseHandle } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
 import { Role } from '@cordon/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CreateAdminInput, createAdmin } from '../src/index.ts';
+
+type CreateAdminInput = admins.CreateAdminInput;
+/** Core's `createAdmin` as `cordon create-admin` calls it: the operator, on `handle`. */
+const createAdmin = (handle: DatabaseHandle, input: CreateAdminInput) =>
+  admins.createAdmin(admins.operatorDeps(handle), OPERATOR, input);
+
 import { claimsOf, createTenant, createTestApp, login, snapshot, type TenantFixture, type TestApp } from './helpers.ts';
 
 describe.each(testDialects())('createAdmin on %s', (dialect) => {

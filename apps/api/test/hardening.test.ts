@@ -19,7 +19,7 @@ import {
   type TestApp,
 } from './helpers.ts';
 
-/** The security headers Helmet puts on every answer (DESIGN.md §14). */
+/** The security headers Helmet puts on every answer (docs/security.md). */
 const SECURITY_HEADER_NAMES = [
   'content-security-policy',
   'cross-origin-opener-policy',
@@ -255,7 +255,7 @@ describe.each(testDialects())('API hardening on %s', (dialect) => {
   });
 });
 
-describe('secrets in logs (DESIGN.md §14)', () => {
+describe('secrets in logs (docs/security.md)', () => {
   it('never logs the PKCE verifier, state, code, secret, password or tokens, even at trace level', async () => {
     const handle = await createTestDatabase('sqlite');
     const lines: string[] = [];

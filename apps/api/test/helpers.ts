@@ -68,7 +68,7 @@ export async function login(app: FastifyInstance, email: string, password: strin
 
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
-  /** Address-claim limits of MSP and customer admins; default the operator defaults (DESIGN.md §14). */
+  /** Address-claim limits of MSP and customer admins; default the operator defaults (docs/security.md). */
   claims?: Partial<ClaimLimits>;
 }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, renderOpenApi } from '../src/openapi.ts';
 
-// DESIGN.md §5: the OpenAPI document is generated from the zod contract and committed; CI fails if stale.
+// docs/api.md: the OpenAPI document is generated from the zod contract and committed; CI fails if stale.
 describe('committed OpenAPI document', () => {
   it('matches what the contract generates', async () => {
     const committed = readFileSync(fileURLToPath(new URL(`../../../${OPENAPI_PATH}`, import.meta.url)), 'utf8');

@@ -3,7 +3,7 @@ import { createTestDatabase } from '@cordon/db/testing';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/index.ts';
 
-describe('security headers (DESIGN.md §14)', () => {
+describe('security headers (docs/security.md)', () => {
   it('sends a CSP without inline script and the usual hardening headers on API answers and errors', async () => {
     const db = await createTestDatabase('sqlite');
     const app = await buildApp({ db, changes: createChangeFeed(db), jwtSecret: new Uint8Array(32).fill(7) });

@@ -9,7 +9,7 @@ export interface HostPort {
   port: number;
 }
 
-/** The roles one `cordon serve` process runs (DESIGN.md §1 scale-out). */
+/** The roles one `cordon serve` process runs (docs/architecture.md scale-out). */
 export const SERVE_ROLES = ['api', 'resolver', 'blockpage'] as const;
 export type ServeRole = (typeof SERVE_ROLES)[number];
 
@@ -33,7 +33,7 @@ export interface ServeConfig {
   tcpMaxPerSource: number;
   /** UDP receive buffer (SO_RCVBUF) the resolver asks for, bytes; capped by the kernel; 0 keeps the system default. */
   udpRecvBuffer: number;
-  /** The widest IPv4 prefix length MSP and customer admins may claim for a location (DESIGN.md §14). */
+  /** The widest IPv4 prefix length MSP and customer admins may claim for a location (docs/security.md). */
   claimMaxPrefixV4: number;
   /** The widest IPv6 prefix length MSP and customer admins may claim. */
   claimMaxPrefixV6: number;

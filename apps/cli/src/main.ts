@@ -22,7 +22,7 @@ function addSettings(cmd: Command, keys?: ReadonlyArray<keyof ServeConfig>): Com
  * @param argv process.argv
  */
 export async function main(argv: string[]): Promise<void> {
-  // Whatever any command creates (data directory, database, key file) is private (DESIGN.md §14).
+  // Whatever any command creates (data directory, database, key file) is private (docs/security.md).
   process.umask(0o077);
   const program = new Command('cordon').description('Cordon: multi-tenant DNS content filtering').showHelpAfterError();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, parseSwitch, resolveServeConfig } from '../src/config.ts';
 
-/** The address-claim settings of `cordon serve` (DESIGN.md §14; README "Configuration"). */
+/** The address-claim settings of `cordon serve` (docs/security.md; README "Configuration"). */
 describe('address-claim settings', () => {
   const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
 

@@ -74,7 +74,7 @@ async function loginOverHttp(port: number, email: string, password: string): Pro
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-describe('cordon serve secrets at rest (DESIGN.md §14)', () => {
+describe('cordon serve secrets at rest (docs/security.md)', () => {
   it('makes a fresh data directory private and keeps the signing key in a 0600 file across restarts', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'cordon-secrets-')), 'data');
     const env = {

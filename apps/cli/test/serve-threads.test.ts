@@ -1,6 +1,6 @@
 /**
  * `cordon serve` keeps the data plane on its own thread (docs/operations.md "Threads"): a slow API
- * request cannot delay a DNS answer, API changes still reach the resolver within a second (DESIGN.md
+ * request cannot delay a DNS answer, API changes still reach the resolver within a second (docs/architecture.md
  * §8), and SIGTERM still flushes the query log. Runs the real command as a child process, from the
  * sources (tsx) and as the production bundle.
  */
@@ -95,7 +95,7 @@ async function login(httpPort: number): Promise<string> {
 
 /**
  * As the system admin: an MSP and a customer; then a static-IP location claiming 127.0.0.1/32 (the
- * probes' source), asserting the resolver enforces it within DESIGN.md §8's second.
+ * probes' source), asserting the resolver enforces it within docs/architecture.md "Decision order"'s second.
  * @returns the customer id and the NOERROR probes sent (each one a query-log row)
  */
 async function tenantOnLoopback(http: number, dns: number): Promise<{ customerId: number; logged: string[] }> {

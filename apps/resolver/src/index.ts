@@ -1,6 +1,7 @@
 /**
- * @cordon/resolver — the filtering DNS resolver and the block-page server (DESIGN.md §8–10).
- * The CLI's `resolver` and `blockpage` roles call {@link startResolver} and {@link startBlockPage}.
+ * @cordon/resolver — the filtering DNS resolver and the block-page server (docs/architecture.md
+ * "Data plane"). The CLI's `resolver` and `blockpage` roles call {@link startResolver} and
+ * {@link startBlockPage}; the test-categorisation tool calls {@link evaluate}, the one policy engine.
  */
 import type { AddressInfo } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
@@ -9,9 +10,9 @@ import { AnswerCache } from './cache/answer-cache.ts';
 import { ResolverCounters } from './metrics.ts';
 import type { BlockAddresses } from './pipeline/answers.ts';
 import { composePipeline } from './pipeline/order.ts';
-import { type SnapshotStats, SnapshotStore } from './policy/snapshot.ts';
 import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
 import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
+import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
 import { createExchange } from './transport/exchange.ts';
 import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 import { startTcpServer, type TcpOptions } from './transport/tcp.ts';
@@ -22,9 +23,21 @@ export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
 export { startBlockPage } from './blockpage/http.ts';
 export type { BlockAddresses } from './pipeline/answers.ts';
 export { PIPELINE } from './pipeline/order.ts';
-export type { SnapshotStore } from './policy/snapshot.ts';
+export type { CompiledPolicy } from './policy/compiled-policy.ts';
+export { DomainIndex, type DomainLists } from './policy/domain-index.ts';
+export {
+  type Decision,
+  type EngineQuestion,
+  type EngineSnapshot,
+  evaluate,
+  type Identity,
+  type KnownIdentity,
+  RULES,
+  type Rule,
+} from './policy/engine/index.ts';
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
 export type { QueryLogOptions } from './querylog/writer.ts';
+export type { SnapshotStore } from './snapshot/store.ts';
 export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
 export { DEFAULT_UDP_RECV_BUFFER } from './transport/udp.ts';
@@ -122,7 +135,7 @@ export interface RunningResolver {
   readonly address: { udp: AddressInfo; tcp: AddressInfo };
   /** Current counters (a fresh copy on each read). */
   readonly metrics: ResolverMetrics;
-  /** Reloads the whole snapshot now. Rejects when the database cannot be read; the old snapshot stays. */
+  /** Reloads every part of the snapshot in full now. Rejects when the database cannot be read; the old snapshot stays. */
   reload(): Promise<void>;
   /** The live snapshot, to share with a block page in the same process ({@link BlockPageOptions.snapshot}). */
   readonly snapshot: SnapshotStore;
@@ -131,7 +144,7 @@ export interface RunningResolver {
 }
 
 /**
- * Starts the filtering resolver (DESIGN.md §9): loads the snapshot (tenants and category index),
+ * Starts the filtering resolver (docs/architecture.md "Data plane"): loads the snapshot parts,
  * follows `changes`, and serves UDP and TCP on `dns.host:dns.port`. With port 0 the UDP port is
  * chosen first and TCP binds the same number.
  * @throws when the first snapshot load fails or an address cannot be bound

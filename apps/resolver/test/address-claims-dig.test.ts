@@ -9,7 +9,7 @@ import { type Seeded, seedTenants } from './helpers/seed.ts';
 
 /**
  * The address-hijack and open-resolver attacks of a database written before address claims
- * (DESIGN.md §14), against the real resolver with `dig -b`. Acme (the victim, blocking Gambling)
+ * (docs/security.md), against the real resolver with `dig -b`. Acme (the victim, blocking Gambling)
  * holds 127.0.0.1/32; Beta (the attacker, blocking nothing) holds 127.0.0.3/32 and, inserted
  * directly as the old API let it, rows that once took Acme's traffic or answered everybody.
  * The fake upstream answers every name with 192.0.2.10; the block address is 127.0.0.1.

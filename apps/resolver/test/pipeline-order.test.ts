@@ -6,15 +6,15 @@ import { AnswerCache } from '../src/cache/answer-cache.ts';
 import { decodeQuery } from '../src/dns/message.ts';
 import { ResolverCounters } from '../src/metrics.ts';
 import { composePipeline, PIPELINE, type PipelineDeps } from '../src/pipeline/order.ts';
-import { SnapshotStore } from '../src/policy/snapshot.ts';
 import { NullQueryLog } from '../src/querylog/writer.ts';
 import type { DnsRequest } from '../src/request.ts';
+import { SnapshotStore } from '../src/snapshot/store.ts';
 import { UpstreamClient } from '../src/upstream/client.ts';
 import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
 import { seedTenants } from './helpers/seed.ts';
 
 describe('pipeline order', () => {
-  it('is querylog → identify → policy → minimal-any → cache → upstream (DESIGN.md §9, STYLE.md §1)', () => {
+  it('is querylog → identify → policy → minimal-any → cache → upstream (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 1)', () => {
     // Rate-limit (after identify) and bypass (before policy) will join in later issues.
     // minimal-any below policy: a blocked ANY stays blocked; above cache: ANY never goes upstream.
     expect(PIPELINE.map((l) => l.name)).toEqual(['querylog', 'identify', 'policy', 'minimal-any', 'cache', 'upstream']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PrefixMatcher, parseIpv4 } from '../src/policy/prefix-matcher.ts';
+import { PrefixMatcher, parseIpv4 } from '../src/snapshot/prefix-matcher.ts';
 
 describe('PrefixMatcher', () => {
   it('picks the longest of overlapping IPv4 prefixes', () => {

@@ -2,7 +2,7 @@ import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import type { Role } from '@cordon/shared';
 
 /**
- * What every core service needs (STYLE.md anti-pattern 1: no globals): the database, the change
+ * What every core service needs (no globals: docs/architecture.md "Layers"): the database, the change
  * feed the resolver follows, and the clock. The API, the worker and the CLI each build one.
  */
 export interface CoreDeps {

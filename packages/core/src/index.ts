@@ -1,7 +1,17 @@
 /**
  * @cordon/core — Cordon's domain services and repositories, one folder per aggregate, with no HTTP
  * types (docs/architecture.md "Layers"). Used by the API, the CLI's commands and the worker.
- * Aggregates are imported through their own `index.ts` only (the boundary test checks it).
+ * Aggregates are imported through their own `index.ts` only (the boundary test checks it); here
+ * each aggregate is a namespace: `msps.createMsp(deps, caller, body)`.
  */
+export * as admins from './admins/index.ts';
+export * as categories from './categories/index.ts';
 export { type Caller, type CoreDeps, OPERATOR } from './context.ts';
+export * as customers from './customers/index.ts';
+export * as list from './list/index.ts';
+export * as locations from './locations/index.ts';
+export * as msps from './msps/index.ts';
 export * from './mutation/index.ts';
+export * as policies from './policies/index.ts';
+export * as stats from './stats/index.ts';
+export * as tenancy from './tenancy/index.ts';

@@ -1,6 +1,6 @@
 import { formatCidr, parseCidr, rangeHex } from '@cordon/shared';
 
-/** The stored form of one location address (DESIGN.md §14 "Address claims"; migration 0002). */
+/** The stored form of one location address (docs/security.md "Address claims"; migration 0002). */
 export interface AddressClaimColumns {
   /** Canonical `network/prefix` text (`normalizeCidr` of `@cordon/shared`). */
   ip: string;

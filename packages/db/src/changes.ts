@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabaseHandle } from './connection.ts';
 
 /**
- * What changed. The resolver reloads the parts of its snapshot a topic names (DESIGN.md §9).
+ * What changed. The resolver reloads the parts of its snapshot a topic names (docs/architecture.md "Data plane").
  * - `tenants`: MSPs and customers
  * - `policies`: policies and their categories
  * - `locations`: locations and their addresses
@@ -14,7 +14,7 @@ export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 export type ChangeListener = (topic: ChangeTopic) => void;
 
 /**
- * Change notifications between the control plane and the resolver (DESIGN.md §8 "within one second").
+ * Change notifications between the control plane and the resolver (docs/architecture.md "Decision order" "within one second").
  * `publish` records a new version of the topic in the `settings` table and tells local listeners
  * at once; a poller reads the versions every `pollMs` and tells local listeners of changes another
  * process made (a `cordon categories import`, another API instance). Works alike on SQLite and
@@ -74,7 +74,7 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
         }
       }
     } catch {
-      // Database unreachable: keep the last snapshot and try again next tick (DESIGN.md §9).
+      // Database unreachable: keep the last snapshot and try again next tick (docs/architecture.md "Data plane").
     } finally {
       polling = false;
     }

@@ -17,7 +17,7 @@ export interface DatabaseHandle {
 
 /** Options of {@link openDatabase}: a PostgreSQL URL, else a SQLite file (or ':memory:'). */
 export interface OpenDatabaseOptions {
-  /** `postgres://` / `postgresql://` URL; selects PostgreSQL (DESIGN.md §2). */
+  /** `postgres://` / `postgresql://` URL; selects PostgreSQL (docs/decisions.md). */
   url?: string | undefined;
   /** SQLite file path, or ':memory:'. Used when `url` is not given. */
   sqlitePath?: string;
@@ -32,7 +32,7 @@ const INT8_OID = 20;
 /**
  * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`: a
  * committed transaction survives a process crash, not a power loss or OS crash (the last transactions
- * before one may roll back; DESIGN.md §14). Its file is private (0600, and its directory 0700 when
+ * before one may roll back; docs/security.md). Its file is private (0600, and its directory 0700 when
  * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
  * @throws Error when `url` is given but is not a PostgreSQL URL.
  */
@@ -65,7 +65,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   return { db, dialect: 'sqlite', location: path, close: () => db.destroy() };
 }
 
-/** Owner-only modes of the data directory and its files (DESIGN.md §14: the data directory is private). */
+/** Owner-only modes of the data directory and its files (docs/security.md: the data directory is private). */
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 

@@ -1,4 +1,4 @@
-/** The two supported SQL dialects (DESIGN.md §2). */
+/** The two supported SQL dialects (docs/decisions.md). */
 export type Dialect = 'sqlite' | 'postgres';
 
 /** The column type of an auto-increment integer primary key on `dialect`. */

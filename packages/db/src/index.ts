@@ -1,4 +1,4 @@
-/** @cordon/db — Cordon's schema, dialect factory and migrations (DESIGN.md §2–3). */
+/** @cordon/db — Cordon's schema, dialect factory and migrations (docs/decisions.md). */
 export * from './address-claims.ts';
 export * from './changes.ts';
 export * from './connection.ts';

@@ -10,7 +10,7 @@ interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
 }
 
-/** Migrations in order; one set for both dialects (DESIGN.md §2). */
+/** Migrations in order; one set for both dialects (docs/decisions.md). */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_initial': m0001,
   '0002_address_claims': m0002,
@@ -35,6 +35,7 @@ class InCodeProvider implements MigrationProvider {
  * @throws Error naming the failed migration; nothing of it is applied
  */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  if (await allApplied(handle)) return [];
   // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema of the server unless told
   // which one: pin it to the connection's own schema, or another schema's tables (a parallel test, a
   // second deployment on the same server) make it skip creating ours and fail.
@@ -47,10 +48,38 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
     provider: new InCodeProvider(handle.dialect),
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error) {
-    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error && !failed && attempt < 3 && isOtherSchemaDropped(error, migrationTableSchema)) continue;
+    if (error) {
+      throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`);
+    }
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * True when every migration of this build is recorded as applied: the common start needs no
+ * catalogue introspection then (Kysely's Migrator lists every table of the server, which is slow on
+ * a shared PostgreSQL and races with other schemas being dropped).
+ */
+async function allApplied(handle: DatabaseHandle): Promise<boolean> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db);
+    const done = new Set(rows.rows.map((r) => r.name));
+    return Object.keys(MIGRATIONS).every((name) => done.has(name));
+  } catch {
+    return false; // no bookkeeping table yet: a fresh database
+  }
+}
+
+/**
+ * True for PostgreSQL's "schema … does not exist" about a schema other than ours: the Migrator's
+ * server-wide introspection met another schema being dropped at that moment. Nothing of ours ran;
+ * trying again is safe.
+ */
+function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+  const m = /schema "([^"]+)" does not exist/.exec(String((error as Error)?.message ?? error));
+  return m !== null && m[1] !== ours;
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /**
- * Kysely table types of Cordon's one schema (DESIGN.md §3 "one owner of the schema").
+ * Kysely table types of Cordon's one schema (docs/architecture.md "Layers" "one owner of the schema").
  * Conventions: ids are integers; booleans are INTEGER 0/1 on both dialects; timestamps are
  * ISO-8601 UTC text (`created_at`, `updated_at`) except the query log's `ts`, epoch ms as BIGINT.
  * Every tenant-owned table carries `customer_id` so repositories can scope by tenant in SQL.
@@ -67,7 +67,7 @@ export interface RevokedTokensTable {
 }
 
 /**
- * Login throttling counters shared by all API processes (DESIGN.md §6, §14; migration 0003). `key` is a
+ * Login throttling counters shared by all API processes (docs/api.md "Auth"; docs/security.md; migration 0003). `key` is a
  * hashed throttle key; times are epoch ms.
  */
 export interface LoginThrottleTable {
@@ -127,7 +127,7 @@ export interface LocationsTable {
 }
 
 /**
- * An address claim of a location (DESIGN.md §14): canonical `network/prefix` text, unique across
+ * An address claim of a location (docs/security.md): canonical `network/prefix` text, unique across
  * all tenants, with its family and first/last address as fixed-width hex so SQL finds overlaps.
  * Write rows through `addressClaimColumns` (address-claims.ts).
  */
@@ -145,7 +145,7 @@ export interface LocationAddressesTable {
   created_at: string;
 }
 
-/** One resolved query (DESIGN.md §11). `ts` is epoch ms. `categories` is a comma-separated id list. */
+/** One resolved query (docs/architecture.md "Statistics"). `ts` is epoch ms. `categories` is a comma-separated id list. */
 export interface QueryLogTable {
   id: Generated<number>;
   ts: number;
@@ -171,7 +171,7 @@ export interface SettingsTable {
 }
 
 /**
- * One change, written by core's `mutate()` in the change's own transaction (DESIGN.md §14). The
+ * One change, written by core's `mutate()` in the change's own transaction (docs/security.md). The
  * tenant columns have no foreign key: the trail outlives a deleted tenant. `before_json`/`after_json`
  * hold the entity's state as JSON, secrets left out.
  */

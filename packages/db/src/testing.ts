@@ -5,7 +5,7 @@ import { migrateToLatest } from './migrate.ts';
 
 /**
  * The databases the integration suite runs on: SQLite always, PostgreSQL too when
- * `CORDON_TEST_DATABASE_URL` is set (DESIGN.md §2; the project's test rules).
+ * `CORDON_TEST_DATABASE_URL` is set (docs/decisions.md; the project's test rules).
  */
 export function testDialects(): Array<'sqlite' | 'postgres'> {
   return process.env.CORDON_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];

@@ -7,7 +7,7 @@ import { migrateToLatest, openDatabase } from '../src/index.ts';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
-// DESIGN.md §14: the data directory is private (0700) and so are its files (0600), whatever the umask.
+// docs/security.md: the data directory is private (0700) and so are its files (0600), whatever the umask.
 describe('SQLite file modes', () => {
   it('creates a fresh data directory 0700 and the database, -wal and -shm files 0600', async () => {
     const previous = process.umask(0o022); // the usual umask, which would make everything world-readable

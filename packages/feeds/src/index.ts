@@ -1,4 +1,4 @@
-/** @cordon/feeds — category feed importers (DESIGN.md §7). */
+/** @cordon/feeds — category feed importers (docs/architecture.md "Categories"). */
 export * from './entries.ts';
 export * from './mapping.ts';
 export * from './ut1.ts';

@@ -5,7 +5,7 @@ import { categoryById } from '@cordon/shared';
 
 /**
  * A feed's category mapping: feed category name → Cordon category ids. An empty array means the
- * feed category is deliberately skipped (white lists, bookkeeping lists). DESIGN.md §7.
+ * feed category is deliberately skipped (white lists, bookkeeping lists). docs/architecture.md "Categories".
  */
 export type FeedMapping = ReadonlyMap<string, readonly number[]>;
 

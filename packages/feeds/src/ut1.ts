@@ -20,7 +20,7 @@ export interface Ut1Scan {
 }
 
 /**
- * Finds the `<category>/domains` files of a UT1 blacklists directory (DESIGN.md §7).
+ * Finds the `<category>/domains` files of a UT1 blacklists directory (docs/architecture.md "Categories").
  * @throws Error when `dir` does not exist or holds no `<category>/domains` file
  */
 export function scanUt1Directory(dir: string, mapping: FeedMapping): Ut1Scan {

@@ -1,5 +1,5 @@
 /**
- * Cordon's category taxonomy and protection levels (DESIGN.md §7; spec §3 "Category", §4 "Protection levels").
+ * Cordon's category taxonomy and protection levels (docs/architecture.md "Categories"; spec §3 "Category", §4 "Protection levels").
  * Ids 0–54, 41 unused. A category's level says from which protection level up it is blocked:
  * `L` from Low, `M` from Moderate, `H` only at High; `null` only when a Custom policy picks it.
  */
@@ -74,7 +74,7 @@ export const UNCLASSIFIED_CATEGORY_ID = 0;
 /** The highest category id; category sets can be held in arrays of this length + 1. */
 export const MAX_CATEGORY_ID = 54;
 
-/** Security categories (reports' malware and phishing; never bypassable by cloud keys): DESIGN.md §7, §10. */
+/** Security categories (reports' malware and phishing; never bypassable by cloud keys): docs/architecture.md "Categories"; docs/architecture.md "Block page". */
 export const SECURITY_CATEGORY_IDS: readonly number[] = [1, 5, 6, 53];
 
 const CATEGORY_BY_ID = new Map(CATEGORIES.map((c) => [c.id, c]));
@@ -87,7 +87,7 @@ export function categoryById(id: number): Category | undefined {
 /**
  * A policy's filtering level on the wire. `low`/`moderate`/`high` block the levels they nest
  * (spec §4); `custom` is a hand-picked set. The spec's second set of names is an alias set:
- * Essential = low, Enhanced = moderate, Optimum = high (DESIGN.md §7).
+ * Essential = low, Enhanced = moderate, Optimum = high (docs/architecture.md "Categories").
  */
 export const FILTERING_LEVELS = ['low', 'moderate', 'high', 'custom'] as const;
 export type FilteringLevel = (typeof FILTERING_LEVELS)[number];

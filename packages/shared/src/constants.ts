@@ -34,13 +34,13 @@ export const Constants = {
   archivedReportMonths: 6,
   /** Script chunk timeout, ms. */
   chunkTimeoutMs: 120_000,
-  /** Access token lifetime, seconds (DESIGN.md §6). */
+  /** Access token lifetime, seconds (docs/api.md "Auth"). */
   accessTokenTtlSeconds: 12 * 3600,
-  /** Minimum length of a new password (DESIGN.md §6). */
+  /** Minimum length of a new password (docs/api.md "Auth"). */
   passwordMinLength: 8,
-  /** TTL of a blocked answer, seconds (DESIGN.md §8). */
+  /** TTL of a blocked answer, seconds (docs/architecture.md "Decision order"). */
   blockedAnswerTtl: 60,
-  /** Most sub-requests in one POST /batch (DESIGN.md §5). */
+  /** Most sub-requests in one POST /batch (docs/api.md). */
   batchMaxRequests: 100,
 } as const;
 

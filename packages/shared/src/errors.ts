@@ -1,7 +1,7 @@
 import { ErrorTexts } from './messages.ts';
 
 /**
- * The catalogue of stable API error codes (STYLE.md §11; DESIGN.md §5). Every error the API
+ * The catalogue of stable API error codes (docs/contributing.md "Conventions" 11; docs/api.md). Every error the API
  * sends is one of these, with its HTTP status and default human text (spec §8 texts where the
  * spec has one).
  */
@@ -28,7 +28,7 @@ export const ErrorCatalogue = {
 export type ErrorCode = keyof typeof ErrorCatalogue;
 
 /**
- * The API's error envelope (DESIGN.md §5): `error` is human text (shown in toasts), `code` is
+ * The API's error envelope (docs/api.md): `error` is human text (shown in toasts), `code` is
  * stable, `fields` maps a field name to its spec §5 message.
  */
 export interface ApiErrorBody {

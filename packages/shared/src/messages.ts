@@ -53,7 +53,7 @@ export const ErrorTexts = {
   cloudKeyAdded: 'Cloud Key added',
 } as const;
 
-/** Second-factor texts that the console handles silently (spec §8; DESIGN.md §6). */
+/** Second-factor texts that the console handles silently (spec §8; docs/api.md "Auth"). */
 export const SILENT_2FA_TEXTS = [
   '2FA is enabled',
   'Incorrect code entered',

@@ -12,6 +12,25 @@ export function normalizeName(name: string): string {
   return n.toLowerCase();
 }
 
+/**
+ * Normalises a domain name typed by a person or sent by a browser (a `Host` header, a list entry,
+ * an imported feed line) to the form the resolver matches: {@link normalizeName} (lower case, no
+ * trailing or leading dot) and, when the name has non-ASCII characters, its IDNA A-labels
+ * (`bücher.example` → `xn--bcher-kva.example`, UTS #46 as the WHATWG URL parser applies it, in Node
+ * and browsers alike). A name the URL parser refuses is returned lower-cased as is. Names read off
+ * the DNS wire are already ASCII labels: the resolver lower-cases those with {@link normalizeName}.
+ */
+export function normalizeDomain(name: string): string {
+  const n = normalizeName(name.trim());
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
+  if (!/[^\x00-\x7f]/.test(n)) return n;
+  try {
+    return normalizeName(new URL(`http://${n}/`).hostname);
+  } catch {
+    return n;
+  }
+}
+
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 
 /**
@@ -49,7 +68,7 @@ export function isIpAddress(value: string): boolean {
 }
 
 /**
- * An IP range as claims are checked and stored (DESIGN.md §14 "Address claims"): the family, the
+ * An IP range as claims are checked and stored (docs/security.md "Address claims"): the family, the
  * prefix length, and the first and last address as unsigned integers (32 or 128 bits).
  */
 export interface CidrRange {
@@ -81,7 +100,7 @@ function bytesToBigint(bytes: readonly number[]): bigint {
 
 /**
  * Parses an IP address or CIDR range (spec §5 "CIDR-or-IP") into its canonical {@link CidrRange},
- * host bits cleared. THE one canonical form of Cordon (DESIGN.md §14): an IPv4-mapped IPv6 prefix
+ * host bits cleared. THE one canonical form of Cordon (docs/security.md): an IPv4-mapped IPv6 prefix
  * of length ≥ 96 is the IPv4 prefix of length − 96 (`::ffff:127.0.0.1/128` is `127.0.0.1/32`,
  * `::ffff:10.0.0.0/104` is `10.0.0.0/8`); a shorter prefix stays IPv6 (see {@link coversMappedSpace}).
  * A bare address is a host range (/32, /128). IPv4 must be a strict dotted quad; IPv6 zone ids
@@ -182,7 +201,7 @@ export function canonicalIp(address: string): string {
 }
 
 /**
- * What a non-system admin may claim as a location address (DESIGN.md §14; operator settings
+ * What a non-system admin may claim as a location address (docs/security.md; operator settings
  * `--claim-max-prefix-v4`, `--claim-max-prefix-v6`, `--claim-allow-private`, `--claim-allow-special`).
  */
 export interface ClaimLimits {
@@ -237,7 +256,7 @@ const SPECIAL_RANGES: readonly SpecialRange[] = (
 ).map(([cidr, label, isPrivate]) => ({ range: parseCidr(cidr) as CidrRange, label, private: isPrivate }));
 
 /**
- * Why `range` may not be claimed as a location address, or null when it may (DESIGN.md §14).
+ * Why `range` may not be claimed as a location address, or null when it may (docs/security.md).
  * Nobody, system admins included, may claim a /0 or an IPv6 prefix covering ::ffff:0:0/96
  * ({@link coversMappedSpace}). With `limits` (MSP and customer admins; null for a system admin),
  * also refused: prefixes wider than the limit, special-purpose ranges unless `allowSpecial`, and

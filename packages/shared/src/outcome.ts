@@ -1,12 +1,12 @@
 /**
- * The one vocabulary for why a query got its answer (STYLE.md §4; DESIGN.md §8, §11). The query
+ * The one vocabulary for why a query got its answer (docs/contributing.md "Conventions" 4; docs/architecture.md "Decision order"; docs/architecture.md "Statistics"). The query
  * log, stats, reports and the console all use these values.
  */
 export const QUERY_ACTIONS = ['allowed', 'blocked', 'bypassed'] as const;
 export type QueryAction = (typeof QUERY_ACTIONS)[number];
 
 /**
- * The rule that decided, in DESIGN.md §8's decision order.
+ * The rule that decided, in docs/architecture.md "Decision order"'s decision order.
  * - `bypass`: an active cloud-key bypass
  * - `static_route`: conditional forwarding
  * - `policy_allow` / `policy_block`: the policy's own lists

@@ -1,6 +1,6 @@
 /**
- * Console roles as carried in the token's `vue_role` claim (spec §4, §6; DESIGN.md §4).
- * Role 2 (sales) is not in the spec's token list but is the sales area's role (DESIGN.md §1).
+ * Console roles as carried in the token's `vue_role` claim (spec §4, §6; docs/architecture.md "Tenancy").
+ * Role 2 (sales) is not in the spec's token list but is the sales area's role (docs/architecture.md).
  */
 export const Role = {
   System: 1,

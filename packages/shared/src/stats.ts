@@ -1,5 +1,5 @@
 /**
- * Stats date parameters (DESIGN.md §11): `today`, `yesterday`, `7days`, `30days` or `YYYY-MM-DD`,
+ * Stats date parameters (docs/architecture.md "Statistics"): `today`, `yesterday`, `7days`, `30days` or `YYYY-MM-DD`,
  * read in the tenant's IANA time zone. A range is half-open `[from, to)` in epoch milliseconds.
  */
 export interface TimeRange {

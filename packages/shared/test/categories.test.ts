@@ -7,7 +7,7 @@ import {
   SECURITY_CATEGORY_IDS,
 } from '../src/categories.ts';
 
-describe('category taxonomy (DESIGN.md §7)', () => {
+describe('category taxonomy (docs/architecture.md "Categories")', () => {
   it('has ids 0–54 without 41, each once', () => {
     const ids = CATEGORIES.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);

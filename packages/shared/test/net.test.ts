@@ -72,7 +72,7 @@ function range(cidr: string): CidrRange {
   return r;
 }
 
-describe('one canonical form of addresses (DESIGN.md §14)', () => {
+describe('one canonical form of addresses (docs/security.md)', () => {
   it('makes an IPv4-mapped IPv6 prefix of length ≥ 96 the IPv4 prefix of length − 96', () => {
     expect(normalizeCidr('::ffff:127.0.0.1/128')).toBe('127.0.0.1/32');
     expect(normalizeCidr('::ffff:7f00:1/128')).toBe('127.0.0.1/32');
@@ -126,7 +126,7 @@ describe('one canonical form of addresses (DESIGN.md §14)', () => {
   });
 });
 
-describe('claim limits (DESIGN.md §14)', () => {
+describe('claim limits (docs/security.md)', () => {
   const refusal = (cidr: string, limits = DEFAULT_CLAIM_LIMITS) => claimRefusal(range(cidr), limits);
 
   it('refuses /0 and prefixes covering the IPv4-mapped range to everyone, system admins included', () => {

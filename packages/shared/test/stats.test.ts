@@ -3,7 +3,7 @@ import { statsRange, timeZoneOffsetMs, zonedMidnight } from '../src/stats.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
-describe('statsRange (DESIGN.md §11)', () => {
+describe('statsRange (docs/architecture.md "Statistics")', () => {
   it('reads today and yesterday in the tenant time zone', () => {
     // 2026-03-10 02:00 UTC is still 2026-03-09 in New York (UTC-4 after the DST change on 03-08).
     const now = at('2026-03-10T02:00:00Z');

@@ -1,5 +1,5 @@
 import type { ChangeTopic } from '@cordon/db';
-import type { EndpointResource, GuardedEndpointKey, HttpMethod } from '@cordon/shared';
+import type { EndpointKey, EndpointResource, GuardedEndpointKey, HttpMethod } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../types.ts';
 
@@ -15,26 +15,29 @@ export interface TenantIds {
   readonly addressId: number;
 }
 
-/** Expected statuses of one call as tenant A's MSP admin, customer admin and a sales admin. */
+/**
+ * Expected statuses of one call as tenant A's MSP admin, customer admin and a sales admin; a role
+ * left out is not tried (the call is allowed for it, or has no foreign id to try: say why in `note`).
+ */
 export interface IsolationExpectation {
   /** Role 3 of tenant A. */
-  readonly msp: number;
+  readonly msp?: number;
   /** Role 4 of tenant A. */
-  readonly customer: number;
-  /** Role 2; absent = allowed for sales (not checked). */
+  readonly customer?: number;
+  /** Role 2. */
   readonly sales?: number;
 }
 
 /**
- * One cross-tenant call of the isolation test (DESIGN.md §14: "every route as every role against
- * a foreign tenant's ids"): the endpoint's path filled with `params(own, foreign)`, an optional
+ * One cross-tenant call of the isolation test (docs/security.md "Tenant isolation": every route as
+ * every role against a foreign tenant's ids): the endpoint's path filled with `params(own, foreign)`, an optional
  * query and body, and the statuses each role must get. The call must also change nothing.
  */
 export interface IsolationCase extends IsolationExpectation {
   readonly params?: (own: TenantIds, foreign: TenantIds) => Record<string, string | number>;
   readonly query?: (own: TenantIds, foreign: TenantIds) => Record<string, string | number>;
   readonly body?: (own: TenantIds, foreign: TenantIds) => unknown;
-  /** Why this case exists when an endpoint has several (e.g. "own customer, foreign location"). */
+  /** Why this case exists when an endpoint has several (e.g. "own customer, foreign location"), or why no role is tried. */
   readonly note?: string;
 }
 
@@ -67,3 +70,12 @@ export function defineModule<R extends EndpointResource>(module: ApiModule<R>): 
 
 /** The method and OpenAPI-style path of an endpoint key, for test names: `GET /restapi/msp/{id}`. */
 export type RouteLabel = `${HttpMethod} /restapi${string}`;
+
+/**
+ * Any module's manifest, as the ordered `API_MODULES` array holds them: the resources widened, the
+ * isolation cases by endpoint key.
+ */
+export type AnyApiModule = Omit<ApiModule, 'resources' | 'isolationCases'> & {
+  readonly resources: readonly EndpointResource[];
+  readonly isolationCases: Readonly<Partial<Record<EndpointKey, readonly IsolationCase[]>>>;
+};

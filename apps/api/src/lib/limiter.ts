@@ -32,8 +32,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * The limits of DESIGN.md §6 ("per account and per IP rate limits on login") as throttling rather than
- * lock-out (DESIGN.md §14; docs/decisions.md "Login throttling").
+ * The limits of docs/api.md "Auth" ("per account and per IP rate limits on login") as throttling rather than
+ * lock-out (docs/security.md; docs/decisions.md "Login throttling").
  */
 export const LOGIN_THROTTLE: LoginThrottleLimits = {
   accountClient: { free: 5, windowMs: 24 * HOUR, maxDelayMs: 15 * MINUTE },
@@ -71,7 +71,7 @@ function ipv6Groups(address: string): number[] | null {
 }
 
 /**
- * The throttle key of a client address (DESIGN.md §14): an IPv4 address as itself; an IPv6 address by
+ * The throttle key of a client address (docs/security.md): an IPv4 address as itself; an IPv6 address by
  * its /64 (one subscriber's network: rotating addresses inside it does not evade the limit), written
  * `2001:db8:1:2::/64`; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as its IPv4 address.
  * Anything else (no address) is used as given.
@@ -95,7 +95,7 @@ function rowKey(kind: string, value: string): string {
   return `${kind}:${createHash('sha256').update(value).digest('base64url')}`;
 }
 
-/** Login throttling counters in the database, shared by every API process (DESIGN.md §14). */
+/** Login throttling counters in the database, shared by every API process (docs/security.md). */
 export interface LoginThrottle {
   /**
    * How long `account` from `client` must still wait before its credentials are checked, ms; 0 when it

@@ -25,7 +25,7 @@ function isDecimal(value: unknown): boolean {
 }
 
 /**
- * Turns any error into the one envelope `{ error, code, fields? }` (DESIGN.md §5; STYLE.md §11).
+ * Turns any error into the one envelope `{ error, code, fields? }` (docs/api.md; docs/contributing.md "Conventions" 11).
  * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message (but a path id of
  * decimal digits naming nothing, such as `0`, → 404 ERR_NOT_FOUND); `ApiError` → its
  * status; Fastify's own 4xx (bad JSON, body too large) → 400; anything else → 500, logged, with the
@@ -37,7 +37,7 @@ export function toErrorBody(error: unknown, request: FastifyRequest): { status: 
     const fields: Record<string, string> = {};
     const context = (error as { validationContext?: string }).validationContext;
     // A path id of decimal digits that cannot exist (0, or beyond any id) names a missing resource: 404,
-    // as for an unknown id (DESIGN.md §5: requests carrying user id 0 are refused with 404). Anything
+    // as for an unknown id (docs/api.md: requests carrying user id 0 are refused with 404). Anything
     // else (`abc`, `-1`, `0x1`, `1e0`) is a malformed request: 400 below.
     if (
       context === 'params' &&

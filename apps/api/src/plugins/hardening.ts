@@ -13,7 +13,7 @@ import Fastify, {
 const NOT_SECURITY_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
 
 /**
- * The security headers Helmet sends with `options` (DESIGN.md §14), captured once from a probe app, for
+ * The security headers Helmet sends with `options` (docs/security.md), captured once from a probe app, for
  * the answers written before Fastify's hooks run (a malformed URL, a request Node's HTTP parser refuses).
  * @returns lower-case header name → value
  */
@@ -35,7 +35,7 @@ export async function captureSecurityHeaders(options: FastifyHelmetOptions): Pro
 
 /**
  * Fastify's `frameworkErrors`: a URL the router cannot decode (`/restapi/%`), a path parameter longer
- * than the router allows, or a failing constraint. Answered in the one error envelope (DESIGN.md §5)
+ * than the router allows, or a failing constraint. Answered in the one error envelope (docs/api.md)
  * with the security headers, never echoing the URL.
  */
 export function frameworkErrorHandler(
@@ -144,7 +144,7 @@ const REDACT_PATHS = [
 /**
  * Fastify's logger options for `logger` (false → no logging): the caller's pino options plus a request
  * serializer that never logs headers, bodies or secret query values ({@link loggableUrl}), and pino
- * `redact` paths for secrets (DESIGN.md §14 "no secrets in logs").
+ * `redact` paths for secrets (docs/security.md "no secrets in logs").
  */
 export function loggerOptions(logger: boolean | object | undefined): FastifyServerOptions['logger'] {
   if (!logger) return false;

@@ -1,18 +1,16 @@
+import { tenancy } from '@cordon/core';
 import { ApiError } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
-import { scopeOf } from '../lib/scope.ts';
-import { customerVisible } from '../modules/customers/repository.ts';
-import { mspVisible } from '../modules/msps/repository.ts';
 import type { AppDeps } from '../types.ts';
 
 /**
- * The one tenancy guard (DESIGN.md §4; STYLE.md §9, §12). Registered in the authenticated context
+ * The one tenancy guard (docs/architecture.md "Tenancy"). Registered in the authenticated context
  * after authentication:
  * - at registration, refuses any route without `config.scope` and `config.roles` (no opt-in);
  * - on request, a role outside `config.roles` → 403 `Client error: Forbidden.`;
  * - after validation, for scope `msp`/`customer`, the MSP/customer of path param `id` must be
- *   visible to the caller, else 404 exactly as for a missing id.
- * Repositories still filter every tenant-owned query by the caller's scope in SQL.
+ *   visible to the caller (core's tenancy visibility checks), else 404 exactly as for a missing id.
+ * Core's repositories still filter every tenant-owned query by the caller's scope in SQL.
  */
 export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onRoute', (route) => {
@@ -32,11 +30,11 @@ export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void 
     if (scope !== 'msp' && scope !== 'customer') return;
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'number') throw new ApiError('ERR_NOT_FOUND');
-    const tenantScope = scopeOf(request.tenant);
+    const tenantScope = tenancy.scopeOf(request.tenant);
     const visible =
       scope === 'msp'
-        ? await mspVisible(deps.handle.db, tenantScope, request.tenant.role, id)
-        : await customerVisible(deps.handle.db, tenantScope, id);
+        ? await tenancy.mspVisible(deps.handle.db, tenantScope, request.tenant.role, id)
+        : await tenancy.customerVisible(deps.handle.db, tenantScope, id);
     if (!visible) throw new ApiError('ERR_NOT_FOUND');
   });
 }

@@ -1,15 +1,17 @@
+import { categories, OPERATOR } from '@cordon/core';
 import { createChangeFeed, migrateToLatest } from '@cordon/db';
-import { type ImportProgress, importUt1Directory } from '@cordon/feeds';
+import type { ImportProgress } from '@cordon/feeds';
 import cliProgress from 'cli-progress';
 import type { ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
 
-/** Feed formats `cordon categories import` reads (DESIGN.md §7; more formats come with later issues). */
+/** Feed formats `cordon categories import` reads (docs/operations.md; more formats come with later issues). */
 export const IMPORT_FORMATS = ['ut1'] as const;
 
 /**
- * `cordon categories import --format ut1 DIR`: imports a feed into the category database, in one
- * transaction, then tells running resolvers (through the change feed) to reload their index.
+ * `cordon categories import --format ut1 DIR`: imports a feed into the category database with core's
+ * `categories.importUt1Feed` (one transaction, then the audit row `categories.import` and the
+ * `categories` topic that tells running resolvers, through the change feed, to reload their index).
  * Shows a progress bar on a terminal, a line per 10% otherwise.
  * @returns the lines of the summary
  * @throws Error for an unknown format, a directory that is not a UT1 directory, or a failed write
@@ -52,10 +54,12 @@ export async function importCategories(
         print(`importing: ${tenth * 10}% (${p.category})`);
       }
     };
-    const report = await importUt1Directory(handle, dir, { onProgress }).finally(() => bar?.stop());
     const changes = createChangeFeed(handle);
-    await changes.publish('categories');
-    await changes.close();
+    const deps = { handle, changes, now: Date.now };
+    const report = await categories.importUt1Feed(deps, OPERATOR, dir, { onProgress }).finally(async () => {
+      bar?.stop();
+      await changes.close();
+    });
     print(
       `imported ${report.rows} domain categorisations from ${report.lists} UT1 lists in ${(report.durationMs / 1000).toFixed(1)} s ` +
         `(source ${report.source}; ${report.ipEntries} IP entries and ${report.invalidEntries} invalid lines not stored)`,

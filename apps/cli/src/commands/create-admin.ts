@@ -1,10 +1,10 @@
-import { createAdmin } from '@cordon/api';
+import { admins, OPERATOR } from '@cordon/core';
 import { migrateToLatest } from '@cordon/db';
 import { Role } from '@cordon/shared';
 import type { ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
 
-/** `--role` names → roles (DESIGN.md §4). */
+/** `--role` names → roles (docs/architecture.md "Tenancy"). */
 export const ROLE_BY_NAME: Readonly<Record<string, Role>> = {
   system: Role.System,
   sales: Role.Sales,
@@ -30,7 +30,8 @@ function idFlag(flag: string, value: string | undefined): number | undefined {
 }
 
 /**
- * `cordon create-admin`: adds a console admin (DESIGN.md §3) with `createAdmin` of the API after
+ * `cordon create-admin`: adds a console admin (docs/operations.md) with core's `admins.createAdmin`, as the
+ * operator (audit `admin.create`), after
  * bringing the schema up to date. Without `--password` (or `CORDON_NEW_ADMIN_PASSWORD`) a password is
  * generated and printed once. `--name` defaults to the e-mail, as the API's MSP/customer creation does.
  * @throws Error (nothing written) for an unknown role, a malformed id, or any refusal of `createAdmin`
@@ -51,7 +52,7 @@ export async function runCreateAdmin(
   const handle = openConfiguredDatabase(config);
   try {
     await migrateToLatest(handle);
-    const admin = await createAdmin(handle, {
+    const admin = await admins.createAdmin(admins.operatorDeps(handle), OPERATOR, {
       email,
       password: flags.password,
       fullName: flags.name ?? email,

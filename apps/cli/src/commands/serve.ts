@@ -90,7 +90,7 @@ export async function startCordon(
       } else if (admin.created) {
         print(`First run: system admin ${admin.email} created`);
       }
-      // The signing keys live outside the database (DESIGN.md §14): CORDON_JWT_KEY, else the key file.
+      // The signing keys live outside the database (docs/security.md): CORDON_JWT_KEY, else the key file.
       const jwt = loadJwtKeyRing({ file: config.jwtKeyFile, keys: config.jwtKey });
       if (jwt.created) print(`First run: access-token signing key created in ${config.jwtKeyFile}`);
       const app = await buildApp({

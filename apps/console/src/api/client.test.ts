@@ -55,7 +55,7 @@ async function rejection(p: Promise<unknown>): Promise<ApiCallError> {
   return err as ApiCallError;
 }
 
-describe('api.call over endpoint descriptors (DESIGN.md §3, §5)', () => {
+describe('api.call over endpoint descriptors (docs/architecture.md "Layers"; docs/api.md)', () => {
   it('fills the path params, sends method, bearer and JSON body, and parses with endpoint.response', async () => {
     const { client, sent, outcomes } = fakeClient({ status: 200, body: { ...policy, unknown_extra: 1 } });
     const result = await client.call(Endpoints.policies.update, { params: { id: 12 }, body: { name: 'Students' } });

@@ -11,7 +11,7 @@ import {
 } from '@cordon/shared';
 import type { z } from 'zod';
 
-/** The API base (spec §7; DESIGN.md §5): same origin, under `/restapi`. */
+/** The API base (spec §7; docs/api.md): same origin, under `/restapi`. */
 export const API_BASE = '/restapi';
 
 /**
@@ -80,7 +80,7 @@ export type CallArgs<E extends EndpointDescriptor> =
 /** The console's API client: every call names its endpoint descriptor (`Endpoints.<resource>.<name>`). */
 export interface ApiClient {
   /**
-   * Calls `endpoint` and parses the answer with `endpoint.response` (DESIGN.md §3 "endpoint
+   * Calls `endpoint` and parses the answer with `endpoint.response` (docs/architecture.md "Layers" "endpoint
    * descriptors"). Every outcome is reported once to the global response handling (spec §8).
    * @throws ApiCallError on an HTTP error, a network failure, a local cancellation or a contract mismatch
    * @throws Error when a `:name` of the path has no value in `params` (a programming error)
@@ -117,7 +117,7 @@ export function withQuery(path: string, query: Readonly<Record<string, unknown>>
   return qs ? `${path}?${qs}` : path;
 }
 
-/** True when an answer body is the API's error envelope `{ error, code, fields? }` (DESIGN.md §5). */
+/** True when an answer body is the API's error envelope `{ error, code, fields? }` (docs/api.md). */
 export function isApiErrorBody(body: unknown): body is ApiErrorBody {
   if (typeof body !== 'object' || body === null) return false;
   const { error, code, fields } = body as Record<string, unknown>;

@@ -8,7 +8,7 @@ type AnyEndpoint = { [R in keyof EndpointTree]: EndpointTree[R][keyof EndpointTr
 export type ResourceTag = AnyEndpoint['tag'];
 
 /**
- * The query key of one read (STYLE.md "Anti-patterns" 4), derived from the endpoint descriptor:
+ * The query key of one read (docs/contributing.md "Conventions"), derived from the endpoint descriptor:
  * `[resource tag, 'METHOD /path', { params, query }]`, from the broadest to the narrowest, so that
  * invalidating `[tag]` marks every read of the resource stale and nothing else.
  */

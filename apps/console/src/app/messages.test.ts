@@ -13,7 +13,7 @@ const SOURCES: Record<string, string> = import.meta.glob(
 const en = MESSAGES.en;
 const namespaces = new Set(Object.keys(en));
 
-describe('the merged English strings (DESIGN.md §12: every string goes through i18n)', () => {
+describe('the merged English strings (docs/architecture.md "Console": every string goes through i18n)', () => {
   it('hold every key the source uses: t() calls, template prefixes and key literals', () => {
     const missing: string[] = [];
     expect(Object.keys(SOURCES)).toContain('../features/policies/PolicyDetailPage.tsx');

@@ -25,7 +25,7 @@ const AREA_INDEX: Readonly<Record<Area, string | null>> = {
   profile: null,
 };
 
-/** A lazily loaded page (DESIGN.md §13: routes are lazy-loaded); its handle names the page (spec §2 titles). */
+/** A lazily loaded page (bench/README.md: routes are lazy-loaded); its handle names the page (spec §2 titles). */
 function page(route: FeatureRoute, path: string | undefined): RouteObject {
   const handle: RouteHandle = { title: route.titleKey };
   const lazy = async () => ({ Component: await route.page() });

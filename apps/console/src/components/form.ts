@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ApiCallError } from '../api/client.ts';
 
 /**
- * A Mantine form validator from a shared zod schema (STYLE.md §10), so the messages are the
+ * A Mantine form validator from a shared zod schema (docs/contributing.md "Conventions" 10), so the messages are the
  * spec §5 texts. `prepare` maps the form's values to the schema's input first (e.g. '' → undefined).
  */
 export function schemaValidator<V>(schema: z.ZodType, prepare: (values: V) => unknown = (v) => v) {
@@ -14,7 +14,7 @@ export function schemaValidator<V>(schema: z.ZodType, prepare: (values: V) => un
 }
 
 /**
- * Puts the per-field messages of a 400 answer (`fields`) on the form's fields (DESIGN.md §5).
+ * Puts the per-field messages of a 400 answer (`fields`) on the form's fields (docs/api.md).
  * `toFormErrors` renames schema paths to the form's input paths where they differ.
  */
 export function applyServerErrors<V>(

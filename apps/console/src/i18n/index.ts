@@ -11,7 +11,7 @@ export const BASE_MESSAGES: Readonly<Record<'en', MessageTree>> = { en };
 
 /**
  * Creates the i18next instance for `lang` (from local storage `lang`), falling back to English
- * (DESIGN.md §12: English first; a second language is one more file per part).
+ * (docs/architecture.md "Console": English first; a second language is one more file per part).
  * @param messages the merged message tree of each shipped language; `en` is required
  */
 export function createI18n(lang: string, messages: Readonly<Record<string, MessageTree>> & { en: MessageTree }): i18n {

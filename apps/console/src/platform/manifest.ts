@@ -36,7 +36,7 @@ export interface FeatureRoute {
   area: RouteLayout;
   /** i18n key of the page name: the heading and `{ui title} | {page}` (spec §2 titles). */
   titleKey: string;
-  /** Loads the page lazily (DESIGN.md §13: routes are lazy-loaded, so the first load stays small). */
+  /** Loads the page lazily (bench/README.md: routes are lazy-loaded, so the first load stays small). */
   page: () => Promise<ComponentType>;
   /** Its menu item, when the page has one. */
   menu?: MenuPlacement;

@@ -7,7 +7,7 @@ export const AREAS = ['system', 'sales', 'msp', 'customer', 'profile'] as const;
 export type Area = (typeof AREAS)[number];
 
 /**
- * Roles allowed in each area (spec §2, §6; DESIGN.md §4): the system admin sees everything and acts
+ * Roles allowed in each area (spec §2, §6; docs/architecture.md "Tenancy"): the system admin sees everything and acts
  * on a selected MSP and customer; sales sees the MSP list; an MSP admin its MSP and its customers.
  */
 export const AREA_ROLES: Readonly<Record<Area, readonly Role[]>> = {

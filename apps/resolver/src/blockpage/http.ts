@@ -1,12 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import { categoryById } from '@cordon/shared';
+import { canonicalIp, categoryById, normalizeDomain } from '@cordon/shared';
 import type { Logger } from 'pino';
-import { unwrapMappedIp } from '../dns/message.ts';
-import { decide } from '../policy/decide.ts';
-import { identifyClient, SnapshotStore } from '../policy/snapshot.ts';
-import type { Decision } from '../request.ts';
+import { type Decision, evaluate } from '../policy/engine/index.ts';
+import { SnapshotStore } from '../snapshot/store.ts';
 
 /** Block-page server settings (the CLI's `blockpage` role). */
 export interface BlockPageOptions {
@@ -35,14 +33,16 @@ export interface BlockPageView {
   readonly decision: Decision | null;
 }
 
-/** The host a browser asked for, from the `Host` header without port or trailing dot, lower case. */
+/**
+ * The host a browser asked for, from the `Host` header without port, brackets or trailing dot, in
+ * the resolver's form (`normalizeDomain`: lower case, IDNA A-labels).
+ */
 export function hostFromHeader(header: string | undefined): string {
   if (!header) return '';
-  let host = header.trim().toLowerCase();
+  let host = header.trim();
   if (host.startsWith('[')) host = host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined);
   else if (host.includes(':')) host = host.slice(0, host.indexOf(':'));
-  if (host.endsWith('.')) host = host.slice(0, -1);
-  return host;
+  return normalizeDomain(host);
 }
 
 /** Escapes text for HTML element content and attribute values. */
@@ -50,16 +50,17 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Why the host is blocked, in words (category names from the shared taxonomy, DESIGN.md §7). */
+/** Why the host is blocked, in words (category names from the shared taxonomy). */
 export function reasonText(decision: Decision | null): string {
   if (decision?.action !== 'blocked') return 'This site is blocked by your organisation’s policy.';
   if (decision.reason === 'unclassified') return 'Uncategorised sites are blocked by your organisation’s policy.';
+  if (decision.reason !== 'category') return 'This site is on your organisation’s block list.';
   const names = decision.categories.map((id) => categoryById(id)?.name ?? `Category ${id}`);
   return `Category: ${names.join(', ')}`;
 }
 
 /**
- * Renders the block page (DESIGN.md §10): static HTML, every dynamic value escaped, no script.
+ * Renders the block page (docs/architecture.md "Data plane"): static HTML, every dynamic value escaped, no script.
  * Branding (customer / MSP / global texts and logo) comes in a later issue.
  */
 export function renderBlockPage(view: BlockPageView): string {
@@ -74,7 +75,7 @@ export function renderBlockPage(view: BlockPageView): string {
 }
 
 /**
- * Starts the block-page HTTP server (DESIGN.md §10). Every request, whatever its path or method,
+ * Starts the block-page HTTP server (docs/architecture.md "Data plane"). Every request, whatever its path or method,
  * gets the page (200; no 404s, a browser was sent here by a DNS answer): the client address picks
  * the customer through the same prefix matcher as the resolver, the `Host` header names the
  * blocked host, and the decision is recomputed from the same snapshot to say why. An unknown
@@ -90,14 +91,12 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
   }
   const server = http.createServer((req, res) => {
     const host = hostFromHeader(req.headers.host);
-    const identity = identifyClient(store.tenants, unwrapMappedIp(req.socket.remoteAddress ?? ''));
-    let view: BlockPageView;
-    if (identity.kind === 'ok') {
-      const policy = identity.policyId !== null ? store.tenants.policies.get(identity.policyId) : null;
-      view = { host, known: true, decision: host ? decide(store.categories, policy, host) : null };
-    } else {
-      view = { host, known: false, decision: null };
-    }
+    const identity = store.identify(canonicalIp(req.socket.remoteAddress ?? ''));
+    // The same engine and snapshot as the resolver's policy link, so the page never disagrees with dig.
+    const view: BlockPageView =
+      identity.kind === 'ok'
+        ? { host, known: true, decision: host ? evaluate(store, identity, { qname: host }, Date.now()) : null }
+        : { host, known: false, decision: null };
     const body = renderBlockPage(view);
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',

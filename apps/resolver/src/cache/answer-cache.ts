@@ -23,7 +23,7 @@ export interface CacheEntry {
 export const STALE_TTL = 30;
 
 /**
- * The shared answer cache (DESIGN.md §9, STYLE.md §6): below policy, so it holds only upstream
+ * The shared answer cache (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 6): below policy, so it holds only upstream
  * answers and is safe to share between tenants. Keyed by (qname lower-cased, qtype, qclass, DO
  * bit). Bounded LRU over a `Map`'s insertion order. Entries are {@link CompiledAnswer}s (wire
  * bytes plus TTL offsets), so a hit is rendered by {@link renderAnswer} as one copy, the id and

@@ -1,10 +1,10 @@
 import type { Answer, Packet } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
 import { allocResponse, Flag } from '../dns/message.ts';
-import type { DnsRequest } from '../request.ts';
+import type { DnsRequest } from '../dns/request.ts';
 
 /**
- * An upstream answer turned into position-independent wire bytes (DESIGN.md §9: the cache
+ * An upstream answer turned into position-independent wire bytes (docs/architecture.md "Data plane": the cache
  * "answers from cache by rewriting the id"): the answer, authority and additional records (the
  * upstream's OPT dropped) back to back, ready to follow any client's copy of the same question.
  *

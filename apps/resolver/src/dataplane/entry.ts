@@ -18,7 +18,7 @@ const logger = pino({ level: data.logLevel });
 const send = (m: FromDataPlane) => port.postMessage(m);
 
 /**
- * The thread's change feed: its own poller (changes other processes make; DESIGN.md §8) plus the
+ * The thread's change feed: its own poller (changes other processes make; docs/architecture.md "Decision order") plus the
  * topics the main thread relays as its API publishes them, delivered at once. A relayed change is
  * seen again by the poller (one more, cheap, tenant reload): the poller alone keeps the ≤ 1 s
  * promise even when the main thread is busy.

@@ -43,7 +43,7 @@ export interface DataPlaneOptions {
   resolver?: DataPlaneResolverOptions;
   /** Runs the block page on this address; with the resolver it shares the resolver's snapshot. */
   blockPage?: { http: { host: string; port: number } };
-  /** How often the thread polls for other processes' changes, ms (default 500: seen within 1 s, DESIGN.md §8). */
+  /** How often the thread polls for other processes' changes, ms (default 500: seen within 1 s, docs/architecture.md "Decision order"). */
   changePollMs?: number;
 }
 

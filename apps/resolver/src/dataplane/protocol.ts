@@ -38,7 +38,7 @@ export interface ThreadError {
 
 /** Main thread → data-plane thread. */
 export type ToDataPlane =
-  /** A topic the API published in this process (relayed at once; DESIGN.md §8 "within one second"). */
+  /** A topic the API published in this process (relayed at once; docs/architecture.md "Decision order" "within one second"). */
   | { kind: 'changed'; topic: ChangeTopic }
   | { kind: 'metrics'; seq: number }
   /** Stop listening, flush the query log, close the connection, end the thread. */

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import { canonicalIp } from '@cordon/shared';
-import type { DnsProtocol, DnsRequest } from '../request.ts';
+import type { DnsProtocol, DnsRequest } from './request.ts';
 import { parseQuery, type WireQuery } from './wire.ts';
 
 /**
@@ -48,15 +47,6 @@ export function qtypeName(code: number, decoded: string): string {
   return decoded.startsWith('UNKNOWN_') ? `TYPE${code}` : decoded;
 }
 
-/**
- * Unwraps an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, RFC 4291 §2.5.5.2) to plain IPv4, so
- * a dual-stack socket's clients match IPv4 location addresses. Other addresses are returned as is.
- * It is `canonicalIp` of `@cordon/shared`, the one canonical form of addresses (DESIGN.md §14).
- */
-export function unwrapMappedIp(address: string): string {
-  return canonicalIp(address);
-}
-
 /** The outcome of decoding a datagram or TCP frame: a request, an error to answer, or nothing. */
 export type DecodeResult =
   | { readonly kind: 'ok'; readonly request: DnsRequest }
@@ -66,7 +56,7 @@ export type DecodeResult =
 const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
 
 /**
- * Decodes one wire query into the immutable {@link DnsRequest} (STYLE.md §2) with the wire-level
+ * Decodes one wire query into the immutable {@link DnsRequest} (docs/contributing.md "Conventions" 2) with the wire-level
  * {@link parseQuery} (no dns-packet objects on the hot path):
  * - shorter than a DNS header (12 bytes), or a response (QR=1): `drop` — nothing to answer, and
  *   answering either invites reflection and loops;
@@ -93,6 +83,7 @@ export function decodeQuery(raw: Buffer, clientIp: string, protocol: DnsProtocol
       questionEnd: q.questionEnd,
       question: {
         name: q.name,
+        // Wire-level ASCII labels: lower case is the whole normalisation (no dot to strip, no IDNA).
         qname: q.name.toLowerCase(),
         type: typeName(q.qtype),
         typeCode: q.qtype,

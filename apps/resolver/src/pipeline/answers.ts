@@ -4,7 +4,7 @@ import { codec } from '../dns/codec.ts';
 import { allocResponse, emptyResponse, Rcode } from '../dns/message.ts';
 import type { DnsAnswer, QueryContext } from '../request.ts';
 
-/** Addresses blocked A/AAAA questions are answered with (the block page): DESIGN.md §8 "Answers". */
+/** Addresses blocked A/AAAA questions are answered with (the block page): docs/architecture.md "Decision order" "Answers". */
 export interface BlockAddresses {
   readonly ipv4: string;
   readonly ipv6: string;
@@ -36,7 +36,7 @@ export function blockedTemplates(addresses: BlockAddresses): BlockedTemplates {
 }
 
 /**
- * The answer for a blocked qname (DESIGN.md §8 "Answers"): qclass IN and qtype A → the block
+ * The answer for a blocked qname (docs/architecture.md "Decision order" "Answers"): qclass IN and qtype A → the block
  * page's IPv4 address, AAAA → its IPv6 address, TTL 60; HTTPS (65), SVCB (64) and every other
  * qtype → NODATA (NOERROR, empty answer section), so browsers fall back to A. Written straight
  * into one Buffer: header, the query's question, the template record, OPT when asked.
@@ -54,7 +54,7 @@ export function blockedAnswer(ctx: QueryContext, templates: BlockedTemplates): D
   return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx };
 }
 
-/** REFUSED for a client Cordon does not serve (DESIGN.md §8: never an open resolver). */
+/** REFUSED for a client Cordon does not serve (docs/architecture.md "Decision order": never an open resolver). */
 export function refusedAnswer(ctx: QueryContext): DnsAnswer {
   return { wire: emptyResponse(ctx.request, Rcode.REFUSED), rcode: Rcode.REFUSED, source: 'refused', context: ctx };
 }

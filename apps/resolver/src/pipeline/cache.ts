@@ -6,7 +6,7 @@ import type { DnsAnswer, Middleware, QueryContext } from '../request.ts';
 import { servfailAnswer } from './answers.ts';
 
 /**
- * cache: answers from the shared answer cache (STYLE.md §6) with the client's id and question and
+ * cache: answers from the shared answer cache (docs/contributing.md "Conventions" 6) with the client's id and question and
  * decremented TTLs — synchronously, one Buffer copy and a TTL patch; on a miss asks `next` and
  * stores what the upstream said. When the upstream fails (no answer, or SERVFAIL) an expired
  * entry is served stale with TTL 30 (RFC 8767).
@@ -15,7 +15,7 @@ import { servfailAnswer } from './answers.ts';
  * flight upstream, later askers wait for that answer instead of sending their own, and each gets
  * it rendered with its own id, question spelling and EDNS (source `upstream`; counted in
  * `coalesced`, not `cacheMisses`). If the shared query fails they get stale or SERVFAIL like the
- * first asker. So a burst of one name costs one upstream query (DESIGN.md §9).
+ * first asker. So a burst of one name costs one upstream query (docs/architecture.md "Data plane").
  */
 export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middleware {
   /** cache key → the compiled answer of the upstream query in flight for it (null: it failed). */

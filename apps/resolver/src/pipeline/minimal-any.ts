@@ -30,7 +30,7 @@ const HINFO = (() => {
  * minimal-any: answers qtype ANY with one synthesized HINFO record ("RFC8482", "") instead of
  * forwarding it (RFC 8482 §4.2), so an ANY query costs no upstream query and cannot be
  * amplified into the name's full record set. It sits below policy: a blocked name has already
- * been answered NODATA there and logged as blocked (DESIGN.md §8 "other blocked types →
+ * been answered NODATA there and logged as blocked (docs/architecture.md "Decision order" "other blocked types →
  * NODATA"), so only allowed names reach it. Same answer over UDP and TCP (RFC 8482 §4.3 allows
  * the full set over TCP; a forwarder has none to give). The HINFO's class is the query's, or IN
  * when the query asked for class ANY (255). Not cached: it is one small copy per query.

@@ -1,8 +1,8 @@
 import type { AnswerCache } from '../cache/answer-cache.ts';
 import type { ResolverCounters } from '../metrics.ts';
-import type { SnapshotStore } from '../policy/snapshot.ts';
 import type { QueryLogSink } from '../querylog/writer.ts';
 import type { Handler, Middleware } from '../request.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { type BlockAddresses, servfailAnswer } from './answers.ts';
 import { cacheLink } from './cache.ts';
@@ -12,7 +12,7 @@ import { policyLink } from './policy.ts';
 import { queryLogLink } from './querylog.ts';
 import { upstreamLink } from './upstream.ts';
 
-/** Everything the links are built from; passed explicitly (no singletons: STYLE.md anti-pattern 1). */
+/** Everything the links are built from; passed explicitly (no singletons: docs/contributing.md "Conventions"). */
 export interface PipelineDeps {
   readonly store: SnapshotStore;
   readonly cache: AnswerCache;
@@ -29,7 +29,7 @@ export interface PipelineLink {
 }
 
 /**
- * THE resolver pipeline, outermost first (STYLE.md §1, DESIGN.md §9). Pinned by
+ * THE resolver pipeline, outermost first (docs/contributing.md "Conventions" 1, docs/architecture.md "Data plane"). Pinned by
  * test/pipeline-order.test.ts: change it only together with that test and a reason.
  */
 export const PIPELINE: readonly PipelineLink[] = [
@@ -38,13 +38,13 @@ export const PIPELINE: readonly PipelineLink[] = [
   // Before anything tenant-specific: everything below needs the customer and policy it finds.
   { name: 'identify', build: (d) => identifyLink(d.store, d.counters) },
   // (rate-limit goes here in a later issue: per identified client, before any work is spent on it.)
-  // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, DESIGN.md §8 step 1.)
+  // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, docs/architecture.md "Decision order" step 1.)
   // Above the cache, so policy runs on every query and a cached answer never leaks past a block.
   { name: 'policy', build: (d) => policyLink(d.store, d.blockAddresses, d.counters) },
   // Below policy (a blocked name stays blocked and logged), above cache and upstream: ANY is
   // answered with a synthesized HINFO and never forwarded (RFC 8482 §4.2).
   { name: 'minimal-any', build: (d) => minimalAnyLink(d.counters) },
-  // Below policy and tenant-agnostic: holds only upstream answers, shared by all tenants (STYLE.md §6).
+  // Below policy and tenant-agnostic: holds only upstream answers, shared by all tenants (docs/contributing.md "Conventions" 6).
   { name: 'cache', build: (d) => cacheLink(d.cache, d.counters) },
   // Terminal: only cache misses reach the network.
   { name: 'upstream', build: (d) => upstreamLink(d.upstream) },

@@ -1,23 +1,25 @@
 import type { ResolverCounters } from '../metrics.ts';
-import { decide } from '../policy/decide.ts';
-import type { SnapshotStore } from '../policy/snapshot.ts';
+import { DECISIONS, evaluate } from '../policy/engine/index.ts';
 import type { Middleware } from '../request.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
 import { type BlockAddresses, blockedAnswer, blockedTemplates } from './answers.ts';
 
 /**
- * policy: the identified client's compiled policy decides the qname (DESIGN.md §8 decision order,
- * categories and unclassified for now). Blocked → a synthesized answer (wire template, no
+ * policy: the policy engine decides the qname for the identified client (`evaluate`,
+ * docs/architecture.md "Decision order"). Blocked → a synthesized answer (wire template, no
  * promise), and the chain stops here, so nothing below (cache, upstream) ever sees a blocked
- * name. Allowed → `next` with the decision.
+ * name. Allowed → `next` with the decision. (A `static_route` decision is forwarded like any allowed
+ * name until the content-filtering issue routes it to `forwardTo`; no route exists before then.)
  * @throws when a block address is not a valid IP literal (at pipeline construction)
  */
 export function policyLink(store: SnapshotStore, addresses: BlockAddresses, counters: ResolverCounters): Middleware {
   const templates = blockedTemplates(addresses);
   return (next) => (ctx) => {
     const identity = ctx.identity;
-    const policy =
-      identity?.kind === 'ok' && identity.policyId !== null ? store.tenants.policies.get(identity.policyId) : null;
-    const decision = decide(store.categories, policy, ctx.request.question.qname);
+    const decision =
+      identity?.kind === 'ok'
+        ? evaluate(store, identity, ctx.request.question, ctx.request.receivedAt)
+        : DECISIONS.allowedDefault;
     const decided = { request: ctx.request, identity, decision };
     if (decision.action === 'blocked') {
       counters.blocked++;

@@ -6,7 +6,7 @@ import type { DnsAnswer, Middleware } from '../request.ts';
 /**
  * querylog: wraps the whole chain, so every answer — synthesized, cached, stale or SERVFAIL — is
  * timed and logged with the identity and decision of the context it was produced in. Pushing
- * never waits (STYLE.md §7). Unknown clients have no customer to log against: only counted.
+ * never waits (docs/contributing.md "Conventions" 7). Unknown clients have no customer to log against: only counted.
  * Synchronous answers are logged synchronously (no promise per query).
  */
 export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Middleware {
@@ -21,7 +21,7 @@ export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Mi
       ts: req.receivedAt,
       customer_id: identity.customerId,
       location_id: identity.locationId,
-      policy_id: identity.policyId,
+      policy_id: identity.policy === null ? null : identity.policy.id,
       client_ip: req.clientIp,
       qname: req.question.qname,
       qtype: qtypeName(req.question.typeCode, req.question.type),

@@ -1,7 +1,9 @@
+import { normalizeDomain } from '@cordon/shared';
+
 /**
- * The category index: domain → category ids, for the qname and all its parents (DESIGN.md §7–8).
+ * The category index: domain → category ids, for the qname and all its parents (docs/architecture.md "Decision order").
  *
- * Built for ~1,000,000 domains inside the resolver's memory budget (DESIGN.md §13, ≤100 MB RSS):
+ * Built for ~1,000,000 domains inside the resolver's memory budget (bench/README.md, ≤100 MB RSS):
  * instead of a JS `Map<string, …>` (≈80–100 bytes per entry in V8), the names live back to back
  * in one byte buffer, with a `Uint32Array` of offsets, a `Uint16Array` of interned category-set
  * ids and an open-addressing hash table (`Int32Array`, load ≤ 0.5) keyed by FNV-1a of the bytes.
@@ -16,6 +18,9 @@ export class CategoryIndex {
   /** Number of distinct domains. */
   readonly size: number;
   private readonly scratch = Buffer.allocUnsafe(1024);
+  /** The last lookup, remembered: the engine's category and unclassified rules and its default ask for the same name. */
+  private lastName = '';
+  private lastResult: readonly number[] = EMPTY;
 
   /** @internal use {@link CategoryIndexBuilder} */
   constructor(
@@ -29,7 +34,7 @@ export class CategoryIndex {
     this.size = size;
   }
 
-  /** An index with no domains (a do-nothing stand-in until the first load: STYLE.md §7). */
+  /** An index with no domains (a do-nothing stand-in until the first load). */
   static empty(): CategoryIndex {
     return new CategoryIndexBuilder().build();
   }
@@ -45,6 +50,14 @@ export class CategoryIndex {
    */
   categoriesOf(qname: string): readonly number[] {
     if (this.size === 0 || qname.length === 0) return EMPTY;
+    if (qname === this.lastName) return this.lastResult;
+    const result = this.lookup(qname);
+    this.lastName = qname;
+    this.lastResult = result;
+    return result;
+  }
+
+  private lookup(qname: string): readonly number[] {
     const buf = this.scratch;
     if (Buffer.byteLength(qname) > buf.length) return EMPTY;
     const len = buf.write(qname, 0, 'utf8');
@@ -98,8 +111,8 @@ function hash(buf: Buffer, from: number, to: number): number {
 }
 
 /**
- * Accumulates domain → categories facts and builds a {@link CategoryIndex}. Domains are lower-cased
- * and stripped of a trailing dot; a domain added twice gets the union of its categories.
+ * Accumulates domain → categories facts and builds a {@link CategoryIndex}. Domains are normalised
+ * (`normalizeDomain`: lower case, no trailing dot, A-labels); a domain added twice gets the union of its categories.
  */
 export class CategoryIndexBuilder {
   private bytes: Buffer;
@@ -113,7 +126,7 @@ export class CategoryIndexBuilder {
   /**
    * @param expected optional capacity hint — `domains` (count) and `bytes` (UTF-8 bytes of all
    *   names): with exact figures the buffers never grow and {@link build} keeps them without a
-   *   copy, so loading holds one set of arrays instead of two (DESIGN.md §13 memory budget).
+   *   copy, so loading holds one set of arrays instead of two (bench/README.md memory budget).
    *   Under-estimates only cost growth by doubling.
    */
   constructor(expected: { domains: number; bytes: number } = { domains: 1 << 16, bytes: 1 << 20 }) {
@@ -124,8 +137,7 @@ export class CategoryIndexBuilder {
 
   /** Adds one domain with its category ids (0–54). */
   add(domain: string, categoryIds: readonly number[]): void {
-    let name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
-    name = name.toLowerCase();
+    const name = normalizeDomain(domain);
     const need = Buffer.byteLength(name);
     if (need === 0 || categoryIds.length === 0) return;
     while (this.byteLen + need > this.bytes.length) {

@@ -19,7 +19,7 @@ import {
 export const QUERY_LOG_WORKER_BUNDLE_NAME = 'querylog-worker.mjs';
 
 /**
- * The query-log sink for a resolver (DESIGN.md §9, STYLE.md §7): a {@link QueryLogWorkerWriter}
+ * The query-log sink for a resolver (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 7): a {@link QueryLogWorkerWriter}
  * when a writer thread can open its own connection (see {@link QueryLogOptions.connection}) and
  * its entry can be found, else a {@link QueryLogWriter} on the resolving thread (logged at warn
  * for a SQLite file or PostgreSQL, where a worker was expected). Never throws.
@@ -51,7 +51,7 @@ function startWorker(connection: OpenDatabaseOptions): Worker {
 }
 
 /**
- * Query-log writes off the resolving thread (DESIGN.md §9, STYLE.md §7). `push` copies the row
+ * Query-log writes off the resolving thread (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 7). `push` copies the row
  * into the current batch's columns (querylog/batch.ts: a `Float64Array` and a flat string
  * array); a full batch (`batchSize` rows), or any rows every `flushMs`, is posted to the writer
  * thread with its `Float64Array` transferred, and the thread INSERTs it on its own connection.

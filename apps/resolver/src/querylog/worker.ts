@@ -1,5 +1,5 @@
 /**
- * The query-log writer thread (DESIGN.md §9, STYLE.md §7): owns its own database connection
+ * The query-log writer thread (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 7): owns its own database connection
  * (`workerData.connection`, an `OpenDatabaseOptions`; SQLite WAL lets it write beside the
  * resolver's connection, PostgreSQL gets its own small pool) and inserts the batches the
  * resolving thread posts, one at a time and in order, so better-sqlite3's synchronous INSERTs

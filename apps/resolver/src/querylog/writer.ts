@@ -2,10 +2,10 @@ import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon
 import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 
-/** One query-log row as inserted (DESIGN.md §11): the `query_log` table of @cordon/db but its id. */
+/** One query-log row as inserted (docs/architecture.md "Statistics"): the `query_log` table of @cordon/db but its id. */
 export type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
 
-/** A query-log sink (STYLE.md §7). {@link NullQueryLog} is the do-nothing stand-in. */
+/** A query-log sink (docs/contributing.md "Conventions" 7). {@link NullQueryLog} is the do-nothing stand-in. */
 export interface QueryLogSink {
   /** Enqueues a row; never blocks and never throws. Returns false when the row was dropped. */
   push(row: QueryLogRow): boolean;
@@ -34,7 +34,7 @@ export interface QueryLogOptions {
    */
   maxBuffer?: number;
   /**
-   * Write on a `worker_threads` writer with its own connection (DESIGN.md §9: inserts never stall
+   * Write on a `worker_threads` writer with its own connection (docs/architecture.md "Data plane": inserts never stall
    * answering). Default true; false writes on the resolving thread through the resolver's handle.
    */
   worker?: boolean;
@@ -68,7 +68,7 @@ export class NullQueryLog implements QueryLogSink {
 }
 
 /**
- * Batches query-log rows into `query_log` on the resolving thread (STYLE.md §7, DESIGN.md §9) —
+ * Batches query-log rows into `query_log` on the resolving thread (docs/contributing.md "Conventions" 7, docs/architecture.md "Data plane") —
  * the fallback of {@link openQueryLog} when no writer thread can be used: a bounded in-memory
  * buffer flushed every `flushMs` or as soon as `batchSize` rows wait, multi-row INSERTs of at most
  * `batchSize` rows (15 columns × 1000 rows stays under both dialects' bind-parameter limits), one

@@ -7,7 +7,7 @@ import type { DnsAnswer, DnsProtocol, DnsRequest, Handler } from '../request.ts'
  * The one step both transports share: wire query in, wire answer out (or null: send nothing).
  * Decodes into a {@link DnsRequest}, runs the pipeline, fits the answer to the transport (UDP
  * truncation). Synchronous when the pipeline answered synchronously (blocked, REFUSED, cache
- * hit), else a promise. No policy here (STYLE.md §2). Never throws or rejects.
+ * hit), else a promise. No policy here (docs/contributing.md "Conventions" 2). Never throws or rejects.
  */
 export type Exchange = (raw: Buffer, clientIp: string, protocol: DnsProtocol) => Buffer | null | Promise<Buffer | null>;
 

@@ -1,6 +1,6 @@
 import net, { type AddressInfo } from 'node:net';
+import { canonicalIp } from '@cordon/shared';
 import type { Logger } from 'pino';
-import { unwrapMappedIp } from '../dns/message.ts';
 import { ResolverCounters } from '../metrics.ts';
 import { connectionSourceKey } from './client-prefix.ts';
 import type { Exchange } from './exchange.ts';
@@ -176,7 +176,7 @@ export function startTcpServer(
 
   const server = net.createServer((socket) => {
     socket.on('error', () => socket.destroy());
-    const clientIp = unwrapMappedIp(socket.remoteAddress ?? '');
+    const clientIp = canonicalIp(socket.remoteAddress ?? '');
     const sourceKey = connectionSourceKey(clientIp);
     const fromSource = perSource.get(sourceKey) ?? 0;
     if (connections.size >= maxConnections || fromSource >= maxConnectionsPerSource) {

@@ -1,8 +1,9 @@
 import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import { canonicalIp } from '@cordon/shared';
 import type { Logger } from 'pino';
-import { decodeQuery, truncatedResponse, unwrapMappedIp } from '../dns/message.ts';
+import { decodeQuery, truncatedResponse } from '../dns/message.ts';
 import { ResolverCounters } from '../metrics.ts';
 import type { Exchange } from './exchange.ts';
 import { ResponseRateLimiter, RRL_PASS, RRL_SLIP, type RrlOptions } from './rrl.ts';
@@ -59,7 +60,7 @@ export function startUdpServer(
   const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
   const send = (wire: Buffer, rinfo: dgram.RemoteInfo) => socket.send(wire, rinfo.port, rinfo.address);
   socket.on('message', (msg, rinfo) => {
-    const clientIp = unwrapMappedIp(rinfo.address);
+    const clientIp = canonicalIp(rinfo.address);
     if (rrl !== null) {
       const verdict = rrl.check(clientIp);
       if (verdict !== RRL_PASS) {

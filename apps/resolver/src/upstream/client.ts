@@ -99,7 +99,7 @@ export function checkAnswer(
 const PROBE_QUESTION = Buffer.from([0, 0, 2, 0, 1]);
 
 /**
- * Forwards questions to the configured upstreams (DESIGN.md §9).
+ * Forwards questions to the configured upstreams (docs/architecture.md "Data plane").
  *
  * Anti-spoofing (RFC 5452 §4, §9.1, §10): every UDP attempt uses a fresh socket bound to a port
  * drawn from a CSPRNG over 1024–65535 (the OS's ephemeral choice after repeated collisions) and

@@ -78,16 +78,13 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const n = p.questions?.[0]?.name.toLowerCase() ?? '';
     queries.set(n, (queries.get(n) ?? 0) + 1);
   };
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
+  const onMessage = (udp: dgram.Socket) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
     if (down) return;
     const query = dnsPacket.decode(msg);
     count(query);
     const res = answer(query, 'udp', servfail);
     if (res) udp.send(dnsPacket.encode(res), rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
-  const port = udp.address().port;
+  };
   const tcp = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
     socket.on('error', () => socket.destroy());
@@ -109,10 +106,30 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', () => resolve());
-  });
+  // UDP picks a free port, TCP takes the same number; that number may be some TCP client's
+  // ephemeral port at that moment (other tests run in parallel): then try another.
+  let udp: dgram.Socket | undefined;
+  let port = 0;
+  for (let attempt = 1; udp === undefined; attempt++) {
+    const socket = dgram.createSocket('udp4');
+    socket.on('message', onMessage(socket));
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+    port = socket.address().port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, '127.0.0.1', () => {
+          tcp.off('error', reject);
+          resolve();
+        });
+      });
+      udp = socket;
+    } catch (err) {
+      await new Promise<void>((r) => socket.close(() => r()));
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw err;
+    }
+  }
+  const boundUdp = udp;
   return {
     port,
     queries,
@@ -124,7 +141,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       servfail = v;
     },
     close: async () => {
-      await new Promise<void>((r) => udp.close(() => r()));
+      await new Promise<void>((r) => boundUdp.close(() => r()));
       await new Promise<void>((r) => tcp.close(() => r()));
     },
   };

@@ -30,7 +30,7 @@ export interface MutationSpec {
     readonly entity: string;
   };
   /** The error a unique-index violation becomes; default ERR_CONFLICT with the catalogue's text. */
-  readonly conflict?: () => ApiError;
+  readonly conflict?: () => Error;
 }
 
 /** The work of a mutation: runs inside the transaction; fills `audit` as it goes. */

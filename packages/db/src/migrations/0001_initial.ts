@@ -2,7 +2,7 @@ import { CATEGORIES } from '@cordon/shared';
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
-/** The initial schema: tenancy, auth, categories, policies, locations, query log (DESIGN.md §4, §7, §11). */
+/** The initial schema: tenancy, auth, categories, policies, locations, query log (docs/architecture.md "Tenancy"; docs/architecture.md "Categories"; docs/architecture.md "Statistics"). */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const id = idColumnType(dialect);
   // AUTOINCREMENT on SQLite so a deleted tenant's id is never handed out again.

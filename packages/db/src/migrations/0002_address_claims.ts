@@ -9,7 +9,7 @@ interface AddressTable {
 }
 
 /**
- * Address claims (DESIGN.md §14; docs/decisions.md "Address claims"): every location address in
+ * Address claims (docs/security.md; docs/decisions.md "Address claims"): every location address in
  * the one canonical form, with its family and first/last address as fixed-width hex so SQL can
  * find overlapping claims, indexed by (family, range_start).
  *

@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect-kind.ts';
 
 /**
- * Login throttling counters shared by every API process (DESIGN.md §6, §14): one row per throttle key
+ * Login throttling counters shared by every API process (docs/api.md "Auth"; docs/security.md): one row per throttle key
  * (an account, a client, or an account from one client; hashed), failures in the current window, the
  * window's start, the instant until which attempts are refused (epoch ms), and the last successful
  * login of an account from that client. Also removes the access-token key earlier versions kept in
- * `settings` (DESIGN.md §14: the key lives outside the database; tokens it signed stop working).
+ * `settings` (docs/security.md: the key lives outside the database; tokens it signed stop working).
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const bigint = dialect === 'postgres' ? 'bigint' : 'integer';

@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * The audit log (DESIGN.md §14: "an audit log of every change (who, when, what, tenant)"): one row
+ * The audit log (docs/security.md: "an audit log of every change (who, when, what, tenant)"): one row
  * per mutation, written in the mutation's own transaction by core's `mutate()`, so a change without
  * its audit row cannot commit. Tenant columns carry no foreign key: the trail outlives a deleted
  * tenant.

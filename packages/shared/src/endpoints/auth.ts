@@ -2,7 +2,7 @@ import { ALL_ROLES } from '../roles.ts';
 import { authorizeQuerySchema, authorizeResponseSchema, logoutResponseSchema } from '../schemas/auth.ts';
 import { defineEndpoint } from './define.ts';
 
-/** Login and logout (spec §7 "Auth"; DESIGN.md §6). */
+/** Login and logout (spec §7 "Auth"; docs/api.md "Auth"). */
 export const authEndpoints = {
   /** Login: HTTP Basic credentials plus a PKCE (S256) pair; answers an access token. */
   authorize: defineEndpoint({

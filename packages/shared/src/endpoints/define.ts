@@ -20,7 +20,7 @@ export type EndpointAccess =
   | { readonly public?: false; readonly scope: RouteScope; readonly roles: readonly Role[] };
 
 /**
- * One `/restapi` endpoint, the single source of its wire contract (DESIGN.md §3 "endpoint
+ * One `/restapi` endpoint, the single source of its wire contract (docs/architecture.md "Layers" "endpoint
  * descriptors"): the API registers its route from it, the console calls it through the typed
  * client, the isolation test is keyed by it and `docs/openapi.json` is generated from it.
  * `path` is relative to `/restapi`, with `:name` for path params (Fastify's syntax).

@@ -9,7 +9,7 @@ import { statsEndpoints } from './stats.ts';
 export * from './define.ts';
 
 /**
- * Every `/restapi` endpoint, by resource then name (DESIGN.md §5). Adding an endpoint here makes the
+ * Every `/restapi` endpoint, by resource then name (docs/api.md). Adding an endpoint here makes the
  * isolation test fail to compile until it has a case, and the OpenAPI check fail until regenerated.
  */
 export const Endpoints = {

@@ -3,7 +3,7 @@ import { Constants } from '../constants.ts';
 import { Messages } from '../messages.ts';
 
 /**
- * Query of `GET /restapi/oauth/authorize` (spec §7 Auth; DESIGN.md §6). Credentials travel as
+ * Query of `GET /restapi/oauth/authorize` (spec §7 Auth; docs/api.md "Auth"). Credentials travel as
  * HTTP Basic; `code` is a TOTP or recovery code when 2FA is on.
  */
 export const authorizeQuerySchema = z.object({
@@ -36,7 +36,7 @@ export const loginFormSchema = z.object({
 export type LoginForm = z.infer<typeof loginFormSchema>;
 
 /**
- * Access-token claims, exactly the spec's (§3 "Token claims") plus jti/iat/exp (DESIGN.md §6).
+ * Access-token claims, exactly the spec's (§3 "Token claims") plus jti/iat/exp (docs/api.md "Auth").
  * `msp_id`/`user_id` are null when the role has none; `user_id` is the customer id for role 4.
  */
 export const tokenClaimsSchema = z.object({

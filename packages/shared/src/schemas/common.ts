@@ -12,7 +12,7 @@ const DECIMAL_ID = /^\d{1,16}$/;
  * values arrive as text) is accepted only as decimal digits, so `0x1`, ` 1`, `1.0`, `1e0` and `+1` are
  * refused instead of aliasing id 1; a JSON number must be an integer. Every failure carries the spec §5
  * message {@link Messages.positiveInteger}. The API answers a path id of digits that names nothing
- * (`0`) with 404 and any other bad id with 400 (DESIGN.md §5).
+ * (`0`) with 404 and any other bad id with 400 (docs/api.md).
  */
 export const idSchema = z
   .union(
@@ -75,7 +75,7 @@ export const emailSchema = z
 
 /**
  * A password under spec §5 (a letter and a digit or one of `# ? ! @ $ % ^ & * -`) and
- * DESIGN.md §6 (at least 8 characters for a new password).
+ * docs/api.md "Auth" (at least 8 characters for a new password).
  */
 export const newPasswordSchema = z
   .string({ error: Messages.required })
@@ -109,7 +109,7 @@ export const cidrSchema = (field = 'IP') =>
     .refine((v) => normalizeCidr(v) !== null, { error: ipOrCidrMessage(field) })
     .transform((v) => normalizeCidr(v) as string);
 
-/** List query of DESIGN.md §5: limit (default 10), offset, sortkey (default name), sortdir, filter. */
+/** List query of docs/api.md: limit (default 10), offset, sortkey (default name), sortdir, filter. */
 export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).default(Constants.defaultPageSize),
   offset: z.coerce.number().int().min(0).default(0),
@@ -119,10 +119,10 @@ export const listQuerySchema = z.object({
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
-/** A list response `{ data, total }` (DESIGN.md §5). */
+/** A list response `{ data, total }` (docs/api.md). */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), total: z.number().int() });
 
-/** The API error envelope (DESIGN.md §5). */
+/** The API error envelope (docs/api.md). */
 export const errorBodySchema = z.object({
   error: z.string(),
   code: z.string(),

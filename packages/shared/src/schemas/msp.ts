@@ -15,7 +15,7 @@ export type Msp = z.infer<typeof mspSchema>;
 
 /**
  * Body of `POST /msp`. The optional primary admin (`admin_*`) becomes the MSP's `is_default` role-3
- * admin (DESIGN.md §4); all three admin fields go together.
+ * admin (docs/architecture.md "Tenancy"); all three admin fields go together.
  */
 export const mspCreateSchema = z
   .object({

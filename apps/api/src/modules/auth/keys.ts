@@ -1,23 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { JwtKey, JwtKeyRing } from '../../types.ts';
 
-/** One HS256 signing key of access tokens and its key id (the JWS `kid` header, RFC 7515 §4.1.4). */
-export interface JwtKey {
-  /** Derived from the key (the first 16 characters of base64url(sha256(key))): stable, reveals nothing usable. */
-  readonly kid: string;
-  readonly secret: Uint8Array;
-}
-
-/**
- * The access-token keys of a deployment (DESIGN.md §14: outside the database, rotatable): `signing` signs
- * new tokens; every key of `byKid` (the signing one included) verifies. Rotation: put a new key on the
- * first line, keep the old one below it for one token lifetime (12 h), then remove it.
- */
-export interface JwtKeyRing {
-  readonly signing: JwtKey;
-  readonly byKid: ReadonlyMap<string, JwtKey>;
-}
+export type { JwtKey, JwtKeyRing };
 
 /** The shortest key accepted, in bytes: HS256 needs a key of at least the hash size (RFC 7518 §3.2). */
 export const JWT_KEY_MIN_BYTES = 32;
@@ -95,7 +81,7 @@ function createKeyFile(path: string): void {
 }
 
 /**
- * The deployment's access-token keys (DESIGN.md §14): from `keys` (the text of `CORDON_JWT_KEY`) when
+ * The deployment's access-token keys (docs/security.md "Tokens and secrets at rest"): from `keys` (the text of `CORDON_JWT_KEY`) when
  * given, else from `file`, which is created with one random key (mode 0600) on first start.
  * @param opts.file key file path (`--jwt-key-file`, default `<data-dir>/jwt.key`)
  * @param opts.keys key text from the environment; wins over the file

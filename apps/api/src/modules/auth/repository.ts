@@ -1,50 +1,10 @@
-import type { AdminsTable, Database } from '@cordon/db';
-import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '@cordon/db';
+import type { Kysely } from 'kysely';
 
-/** An admin row with what the token needs (account names of its MSP and customer). */
-export type AdminForToken = Pick<
-  Selectable<AdminsTable>,
-  'id' | 'email' | 'full_name' | 'password_hash' | 'role' | 'msp_id' | 'customer_id' | 'is_default' | 'twofa_enabled'
-> & { msp_name: string | null; customer_name: string | null };
-
-const adminColumns = [
-  'admins.id',
-  'admins.email',
-  'admins.full_name',
-  'admins.password_hash',
-  'admins.role',
-  'admins.msp_id',
-  'admins.customer_id',
-  'admins.is_default',
-  'admins.twofa_enabled',
-  'msps.name as msp_name',
-  'customers.account_name as customer_name',
-] as const;
-
-function adminQuery(db: Kysely<Database>) {
-  return db
-    .selectFrom('admins')
-    .leftJoin('msps', 'msps.id', 'admins.msp_id')
-    .leftJoin('customers', 'customers.id', 'admins.customer_id')
-    .select(adminColumns);
-}
-
-/** The admin with this e-mail (lower case), or undefined. Admins are not tenant-owned rows of a customer. */
-export function findAdminByEmail(db: Kysely<Database>, email: string): Promise<AdminForToken | undefined> {
-  return adminQuery(db).where('admins.email', '=', email.toLowerCase()).executeTakeFirst();
-}
-
-/** The admin with this id, or undefined (used to check a token's subject still exists). */
-export function findAdminById(db: Kysely<Database>, id: number): Promise<AdminForToken | undefined> {
-  return adminQuery(db).where('admins.id', '=', id).executeTakeFirst();
-}
-
-/** Records a successful login time (ISO text). */
-export async function touchLogin(db: Kysely<Database>, id: number, at: string): Promise<void> {
-  await db.updateTable('admins').set({ last_login_at: at }).where('id', '=', id).execute();
-}
-
-/** Revokes a token id until `expiresAt` (epoch s); idempotent. Also drops rows that have expired. */
+/**
+ * Revokes a token id until `expiresAt` (epoch s); idempotent. Also drops rows that have expired.
+ * Token state of the API, not a tenant change: written outside the mutation path (no audit row).
+ */
 export async function revokeToken(db: Kysely<Database>, jti: string, expiresAt: number, nowS: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('revoked_tokens').where('expires_at', '<', nowS).execute();
@@ -60,43 +20,4 @@ export async function revokeToken(db: Kysely<Database>, jti: string, expiresAt: 
 export async function isRevoked(db: Kysely<Database>, jti: string): Promise<boolean> {
   const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst();
   return row !== undefined;
-}
-
-/** The fields of a new admin row. */
-export interface NewAdmin {
-  email: string;
-  full_name: string;
-  password_hash: string;
-  role: number;
-  msp_id: number | null;
-  customer_id: number | null;
-  is_default: boolean;
-}
-
-/** True when an admin already uses this e-mail (e-mails are unique across all tenants). */
-export async function emailTaken(db: Kysely<Database>, email: string): Promise<boolean> {
-  const row = await db.selectFrom('admins').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Inserts an admin; returns its id. Call inside the transaction that creates its tenant. */
-export async function insertAdmin(db: Kysely<Database>, admin: NewAdmin, at: string): Promise<number> {
-  const row = await db
-    .insertInto('admins')
-    .values({
-      email: admin.email.toLowerCase(),
-      full_name: admin.full_name,
-      password_hash: admin.password_hash,
-      role: admin.role,
-      msp_id: admin.msp_id,
-      customer_id: admin.customer_id,
-      is_default: admin.is_default ? 1 : 0,
-      twofa_enabled: 0,
-      twofa_secret: null,
-      created_at: at,
-      updated_at: at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
 }

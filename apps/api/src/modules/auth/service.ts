@@ -1,5 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { nowIso } from '@cordon/db';
+import { admins } from '@cordon/core';
 import {
   ApiError,
   type AuthorizeQuery,
@@ -9,43 +9,11 @@ import {
   type TokenClaims,
   tokenClaimsSchema,
 } from '@cordon/shared';
-import { hash, verify } from '@node-rs/argon2';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AppDeps, Tenant } from '../../types.ts';
-import {
-  type AdminForToken,
-  findAdminByEmail,
-  findAdminById,
-  isRevoked,
-  revokeToken,
-  touchLogin,
-} from './repository.ts';
+import { isRevoked, revokeToken } from './repository.ts';
 
-/** `Algorithm.Argon2id` of @node-rs/argon2 (an ambient const enum, which isolated modules cannot read). */
-const ARGON2ID = 2;
-
-/** Hashes a password with argon2id (DESIGN.md §6). */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, { algorithm: ARGON2ID });
-}
-
-// Verified against when the e-mail is unknown, so both failures take the same time (no enumeration).
-let dummyHash: Promise<string> | undefined;
-
-/**
- * Checks an e-mail/password pair. Always runs one argon2 verification, whether or not the e-mail exists.
- * @returns the admin, or undefined for a wrong e-mail or password (the caller answers both alike)
- */
-export async function checkCredentials(
-  deps: AppDeps,
-  email: string,
-  password: string,
-): Promise<AdminForToken | undefined> {
-  const admin = await findAdminByEmail(deps.handle.db, email.trim());
-  dummyHash ??= hashPassword(randomUUID());
-  const ok = await verify(admin?.password_hash ?? (await dummyHash), password).catch(() => false);
-  return admin && ok ? admin : undefined;
-}
+type AdminForToken = admins.AdminForToken;
 
 /** base64url(sha256(verifier)): the S256 PKCE challenge (RFC 7636 §4.2). */
 export function pkceChallenge(verifier: string): string {
@@ -71,7 +39,7 @@ export function parseBasic(header: string | undefined): { email: string; passwor
   return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** The token's `account_name`: the customer's for role 4, the MSP's for role 3, 'System' otherwise (DESIGN.md §6). */
+/** The token's `account_name`: the customer's for role 4, the MSP's for role 3, 'System' otherwise (docs/api.md "Auth"). */
 function accountName(admin: AdminForToken): string {
   if (admin.role === Role.Customer) return admin.customer_name ?? '';
   if (admin.role === Role.Msp) return admin.msp_name ?? '';
@@ -79,7 +47,7 @@ function accountName(admin: AdminForToken): string {
 }
 
 /**
- * Signs a 12 h HS256 access token with exactly the claims of `tokenClaimsSchema` (DESIGN.md §6), with
+ * Signs a 12 h HS256 access token with exactly the claims of `tokenClaimsSchema` (docs/api.md "Auth"), with
  * the key ring's signing key, whose id travels in the `kid` header (RFC 7515 §4.1.4).
  * @returns the compact JWT
  */
@@ -106,7 +74,7 @@ export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Prom
 
 /**
  * The login of spec §7 (`GET /oauth/authorize`): checks the PKCE pair, the credentials and the
- * second factor, and issues an access token (DESIGN.md §6). The query has already been validated
+ * second factor, and issues an access token (docs/api.md "Auth"). The query has already been validated
  * (client id, response type, lengths).
  * @throws ApiError ERR_VALIDATION (400) for a challenge that does not match the verifier;
  *   ERR_BAD_CREDENTIALS (401) for a wrong e-mail or password; ERR_2FA_ENABLED (422) when 2FA is on
@@ -120,11 +88,11 @@ export async function authorize(
     const message = 'code_challenge does not match code_verifier (S256).';
     throw new ApiError('ERR_VALIDATION', message, { code_challenge: message });
   }
-  const admin = await checkCredentials(deps, credentials.email, credentials.password);
+  const admin = await admins.checkCredentials(deps, credentials.email, credentials.password);
   if (!admin) throw new ApiError('ERR_BAD_CREDENTIALS');
   // The second factor is a later issue; an admin with 2FA on cannot log in without it yet.
   if (admin.twofa_enabled === 1) throw new ApiError('ERR_2FA_ENABLED');
-  await touchLogin(deps.handle.db, admin.id, nowIso(deps.now()));
+  await admins.recordLogin(deps, admin.id);
   return { access_token: await signAccessToken(deps, admin) };
 }
 
@@ -134,7 +102,7 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 30;
 /**
  * Verifies a bearer token: a known `kid` of the key ring and its signature, expiry (against the app
  * clock), an `iat` neither in the future (beyond {@link TOKEN_CLOCK_SKEW_SECONDS}) nor older than the
- * 12 h lifetime, a lifetime `exp − iat` of at most 12 h (DESIGN.md §6, §14: a token signed with a long
+ * 12 h lifetime, a lifetime `exp − iat` of at most 12 h (docs/security.md "Tokens and secrets at rest": a token signed with a long
  * `exp` is refused whatever it claims), the claim shape, revocation, and that its admin still exists.
  * Role and tenant ids come from the database row, not the claims, so a moved or deleted admin loses
  * access at once.
@@ -166,7 +134,7 @@ export async function authenticateToken(deps: AppDeps, token: string): Promise<T
     throw new ApiError('ERR_UNAUTHENTICATED');
   }
   if (await isRevoked(deps.handle.db, claims.jti)) throw new ApiError('ERR_UNAUTHENTICATED');
-  const admin = await findAdminById(deps.handle.db, Number(claims.sub));
+  const admin = await admins.adminById(deps, Number(claims.sub));
   if (!admin || !isRole(admin.role)) throw new ApiError('ERR_UNAUTHENTICATED');
   return {
     adminId: admin.id,
@@ -179,7 +147,10 @@ export async function authenticateToken(deps: AppDeps, token: string): Promise<T
   };
 }
 
-/** Revokes the caller's token (`POST /auth/logout`). */
+/**
+ * Revokes the caller's token (`POST /auth/logout`). Not a tenant change, so not through the mutation
+ * path: the revocation list is the API's token state, and a logout carries nothing to audit.
+ */
 export async function logout(deps: AppDeps, tenant: Tenant): Promise<{ logged_out: true }> {
   await revokeToken(deps.handle.db, tenant.jti, tenant.exp, Math.floor(deps.now() / 1000));
   return { logged_out: true };

@@ -1,65 +1,15 @@
-import {
-  deletedResponseSchema,
-  idParamsSchema,
-  listOf,
-  listQuerySchema,
-  mspCreateSchema,
-  mspSchema,
-  mspUpdateSchema,
-  Role,
-} from '@cordon/shared';
+import { msps } from '@cordon/core';
+import { Endpoints } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
-import * as service from './service.ts';
 
-/** MSP routes (spec §7 "MSPs"): `/msp`, `/msp/{id}`. Registered in the authenticated context. */
-export async function mspRoutes(root: FastifyInstance, deps: AppDeps): Promise<void> {
-  const app = root.withTypeProvider<ZodTypeProvider>();
-  const tags = ['msp'];
-
-  app.get(
-    '/msp',
-    {
-      config: { scope: 'system', roles: [Role.System, Role.Sales] },
-      schema: { tags, querystring: listQuerySchema, response: { 200: listOf(mspSchema) } },
-    },
-    (req) => service.listMsps(deps, req.tenant, req.query),
-  );
-
-  app.post(
-    '/msp',
-    {
-      config: { scope: 'system', roles: [Role.System] },
-      schema: { tags, body: mspCreateSchema, response: { 201: mspSchema } },
-    },
-    async (req, reply) => reply.status(201).send(await service.createMsp(deps, req.tenant, req.body)),
-  );
-
-  app.get(
-    '/msp/:id',
-    {
-      config: { scope: 'msp', roles: [Role.System, Role.Sales, Role.Msp] },
-      schema: { tags, params: idParamsSchema, response: { 200: mspSchema } },
-    },
-    (req) => service.getMsp(deps, req.tenant, req.params.id),
-  );
-
-  app.put(
-    '/msp/:id',
-    {
-      config: { scope: 'msp', roles: [Role.System, Role.Msp] },
-      schema: { tags, params: idParamsSchema, body: mspUpdateSchema, response: { 200: mspSchema } },
-    },
-    (req) => service.updateMsp(deps, req.tenant, req.params.id, req.body),
-  );
-
-  app.delete(
-    '/msp/:id',
-    {
-      config: { scope: 'msp', roles: [Role.System] },
-      schema: { tags, params: idParamsSchema, response: { 200: deletedResponseSchema } },
-    },
-    (req) => service.deleteMsp(deps, req.tenant, req.params.id),
-  );
+/** MSP routes (spec §7 "MSPs"): `/msp`, `/msp/{id}`, from `Endpoints.msps`; the work is core's `msps`. */
+export function registerMspRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const e = Endpoints.msps;
+  registerEndpoint(app, e.list, ({ caller, query }) => msps.listMsps(deps, caller, query));
+  registerEndpoint(app, e.create, ({ caller, body }) => msps.createMsp(deps, caller, body));
+  registerEndpoint(app, e.get, ({ caller, params }) => msps.getMsp(deps, caller, params.id));
+  registerEndpoint(app, e.update, ({ caller, params, body }) => msps.updateMsp(deps, caller, params.id, body));
+  registerEndpoint(app, e.remove, ({ caller, params }) => msps.deleteMsp(deps, caller, params.id));
 }

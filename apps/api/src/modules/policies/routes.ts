@@ -1,139 +1,41 @@
-import {
-  defaultPolicyQuerySchema,
-  deletedResponseSchema,
-  idParamsSchema,
-  listOf,
-  policyCategoriesUpdateSchema,
-  policyCategoryListSchema,
-  policyCreateSchema,
-  policyListQuerySchema,
-  policySchema,
-  policyUpdateSchema,
-  Role,
-} from '@cordon/shared';
+import { policies } from '@cordon/core';
+import { Endpoints } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
-import * as service from './service.ts';
 
 /**
- * Policy routes (spec §7 "Policies"): `/policies`, `/policies/{id}`, `/policies/{id}/categories` and the
- * customer default policy `/policies/default[/categories]?user_id=`. Policies are addressed by their own
- * ids (scope `owned`): the repository filters every query by the caller's tenant in SQL.
+ * Policy routes (spec §7 "Policies"), from `Endpoints.policies`: `/policies`, `/policies/{id}`,
+ * `/policies/{id}/categories` and the customer default policy `/policies/default[/categories]?user_id=`.
+ * Policies are addressed by their own ids (scope `owned`): core filters every query by the caller's
+ * tenant in SQL. The static `default` paths win over `/policies/:id` in the router.
  */
-export async function policyRoutes(root: FastifyInstance, deps: AppDeps): Promise<void> {
-  const app = root.withTypeProvider<ZodTypeProvider>();
-  const tags = ['policies'];
-  const config = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
-
-  app.get(
-    '/policies',
-    { config, schema: { tags, querystring: policyListQuerySchema, response: { 200: listOf(policySchema) } } },
-    (req) => service.listPolicies(deps, req.tenant, req.query),
+export function registerPolicyRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const e = Endpoints.policies;
+  const defaultId = (caller: Parameters<typeof policies.defaultPolicyIdFor>[1], userId: number | undefined) =>
+    policies.defaultPolicyIdFor(deps, caller, userId);
+  registerEndpoint(app, e.list, ({ caller, query }) => policies.listPolicies(deps, caller, query));
+  registerEndpoint(app, e.create, ({ caller, body }) => policies.createPolicy(deps, caller, body));
+  registerEndpoint(app, e.getDefault, async ({ caller, query }) =>
+    policies.getPolicy(deps, caller, await defaultId(caller, query.user_id)),
   );
-
-  app.post(
-    '/policies',
-    { config, schema: { tags, body: policyCreateSchema, response: { 201: policySchema } } },
-    async (req, reply) => reply.status(201).send(await service.createPolicy(deps, req.tenant, req.body)),
+  registerEndpoint(app, e.updateDefault, async ({ caller, query, body }) =>
+    policies.updatePolicy(deps, caller, await defaultId(caller, query.user_id), body),
   );
-
-  // The default policy: static paths win over `/policies/:id` in the router.
-  app.get(
-    '/policies/default',
-    { config, schema: { tags, querystring: defaultPolicyQuerySchema, response: { 200: policySchema } } },
-    async (req) =>
-      service.getPolicy(deps, req.tenant, await service.defaultPolicyIdFor(deps, req.tenant, req.query.user_id)),
+  registerEndpoint(app, e.getDefaultCategories, async ({ caller, query }) =>
+    policies.getPolicyCategories(deps, caller, await defaultId(caller, query.user_id)),
   );
-
-  app.put(
-    '/policies/default',
-    {
-      config,
-      schema: {
-        tags,
-        querystring: defaultPolicyQuerySchema,
-        body: policyUpdateSchema,
-        response: { 200: policySchema },
-      },
-    },
-    async (req) =>
-      service.updatePolicy(
-        deps,
-        req.tenant,
-        await service.defaultPolicyIdFor(deps, req.tenant, req.query.user_id),
-        req.body,
-      ),
-  );
-
-  app.get(
-    '/policies/default/categories',
-    { config, schema: { tags, querystring: defaultPolicyQuerySchema, response: { 200: policyCategoryListSchema } } },
-    async (req) =>
-      service.getPolicyCategories(
-        deps,
-        req.tenant,
-        await service.defaultPolicyIdFor(deps, req.tenant, req.query.user_id),
-      ),
-  );
-
   // The spec lists GET and POST for the default policy's categories; PUT matches /policies/{id}/categories.
-  for (const method of ['PUT', 'POST'] as const) {
-    app.route({
-      method,
-      url: '/policies/default/categories',
-      config,
-      schema: {
-        tags,
-        querystring: defaultPolicyQuerySchema,
-        body: policyCategoriesUpdateSchema,
-        response: { 200: policyCategoryListSchema },
-      },
-      handler: async (req) =>
-        service.setPolicyCategories(
-          deps,
-          req.tenant,
-          await service.defaultPolicyIdFor(deps, req.tenant, req.query.user_id),
-          req.body,
-        ),
-    });
+  for (const endpoint of [e.setDefaultCategories, e.postDefaultCategories]) {
+    registerEndpoint(app, endpoint, async ({ caller, query, body }) =>
+      policies.setPolicyCategories(deps, caller, await defaultId(caller, query.user_id), body),
+    );
   }
-
-  app.get(
-    '/policies/:id',
-    { config, schema: { tags, params: idParamsSchema, response: { 200: policySchema } } },
-    (req) => service.getPolicy(deps, req.tenant, req.params.id),
-  );
-
-  app.put(
-    '/policies/:id',
-    { config, schema: { tags, params: idParamsSchema, body: policyUpdateSchema, response: { 200: policySchema } } },
-    (req) => service.updatePolicy(deps, req.tenant, req.params.id, req.body),
-  );
-
-  app.delete(
-    '/policies/:id',
-    { config, schema: { tags, params: idParamsSchema, response: { 200: deletedResponseSchema } } },
-    (req) => service.deletePolicy(deps, req.tenant, req.params.id),
-  );
-
-  app.get(
-    '/policies/:id/categories',
-    { config, schema: { tags, params: idParamsSchema, response: { 200: policyCategoryListSchema } } },
-    (req) => service.getPolicyCategories(deps, req.tenant, req.params.id),
-  );
-
-  app.put(
-    '/policies/:id/categories',
-    {
-      config,
-      schema: {
-        tags,
-        params: idParamsSchema,
-        body: policyCategoriesUpdateSchema,
-        response: { 200: policyCategoryListSchema },
-      },
-    },
-    (req) => service.setPolicyCategories(deps, req.tenant, req.params.id, req.body),
+  registerEndpoint(app, e.get, ({ caller, params }) => policies.getPolicy(deps, caller, params.id));
+  registerEndpoint(app, e.update, ({ caller, params, body }) => policies.updatePolicy(deps, caller, params.id, body));
+  registerEndpoint(app, e.remove, ({ caller, params }) => policies.deletePolicy(deps, caller, params.id));
+  registerEndpoint(app, e.getCategories, ({ caller, params }) => policies.getPolicyCategories(deps, caller, params.id));
+  registerEndpoint(app, e.setCategories, ({ caller, params, body }) =>
+    policies.setPolicyCategories(deps, caller, params.id, body),
   );
 }

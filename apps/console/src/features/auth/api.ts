@@ -20,7 +20,7 @@ function basicAuth(email: string, password: string): string {
 }
 
 /**
- * `GET /oauth/authorize` (spec §7 Auth; DESIGN.md §6): PKCE S256 with a fresh 128-hex verifier and
+ * `GET /oauth/authorize` (spec §7 Auth; docs/api.md "Auth"): PKCE S256 with a fresh 128-hex verifier and
  * 40-character state, Basic credentials; stores the returned token and its claims in the session.
  * Not a plain endpoint mutation: it derives the PKCE pair first and starts a new session after.
  */

@@ -7,7 +7,7 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { useMspsQuery } from './api.ts';
 import { MspsTable } from './MspsTable.tsx';
 
-/** `/sales/msps` (spec §2 Sales): the MSP list, read-only (DESIGN.md §4). */
+/** `/sales/msps` (spec §2 Sales): the MSP list, read-only (docs/architecture.md "Tenancy"). */
 export function SalesMspsPage() {
   const { t } = useTranslation();
   const [page, setPage] = useState(1);

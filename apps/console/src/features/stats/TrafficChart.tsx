@@ -8,7 +8,7 @@ import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 
-// Only what this chart needs, so the chart chunk stays small (DESIGN.md §13).
+// Only what this chart needs, so the chart chunk stays small (bench/README.md).
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
 
 function hourLabel(iso: string): string {

@@ -1,0 +1,62 @@
+import { testDialects } from '@cordon/db/testing';
+import { categoriesBlockedAt, Messages } from '@cordon/shared';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, createTenant, createTestApp, login, type TestApp } from '../../../test/helpers.ts';
+
+describe.each(testDialects())('customers on %s', (dialect) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('creates a customer with a uuid, a default policy at its level and an admin', async () => {
+    const a = await createTenant(t, 1);
+    const res = await call(t.app, a.mspToken, 'POST', '/restapi/users', {
+      accountName: 'School 1',
+      default_level: 'moderate',
+      admin_email: 'head@school.test',
+      admin_password: 'Sch00l-pass',
+    });
+    expect(res.statusCode).toBe(201);
+    const customer = res.json();
+    expect(customer).toMatchObject({ accountName: 'School 1', msp_id: a.mspId, msp_name: 'MSP 1', timezone: '' });
+    expect(customer.uuid_str).toMatch(/^[0-9a-f-]{36}$/);
+    const policy = (await call(t.app, a.mspToken, 'GET', `/restapi/policies/default?user_id=${customer.id}`)).json();
+    expect(policy).toMatchObject({
+      id: customer.default_policy_id,
+      name: 'Default',
+      filtering_level: 'moderate',
+      is_default: true,
+    });
+    const cats = (await call(t.app, a.mspToken, 'GET', `/restapi/policies/${policy.id}/categories`)).json();
+    expect(cats.filter((c: { allowed: boolean }) => c.allowed).map((c: { id: number }) => c.id)).toEqual(
+      categoriesBlockedAt('moderate'),
+    );
+    const token = await login(t.app, 'head@school.test', 'Sch00l-pass');
+    expect((await call(t.app, token, 'GET', `/restapi/users/${customer.id}`)).json().id).toBe(customer.id);
+
+    const upd = await call(t.app, token, 'POST', `/restapi/users/${customer.id}`, { timezone: 'America/New_York' });
+    expect(upd.json().timezone).toBe('America/New_York');
+    const badTz = await call(t.app, token, 'POST', `/restapi/users/${customer.id}`, { timezone: 'Mars/Base' });
+    expect(badTz.statusCode).toBe(400);
+    const list = await call(t.app, t.rootToken, 'GET', `/restapi/users/?msp_id=${a.mspId}&sortkey=name&sortdir=desc`);
+    expect(list.json().data.map((c: { accountName: string }) => c.accountName)).toEqual(['School 1', 'Customer 1']);
+  });
+
+  it('requires msp_id from a system admin and refuses a duplicate customer name', async () => {
+    const a = await createTenant(t, 1);
+    const noMsp = await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: 'X' });
+    expect(noMsp.statusCode).toBe(400);
+    expect(noMsp.json().fields).toEqual({ msp_id: Messages.required });
+    const dup = await call(t.app, t.rootToken, 'POST', '/restapi/users/', {
+      accountName: 'Customer 1',
+      msp_id: a.mspId,
+    });
+    expect(dup.statusCode).toBe(409);
+    const missing = await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: 'Y', msp_id: 999 });
+    expect(missing.statusCode).toBe(404);
+  });
+});

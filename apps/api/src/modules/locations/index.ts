@@ -1,0 +1,93 @@
+import { defineModule } from '../../http/module.ts';
+import { registerLocationRoutes } from './routes.ts';
+
+const location = { name: 'Intruder', addresses: ['192.0.2.0/24'] };
+
+/** Locations (spec §7 "Locations"): a customer's static-IP locations and their addresses. */
+export const locationModule = defineModule({
+  name: 'locations',
+  resources: ['locations'],
+  register: registerLocationRoutes,
+  isolationCases: {
+    'locations.list': [{ params: (_, b) => ({ id: b.customerId, type: 'all' }), msp: 404, customer: 404, sales: 403 }],
+    'locations.createStatic': [
+      { params: (_, b) => ({ id: b.customerId }), body: () => location, msp: 404, customer: 404, sales: 403 },
+      {
+        note: "own customer, another tenant's policy: a field error, as for a missing policy",
+        params: (a) => ({ id: a.customerId }),
+        body: (_, b) => ({ ...location, policy_id: b.policyId }),
+        msp: 400,
+        customer: 400,
+      },
+    ],
+    'locations.getStatic': [
+      { params: (_, b) => ({ id: b.customerId, locId: b.locationId }), msp: 404, customer: 404, sales: 403 },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.updateStatic': [
+      {
+        params: (_, b) => ({ id: b.customerId, locId: b.locationId }),
+        body: () => location,
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        body: () => location,
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.removeStatic': [
+      { params: (_, b) => ({ id: b.customerId, locId: b.locationId }), msp: 404, customer: 404, sales: 403 },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.listAddresses': [
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+    ],
+    'locations.addAddress': [
+      {
+        params: (_, b) => ({ id: b.customerId, locId: b.locationId }),
+        body: () => ({ ip: '198.51.100.7' }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        body: () => ({ ip: '198.51.100.7' }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.removeAddress': [
+      {
+        note: 'own customer and location, foreign address',
+        params: (a, b) => ({ id: a.customerId, locId: a.locationId, addrId: b.addressId }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+    ],
+  },
+  topics: ['locations'],
+});

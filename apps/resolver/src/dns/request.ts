@@ -1,0 +1,56 @@
+/**
+ * The decoded query (RFC 1035 §4.1): what a transport hands to the pipeline. A leaf of the
+ * resolver — it imports nothing of ours — so `dns/`, `cache/` and the pipeline's context
+ * (`request.ts`) all build on it without a cycle (docs/architecture.md "Layers").
+ */
+/** The transport a query arrived on (docs/architecture.md "Data plane"); DoH comes in a later issue. */
+export type DnsProtocol = 'udp' | 'tcp';
+
+/** The one question of a query (RFC 1035 §4.1.2), as read from the wire. */
+export interface DnsQuestion {
+  /** qname as sent (case preserved, no trailing dot); `.` is the root. */
+  readonly name: string;
+  /** qname normalised for matching and caching: lower case, no trailing dot. */
+  readonly qname: string;
+  /** qtype as dns-packet names it (`A`, `AAAA`, `UNKNOWN_65`…); see {@link qtypeName} for the log name. */
+  readonly type: string;
+  /** qtype number (RFC 1035 §3.2.2; 64 SVCB, 65 HTTPS per RFC 9460). */
+  readonly typeCode: number;
+  /** qclass as dns-packet names it, normally `IN`. */
+  readonly class: string;
+  /** qclass number (RFC 1035 §3.2.4; 1 = IN). */
+  readonly classCode: number;
+}
+
+/** The EDNS(0) OPT pseudo-record of a query (RFC 6891 §6.1), or null when the query had none. */
+export interface EdnsInfo {
+  /** Requestor's UDP payload size, bytes (values below 512 are treated as 512: RFC 6891 §6.2.5). */
+  readonly udpSize: number;
+  /** The DO bit (RFC 3225): the client wants DNSSEC records. Part of the cache key. */
+  readonly dnssecOk: boolean;
+}
+
+/**
+ * One decoded query, built once by a transport and never changed (docs/architecture.md "Data plane"). Links read it;
+ * none re-parses the wire message. Only the header and question are decoded (dns/wire.ts):
+ * answers are built by copying `raw[12, questionEnd)` (the question) into the response.
+ */
+export interface DnsRequest {
+  /** Source address; IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is already unwrapped to IPv4. */
+  readonly clientIp: string;
+  readonly protocol: DnsProtocol;
+  /** The query as received on the wire. */
+  readonly raw: Buffer;
+  /** Header id (RFC 1035 §4.1.1). */
+  readonly id: number;
+  /** The query's 16-bit header flags word (RD and CD are copied into answers). */
+  readonly flags: number;
+  /** Offset just past the question in `raw`: `raw[12, questionEnd)` is the wire question. */
+  readonly questionEnd: number;
+  readonly question: DnsQuestion;
+  readonly edns: EdnsInfo | null;
+  /** Wall-clock receive time, epoch ms (the query log's `ts`). */
+  readonly receivedAt: number;
+  /** Monotonic receive time, `performance.now()` ms (for `latency_us`). */
+  readonly startedAt: number;
+}

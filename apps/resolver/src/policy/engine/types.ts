@@ -1,0 +1,70 @@
+import type { QueryAction, QueryReason } from '@cordon/shared';
+import type { CategoryIndex } from '../category-index.ts';
+import type { CompiledPolicy } from '../compiled-policy.ts';
+import type { DomainIndex, DomainLists } from '../domain-index.ts';
+
+/**
+ * The filtering decision for a query (docs/architecture.md "Decision order"); `reason` is the
+ * rule that decided, in the shared vocabulary of `@cordon/shared` (`QUERY_REASONS`). Decisions are
+ * frozen and mostly shared: never mutate one.
+ */
+export interface Decision {
+  readonly action: QueryAction;
+  readonly reason: QueryReason;
+  /** Every category id of the qname and its parents (sorted, unique); empty when unclassified or not looked up. */
+  readonly categories: readonly number[];
+  /** For `static_route`: the resolver (`host:port`) the name is forwarded to. */
+  readonly forwardTo?: string;
+}
+
+/**
+ * A known client (docs/architecture.md "Data plane", identify): the tenant, the location and the
+ * compiled effective policy — the location's own, else the customer's default; null only when the
+ * customer has no default policy at all (then nothing of the policy applies). Built when the
+ * snapshot is, shared by every query from the location.
+ */
+export interface KnownIdentity {
+  readonly kind: 'ok';
+  readonly customerId: number;
+  /** The customer's MSP (its global lists apply, decision order step 4). */
+  readonly mspId: number;
+  readonly locationId: number;
+  readonly policy: CompiledPolicy | null;
+}
+
+/**
+ * Who is asking: a {@link KnownIdentity}, or `unknown` when no location address covers the client
+ * (the query is REFUSED: Cordon is never an open resolver).
+ */
+export type Identity = KnownIdentity | { readonly kind: 'unknown' };
+
+/** What the engine reads of a question: the qname, normalised (lower case, no trailing dot, A-labels). */
+export interface EngineQuestion {
+  readonly qname: string;
+}
+
+/**
+ * The parts of the resolver's snapshot the engine reads (the snapshot store implements it; the
+ * engine never imports the snapshot). Every member may be empty; the rules then pass at once.
+ */
+export interface EngineSnapshot {
+  /** Domain → category ids (decision order step 5). */
+  readonly categories: CategoryIndex;
+  /** Customer id → its static routes, domain suffix → a `static_route` decision (step 2). */
+  readonly staticRoutes: ReadonlyMap<number, DomainIndex<Decision>>;
+  /** MSP id → its global lists (step 4). */
+  readonly mspLists: ReadonlyMap<number, DomainLists>;
+  /** The system's global lists (step 4, after the MSP's). */
+  readonly systemLists: DomainLists;
+}
+
+/**
+ * One step of the decision order. `decide` returns the decision when the step matches, else null
+ * to pass to the next rule. It runs on every query: no closure or allocation on the common path,
+ * frozen precomputed decisions, and an early exit when its data is empty.
+ */
+export interface Rule {
+  /** The step's name, as pinned by the order test. */
+  readonly name: string;
+  readonly decide: (snapshot: EngineSnapshot, identity: KnownIdentity, qname: string, now: number) => Decision | null;
+}

@@ -1,0 +1,85 @@
+import type { ChangeTopic, DatabaseHandle } from '@cordon/db';
+import { type Expression, type RawBuilder, sql } from 'kysely';
+import type { Logger } from 'pino';
+
+/**
+ * One part of the resolver's in-memory snapshot (docs/architecture.md "Data plane"): its own loader
+ * and the change topics (`CHANGE_TOPICS` of `@cordon/db`) it follows. The store reloads a part only
+ * when one of its topics changes, and every part on the periodic full resync.
+ */
+export interface SnapshotPart<T> {
+  readonly name: string;
+  /** The topics whose changes reload this part; empty: only the periodic resync does. */
+  readonly topics: readonly ChangeTopic[];
+  /** The value before the first load: a part that knows nothing. */
+  empty(): T;
+  /**
+   * Loads the part. `previous` is the current value for an incremental load, or null to read
+   * everything (first load, periodic resync).
+   * @throws when the database cannot be read (the store keeps the previous value)
+   */
+  load(handle: DatabaseHandle, logger: Logger, previous: T | null): Promise<T>;
+}
+
+const P = 1_000_000_007;
+
+/**
+ * A portable per-group digest of row values (SQLite and PostgreSQL): count, sum and sum of squares
+ * modulo a prime of `v`, an integer expression that encodes one row. Two states of a customer's
+ * rows that differ (a row added, removed, or changed in an encoded column) give different digests
+ * except by a coincidence the periodic full resync corrects.
+ */
+export function digestColumns(v: RawBuilder<unknown>): {
+  n: RawBuilder<number | string>;
+  s: RawBuilder<number | string | null>;
+  q: RawBuilder<number | string | null>;
+} {
+  return {
+    n: sql<number | string>`count(*)`,
+    s: sql<number | string | null>`sum(${v})`,
+    q: sql<number | string | null>`sum(((${v}) % ${sql.lit(P)}) * ((${v}) % ${sql.lit(P)}) % ${sql.lit(P)})`,
+  };
+}
+
+/** `cast(x as bigint)`: integer arithmetic of the digests must not overflow PostgreSQL's `integer`. */
+export function big(column: Expression<unknown> | RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`cast(${column} as bigint)`;
+}
+
+/** Merges digest rows (`key`, n, s, q) into `into`, key → "n/s/q" text, appending when the key repeats. */
+export function collectDigests(
+  into: Map<number, string>,
+  rows: readonly { key: number; n: number | string; s: number | string | null; q: number | string | null }[],
+): void {
+  for (const r of rows) {
+    const text = `${r.n}/${r.s ?? 0}/${r.q ?? 0}`;
+    const before = into.get(r.key);
+    into.set(r.key, before === undefined ? text : `${before}|${text}`);
+  }
+}
+
+/** Keys whose digest differs between `before` and `after` (added, removed or changed). */
+export function changedKeys(before: ReadonlyMap<number, string>, after: ReadonlyMap<number, string>): Set<number> {
+  const changed = new Set<number>();
+  for (const [k, v] of after) if (before.get(k) !== v) changed.add(k);
+  for (const k of before.keys()) if (!after.has(k)) changed.add(k);
+  return changed;
+}
+
+/** Above this many changed customers an incremental reload reads everything instead. */
+export const INCREMENTAL_LIMIT = 500;
+
+/** Splits `ids` into chunks small enough for an `IN (…)` list on both dialects. */
+export function chunks(ids: Iterable<number>, size = 500): number[][] {
+  const out: number[][] = [];
+  let cur: number[] = [];
+  for (const id of ids) {
+    cur.push(id);
+    if (cur.length === size) {
+      out.push(cur);
+      cur = [];
+    }
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}

@@ -1,0 +1,272 @@
+import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
+import type { Logger } from 'pino';
+import type { CategoryIndex } from '../policy/category-index.ts';
+import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
+import type { Decision, EngineSnapshot, Identity, KnownIdentity } from '../policy/engine/index.ts';
+import { categoriesPart } from './categories.ts';
+import { type LocationsSnapshot, locationsPart } from './locations.ts';
+import type { SnapshotPart } from './part.ts';
+import { type PoliciesSnapshot, policiesPart } from './policies.ts';
+import { PrefixMatcher } from './prefix-matcher.ts';
+import { bypassesPart, devicesPart, listsPart, staticRoutesPart } from './stand-ins.ts';
+
+/** Counters of snapshot reloads, for metrics. */
+export interface SnapshotStats {
+  /** Loads of the locations or policies part (the tenant data). */
+  tenantReloads: number;
+  categoryReloads: number;
+  reloadFailures: number;
+  /** Full resyncs run by the safety-net timer. */
+  resyncs: number;
+  /** Customers re-read by the last locations / policies load (all of them on a full load). */
+  lastLocationCustomers: number;
+  lastPolicyCustomers: number;
+  categoryDomains: number;
+  categoryLoadMs: number;
+}
+
+/** Settings of {@link SnapshotStore}. */
+export interface SnapshotStoreOptions {
+  /** Period of the full resync of every part (the safety net of the incremental loads), ms; default 300,000; 0 = off. */
+  resyncMs?: number;
+}
+
+const UNKNOWN: Identity = Object.freeze({ kind: 'unknown' });
+
+/** One part's current value and its coalesced reload. */
+class Slot<T> {
+  value: T;
+  readonly reload: (full: boolean) => Promise<void>;
+  constructor(
+    readonly part: SnapshotPart<T>,
+    load: (part: SnapshotPart<T>, previous: T | null) => Promise<T>,
+    onLoaded: (value: T) => void,
+  ) {
+    this.value = part.empty();
+    let loaded = false;
+    let wantFull = false;
+    const run = coalesced(async () => {
+      const full = wantFull || !loaded;
+      wantFull = false;
+      const value = await load(part, full ? null : this.value);
+      loaded = true;
+      if (value !== this.value) {
+        this.value = value;
+        onLoaded(value);
+      }
+    });
+    this.reload = (full) => {
+      if (full) wantFull = true;
+      return run();
+    };
+  }
+}
+
+/**
+ * The resolver's in-memory snapshot, made of parts (docs/architecture.md "Data plane"): locations,
+ * policies, categories, and the stand-ins for lists, static routes, devices and bypasses. Each part
+ * has its own loader and topics; a change reloads only the parts that follow its topic, and the
+ * locations and policies parts re-read only the customers whose rows changed. Every `resyncMs` all
+ * parts are read in full (the safety net of the incremental loads).
+ *
+ * A reload builds a new value and swaps the reference, so queries keep the old one meanwhile; bursts
+ * coalesce into at most one queued reload per part. A failed reload (database unreachable) keeps the
+ * last value and is logged. After the locations or policies part changes, the identities are
+ * relinked in memory: one frozen {@link KnownIdentity} per location, carrying its compiled effective
+ * policy, in a prefix matcher built from the claims in address-id order (longest prefix wins; of
+ * equal ranges the oldest claim, the rest logged).
+ *
+ * It is the {@link EngineSnapshot} the policy engine reads.
+ */
+export class SnapshotStore implements EngineSnapshot {
+  readonly stats: SnapshotStats = {
+    tenantReloads: 0,
+    categoryReloads: 0,
+    reloadFailures: 0,
+    resyncs: 0,
+    lastLocationCustomers: 0,
+    lastPolicyCustomers: 0,
+    categoryDomains: 0,
+    categoryLoadMs: 0,
+  };
+  private identities = new PrefixMatcher<KnownIdentity>();
+  private readonly locations: Slot<LocationsSnapshot>;
+  private readonly policies: Slot<PoliciesSnapshot>;
+  private readonly categoriesSlot: Slot<CategoryIndex>;
+  private readonly lists = new Slot(
+    listsPart,
+    (p, prev) => this.loadPart(p, prev),
+    () => undefined,
+  );
+  private readonly routes = new Slot(
+    staticRoutesPart,
+    (p, prev) => this.loadPart(p, prev),
+    () => undefined,
+  );
+  private readonly slots: readonly Slot<unknown>[];
+  private unsubscribe: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly handle: DatabaseHandle,
+    private readonly logger: Logger,
+    private readonly options: SnapshotStoreOptions = {},
+  ) {
+    const load = <T>(p: SnapshotPart<T>, prev: T | null) => this.loadPart(p, prev);
+    this.locations = new Slot(locationsPart, load, (v) => {
+      this.stats.tenantReloads++;
+      this.stats.lastLocationCustomers = v.reloadedCustomers;
+      this.relink();
+    });
+    this.policies = new Slot(policiesPart, load, (v) => {
+      this.stats.tenantReloads++;
+      this.stats.lastPolicyCustomers = v.reloadedCustomers;
+      this.relink();
+    });
+    this.categoriesSlot = new Slot(
+      categoriesPart,
+      async (p, prev) => {
+        const t0 = performance.now();
+        const index = await this.loadPart(p, prev);
+        this.stats.categoryLoadMs = Math.round(performance.now() - t0);
+        return index;
+      },
+      (index) => {
+        this.stats.categoryReloads++;
+        this.stats.categoryDomains = index.size;
+        this.logger.info(
+          { domains: index.size, ms: this.stats.categoryLoadMs, bytes: index.byteSize },
+          'category index loaded',
+        );
+      },
+    );
+    const devices = new Slot(devicesPart, load, () => undefined);
+    const bypasses = new Slot(bypassesPart, load, () => undefined);
+    this.slots = [this.locations, this.policies, this.categoriesSlot, this.lists, this.routes, devices, bypasses];
+  }
+
+  /** The category index (decision order step 5). */
+  get categories(): CategoryIndex {
+    return this.categoriesSlot.value;
+  }
+
+  /** Customer id → static routes (step 2); empty until their table exists. */
+  get staticRoutes(): ReadonlyMap<number, DomainIndex<Decision>> {
+    return this.routes.value;
+  }
+
+  /** MSP id → global lists (step 4); empty until their table exists. */
+  get mspLists(): ReadonlyMap<number, DomainLists> {
+    return this.lists.value.msp;
+  }
+
+  /** The system's global lists (step 4); empty until their table exists. */
+  get systemLists(): DomainLists {
+    return this.lists.value.system;
+  }
+
+  /**
+   * Who is asking (docs/architecture.md "Data plane", identify): the identity of the location with
+   * the longest prefix covering `clientIp`, or `unknown`. `clientIp` in any spelling: an
+   * IPv4-mapped IPv6 address is looked up as its IPv4 address (`canonicalIp`). No allocation for
+   * IPv4: identities are built when the snapshot is.
+   */
+  identify(clientIp: string): Identity {
+    return this.identities.lookup(clientIp) ?? UNKNOWN;
+  }
+
+  /** Loads every part in full. Rejects when the database cannot be read (startup must not serve nothing silently). */
+  async load(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.reload(true)));
+  }
+
+  /** Subscribes to the change feed and starts the periodic resync; {@link close} stops both. */
+  follow(changes: ChangeFeed): void {
+    this.unsubscribe = changes.subscribe((topic) => this.onChange(topic));
+    const every = this.options.resyncMs ?? 300_000;
+    if (every > 0) {
+      this.timer = setInterval(() => {
+        this.stats.resyncs++;
+        this.load().catch((err: unknown) => this.failed(err, 'resync'));
+      }, every);
+      this.timer.unref();
+    }
+  }
+
+  /** Reloads the parts that follow `topic`, each alone (the locations and policies parts incrementally). */
+  private onChange(topic: ChangeTopic): void {
+    for (const slot of this.slots) {
+      if (slot.part.topics.includes(topic)) slot.reload(false).catch((err: unknown) => this.failed(err, topic));
+    }
+  }
+
+  private failed(err: unknown, cause: string): void {
+    this.stats.reloadFailures++;
+    this.logger.error({ err, cause }, 'snapshot reload failed; serving the last snapshot');
+  }
+
+  private loadPart<T>(part: SnapshotPart<T>, previous: T | null): Promise<T> {
+    return part.load(this.handle, this.logger, previous);
+  }
+
+  /** Rebuilds the identities from the locations and policies parts (in memory: nothing is read or parsed). */
+  private relink(): void {
+    const locations = this.locations.value;
+    const policies = this.policies.value;
+    const byLocation = new Map<number, KnownIdentity>();
+    for (const l of locations.byId.values()) {
+      const policyId = l.policyId ?? policies.defaultOf.get(l.customerId) ?? null;
+      const policy = policyId === null ? null : (policies.byId.get(policyId) ?? null);
+      byLocation.set(
+        l.locationId,
+        Object.freeze({ kind: 'ok', customerId: l.customerId, mspId: l.mspId, locationId: l.locationId, policy }),
+      );
+    }
+    const matcher = new PrefixMatcher<KnownIdentity>();
+    for (const c of locations.claims) {
+      const identity = byLocation.get(c.locationId);
+      if (!identity) continue;
+      if (!matcher.addRange(c.range, identity)) {
+        this.logger.warn(
+          { ip: c.ip, locationId: c.locationId, addressId: c.addressId },
+          'ignoring a later claim of a claimed range',
+        );
+      }
+    }
+    this.identities = matcher;
+  }
+
+  close(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * Wraps an async task so overlapping calls coalesce: while one run is in flight, every further
+ * call shares one queued run that starts after it (so a change made during a reload is not missed).
+ */
+export function coalesced(task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const run = (): Promise<void> => {
+    if (!running) {
+      running = task().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    if (!queued) {
+      queued = running
+        .catch(() => undefined)
+        .then(() => {
+          queued = null;
+          return run();
+        });
+    }
+    return queued;
+  };
+  return run;
+}

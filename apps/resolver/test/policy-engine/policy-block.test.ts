@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../src/policy/compiled-policy.ts';
+import { policyBlockRule } from '../../src/policy/engine/rules/policy-block.ts';
+import { list, snapshot, who } from './helpers.ts';
+
+describe('policy-block rule (step 3)', () => {
+  const policy = compilePolicy(1, 1, [], true, { block: list('exact.example', '*.tree.example') });
+
+  it('matches an exact entry only on its name, a subdomain entry on its subtree', () => {
+    const d = policyBlockRule.decide(snapshot(), who(policy), 'exact.example', 0);
+    expect(d).toEqual({ action: 'blocked', reason: 'policy_block', categories: [] });
+    expect(policyBlockRule.decide(snapshot(), who(policy), 'www.exact.example', 0)).toBeNull();
+    expect(policyBlockRule.decide(snapshot(), who(policy), 'tree.example', 0)?.reason).toBe('policy_block');
+    expect(policyBlockRule.decide(snapshot(), who(policy), 'a.b.tree.example', 0)?.reason).toBe('policy_block');
+    expect(policyBlockRule.decide(snapshot(), who(policy), 'nottree.example', 0)).toBeNull();
+  });
+
+  it('passes at once for a policy without that list, or no policy', () => {
+    expect(compilePolicy(2, 1, [], true).block).toBeNull();
+    expect(policyBlockRule.decide(snapshot(), who(compilePolicy(2, 1, [], true)), 'exact.example', 0)).toBeNull();
+    expect(policyBlockRule.decide(snapshot(), who(null), 'exact.example', 0)).toBeNull();
+  });
+});

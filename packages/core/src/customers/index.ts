@@ -1,0 +1,2 @@
+/** Customers (spec §7 "Customers"; a "user" on the wire): with their default policy and primary admin. */
+export { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';

@@ -1,0 +1,114 @@
+import type { Database } from '@cordon/db';
+import type { Customer, ListQuery } from '@cordon/shared';
+import type { Kysely } from 'kysely';
+import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { customerInScope, defaultPolicyOf, type TenantScope } from '../tenancy/index.ts';
+
+/** The customer list's order (docs/api.md "Conventions"); `name` is the account name. */
+const SORT: ListSort<string> = {
+  columns: {
+    name: 'customers.account_name',
+    accountName: 'customers.account_name',
+    id: 'customers.id',
+    timezone: 'customers.timezone',
+    created_at: 'customers.created_at',
+    msp_name: 'msps.name',
+  },
+  text: ['customers.account_name', 'msps.name'],
+  tiebreak: 'customers.id',
+};
+
+function customerQuery(db: Kysely<Database>, scope: TenantScope) {
+  return db
+    .selectFrom('customers')
+    .innerJoin('msps', 'msps.id', 'customers.msp_id')
+    .where(customerInScope(scope))
+    .select((eb) => [
+      'customers.id',
+      'customers.account_name as accountName',
+      'customers.uuid_str',
+      'customers.timezone',
+      'customers.msp_id',
+      'msps.name as msp_name',
+      'customers.created_at',
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
+    ]);
+}
+
+type CustomerRow = Omit<Customer, 'default_policy_id'> & { default_policy_id: number | null };
+const toCustomer = (r: CustomerRow): Customer => ({ ...r, default_policy_id: r.default_policy_id ?? null });
+
+/**
+ * A page of customers within `scope`, optionally of one MSP, filtered by account name.
+ * @throws ApiError 400 for an unknown sortkey
+ */
+export async function listCustomers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  query: ListQuery & { msp_id?: number | undefined },
+): Promise<{ data: Customer[]; total: number }> {
+  let base = customerQuery(db, scope);
+  if (query.msp_id !== undefined) base = base.where('customers.msp_id', '=', query.msp_id);
+  if (query.filter) base = base.where(containsText('customers.account_name', query.filter));
+  const { rows, total } = await listPage(base, query, SORT);
+  return { data: rows.map(toCustomer), total };
+}
+
+/** Customer `id` within `scope`, or undefined. */
+export async function getCustomer(db: Kysely<Database>, scope: TenantScope, id: number): Promise<Customer | undefined> {
+  const row = await customerQuery(db, scope).where('customers.id', '=', id).executeTakeFirst();
+  return row ? toCustomer(row) : undefined;
+}
+
+/** True when another customer of MSP `mspId` (not `exceptId`) has this account name. */
+export async function customerNameTaken(
+  db: Kysely<Database>,
+  mspId: number,
+  name: string,
+  exceptId?: number,
+): Promise<boolean> {
+  let q = db.selectFrom('customers').select('id').where('msp_id', '=', mspId).where('account_name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** Inserts a customer of MSP `mspId`; returns its id. The caller has checked the MSP is in scope. */
+export async function insertCustomer(
+  db: Kysely<Database>,
+  values: { msp_id: number; account_name: string; uuid_str: string; timezone: string },
+  at: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('customers')
+    .values({ ...values, created_at: at, updated_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Updates customer `id` within `scope`; false when not visible. */
+export async function updateCustomer(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: number,
+  patch: Partial<{ account_name: string; timezone: string }>,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('customers')
+    .set({ ...patch, updated_at: at })
+    .where('customers.id', '=', id)
+    .where(customerInScope(scope))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes customer `id` within `scope` (policies, locations, admins go by FK cascade); false when not visible. */
+export async function deleteCustomer(db: Kysely<Database>, scope: TenantScope, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('customers')
+    .where('customers.id', '=', id)
+    .where(customerInScope(scope))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,71 @@
+import { ApiError, type ListQuery } from '@cordon/shared';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+
+/**
+ * Resolves a list query's `sortkey` against a resource's whitelist (docs/api.md "Conventions").
+ * @param columns sortkey → SQL column reference
+ * @returns the column to order by
+ * @throws ApiError ERR_VALIDATION (400) naming the allowed keys for an unknown sortkey
+ */
+export function sortColumn<C extends string>(
+  query: Pick<ListQuery, 'sortkey'>,
+  columns: Readonly<Record<string, C>>,
+): C {
+  const column = Object.hasOwn(columns, query.sortkey) ? columns[query.sortkey] : undefined;
+  if (column === undefined) {
+    const message = `sortkey must be one of: ${Object.keys(columns).join(', ')}.`;
+    throw new ApiError('ERR_VALIDATION', message, { sortkey: message });
+  }
+  return column;
+}
+
+/** A LIKE pattern matching `text` anywhere, with LIKE wildcards in it escaped (use with `escape '\\'`). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * `lower(<column>) like '%text%'`, case-insensitive and with LIKE wildcards in `text` taken literally:
+ * the `filter` of a list query (docs/api.md "Conventions") on one text column.
+ */
+export function containsText(column: string, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
+}
+
+/** How a resource's list sorts: the `sortkey` whitelist, which columns are text, and the tie-break column. */
+export interface ListSort<C extends string> {
+  /** sortkey → SQL column reference. */
+  readonly columns: Readonly<Record<string, C>>;
+  /** Columns compared case-insensitively (names); others sort by their stored value. */
+  readonly text: readonly C[];
+  /** A unique column ordered second, so pages are stable (usually the id). */
+  readonly tiebreak: C;
+}
+
+/**
+ * One page of `base` and the count of all its rows (docs/api.md lists: `limit`, `offset`, `sortkey`,
+ * `sortdir`). `base` carries every condition, the tenant scope included, so `total` counts the same rows.
+ * @returns the page's rows as `base` selects them, and `total`
+ * @throws ApiError ERR_VALIDATION (400) for a `sortkey` outside `sort.columns`, before any query runs
+ */
+export async function listPage<DB, TB extends keyof DB, O, C extends string>(
+  base: SelectQueryBuilder<DB, TB, O>,
+  query: Pick<ListQuery, 'sortkey' | 'sortdir' | 'limit' | 'offset'>,
+  sort: ListSort<C>,
+): Promise<{ rows: O[]; total: number }> {
+  const column = sortColumn(query, sort.columns);
+  const order = sort.text.includes(column) ? sql`lower(${sql.ref(column)})` : sql.ref(column);
+  const rows = await base
+    .orderBy(order, query.sortdir)
+    .orderBy(sql.ref(sort.tiebreak), query.sortdir)
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  const count = await base
+    .clearSelect()
+    .select(sql<number | string>`count(*)`.as('n'))
+    // Kysely cannot resolve a selection over the generic DB/TB here; the one column is known.
+    .$castTo<{ n: number | string }>()
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(count.n) };
+}
