@@ -30,7 +30,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do grep -q ready /tmp/cordon-bench-serve.log && break; sleep 0.2; done
 grep ready /tmp/cordon-bench-serve.log
-head -n 20000 /work/shared/data/categories/ut1/gambling/domains | awk '{print $1" A"}' > /tmp/cordon-q-blocked.txt
+head -n 20000 "${CORDON_SHARED_DIR:-../shared}/data/categories/ut1/gambling/domains" | awk '{print $1" A"}' > /tmp/cordon-q-blocked.txt
 for i in $(seq 1 20); do echo "allowed$i.bench.test A"; done > /tmp/cordon-q-cached.txt
 qps=${CORDON_BENCH_QPS:-200000}
 extra=()

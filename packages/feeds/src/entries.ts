@@ -1,4 +1,4 @@
-import { isDomainName, isIpAddress } from '@cordon/shared';
+import { isDomainName, isIpAddress, normalizeDomain } from '@cordon/shared';
 
 /** One line of a domain feed, classified. */
 export type FeedEntry =
@@ -9,17 +9,18 @@ export type FeedEntry =
 
 /**
  * Classifies one line of a plain domain list (UT1 `domains` files, one name per line).
- * UT1 quirks handled: a leading `.` is stripped (dynamic-dns), literal IPv4 entries are reported
+ * UT1 quirks handled: leading `.`s are stripped (dynamic-dns), non-ASCII names become their IDNA
+ * A-labels, literal IPv4 entries are reported
  * as `ip` (DNS filtering matches names, not addresses), `#` starts a comment.
  */
 export function parseDomainLine(line: string): FeedEntry {
   let text = line;
   const hash = text.indexOf('#');
   if (hash >= 0) text = text.slice(0, hash);
-  text = text.trim().toLowerCase();
+  text = text.trim();
   if (text === '') return { kind: 'blank' };
-  while (text.startsWith('.')) text = text.slice(1);
-  if (text.endsWith('.')) text = text.slice(0, -1);
+  // The one name normalisation (lower case, no outer dots, IDNA A-labels), as the resolver matches.
+  text = normalizeDomain(text.replace(/^\.+/, ''));
   if (isIpAddress(text)) return { kind: 'ip' };
   // Single-label entries (a bare TLD) are valid in UT1's suffix semantics.
   if (isDomainName(text, { allowSingleLabel: true })) return { kind: 'domain', name: text };

@@ -31,6 +31,7 @@ describe('parseDomainLine', () => {
   it('classifies UT1 lines', () => {
     expect(parseDomainLine('Example.COM')).toEqual({ kind: 'domain', name: 'example.com' });
     expect(parseDomainLine('.afshin.ir')).toEqual({ kind: 'domain', name: 'afshin.ir' });
+    expect(parseDomainLine('..Bücher.Example.')).toEqual({ kind: 'domain', name: 'xn--bcher-kva.example' });
     expect(parseDomainLine('192.0.2.1')).toEqual({ kind: 'ip' });
     expect(parseDomainLine('  # comment')).toEqual({ kind: 'blank' });
     expect(parseDomainLine('http://x.test/path')).toEqual({ kind: 'invalid', text: 'http://x.test/path' });
