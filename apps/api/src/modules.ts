@@ -1,9 +1,13 @@
 import type { AnyApiModule } from './http/module.ts';
 import { authModule } from './modules/auth/index.ts';
+import { batchModule } from './modules/batch/index.ts';
+import { cloudKeyModule } from './modules/cloudkeys/index.ts';
 import { customerModule } from './modules/customers/index.ts';
+import { domainModule } from './modules/domains/index.ts';
 import { locationModule } from './modules/locations/index.ts';
 import { mspModule } from './modules/msps/index.ts';
 import { policyModule } from './modules/policies/index.ts';
+import { staticRouteModule } from './modules/staticroutes/index.ts';
 import { statsModule } from './modules/stats/index.ts';
 
 /**
@@ -16,6 +20,10 @@ export const API_MODULES: readonly AnyApiModule[] = [
   mspModule,
   customerModule,
   policyModule,
+  domainModule,
   locationModule,
+  cloudKeyModule,
   statsModule,
+  staticRouteModule,
+  batchModule,
 ];

@@ -133,6 +133,9 @@ export interface TenantFixture {
   policyId: number;
   locationId: number;
   addressId: number;
+  staticRouteId: number;
+  /** A cloud key of the customer (`Tenant n key`). */
+  cloudKeyId: number;
   mspToken: string;
   customerToken: string;
 }
@@ -178,6 +181,15 @@ export async function createTenant(t: TestApp, n: number): Promise<TenantFixture
       addresses: [`10.${n}.0.0/16`],
     }),
   );
+  const route = await ok(
+    await call(t.app, t.rootToken, 'POST', `/restapi/staticroutes?user_id=${customer.id}`, {
+      domain: `corp${n}.example`,
+      resolver: `10.${n}.0.53`,
+    }),
+  );
+  const cloudKey = await ok(
+    await call(t.app, t.rootToken, 'POST', `/restapi/users/${customer.id}/cloudkeys`, { key: `Tenant ${n} key` }),
+  );
   return {
     mspId: msp.id,
     customerId: customer.id,
@@ -185,6 +197,8 @@ export async function createTenant(t: TestApp, n: number): Promise<TenantFixture
     policyId: policy.id,
     locationId: location.id,
     addressId: location.addresses[0].id,
+    staticRouteId: route.id,
+    cloudKeyId: cloudKey.id,
     mspToken: await login(t.app, `msp${n}@example.test`, password),
     customerToken: await login(t.app, `cust${n}@example.test`, password),
   };
@@ -200,6 +214,14 @@ export async function snapshot(handle: DatabaseHandle): Promise<string> {
     'policy_categories',
     'locations',
     'location_addresses',
+    'policy_domains',
+    'global_domains',
+    'static_routes',
+    'cloud_keys',
+    'bypasses',
+    'default_policies',
+    'default_policy_categories',
+    'categories',
   ] as const;
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {

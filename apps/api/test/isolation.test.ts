@@ -36,7 +36,15 @@ function requestOf(key: EndpointKey, c: IsolationCase, own: TenantIds, foreign: 
 }
 
 /** Placeholder ids for test names only (the fixture exists only once the suite runs). */
-const fakeIds = (n: number): TenantIds => ({ mspId: n, customerId: n, policyId: n, locationId: n, addressId: n });
+const fakeIds = (n: number): TenantIds => ({
+  mspId: n,
+  customerId: n,
+  policyId: n,
+  locationId: n,
+  addressId: n,
+  staticRouteId: n,
+  cloudKeyId: n,
+});
 
 describe('isolation cases', () => {
   it('cover every guarded endpoint of listEndpoints(), each served by exactly one module', () => {

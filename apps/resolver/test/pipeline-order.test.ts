@@ -14,10 +14,19 @@ import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts
 import { seedTenants } from './helpers/seed.ts';
 
 describe('pipeline order', () => {
-  it('is querylog → identify → policy → minimal-any → cache → upstream (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 1)', () => {
+  it('is querylog → identify → policy → safe-search → minimal-any → cache → upstream (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 1)', () => {
     // Rate-limit (after identify) and bypass (before policy) will join in later issues.
     // minimal-any below policy: a blocked ANY stays blocked; above cache: ANY never goes upstream.
-    expect(PIPELINE.map((l) => l.name)).toEqual(['querylog', 'identify', 'policy', 'minimal-any', 'cache', 'upstream']);
+    // safe-search below policy (only allowed names are rewritten), above cache (the target is cached under its own name).
+    expect(PIPELINE.map((l) => l.name)).toEqual([
+      'querylog',
+      'identify',
+      'policy',
+      'safe-search',
+      'minimal-any',
+      'cache',
+      'upstream',
+    ]);
   });
 });
 

@@ -6,12 +6,15 @@
  */
 export * as admins from './admins/index.ts';
 export * as categories from './categories/index.ts';
+export * as cloudkeys from './cloudkeys/index.ts';
 export { type Caller, type CoreDeps, OPERATOR } from './context.ts';
 export * as customers from './customers/index.ts';
 export * as list from './list/index.ts';
+export * as lists from './lists/index.ts';
 export * as locations from './locations/index.ts';
 export * as msps from './msps/index.ts';
 export * from './mutation/index.ts';
 export * as policies from './policies/index.ts';
+export * as staticroutes from './staticroutes/index.ts';
 export * as stats from './stats/index.ts';
 export * as tenancy from './tenancy/index.ts';

@@ -7,8 +7,19 @@ import type { DatabaseHandle } from './connection.ts';
  * - `policies`: policies and their categories
  * - `locations`: locations and their addresses
  * - `categories`: the category database (feed imports, level edits)
+ * - `lists`: domain lists (policies' allow/block lists, MSP and system global lists)
+ * - `staticroutes`: customers' static routes (conditional forwarding)
+ * - `bypasses`: cloud keys and the bypasses they start (the block page writes bypasses too)
  */
-export const CHANGE_TOPICS = ['tenants', 'policies', 'locations', 'categories'] as const;
+export const CHANGE_TOPICS = [
+  'tenants',
+  'policies',
+  'locations',
+  'categories',
+  'lists',
+  'staticroutes',
+  'bypasses',
+] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 export type ChangeListener = (topic: ChangeTopic) => void;

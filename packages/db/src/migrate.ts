@@ -5,6 +5,10 @@ import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_address_claims.ts';
 import * as m0003 from './migrations/0003_login_throttle.ts';
 import * as m0004 from './migrations/0004_audit_log.ts';
+import * as m0005 from './migrations/0005_domain_lists.ts';
+import * as m0006 from './migrations/0006_static_routes.ts';
+import * as m0007 from './migrations/0007_cloud_keys.ts';
+import * as m0008 from './migrations/0008_default_policies.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -16,6 +20,10 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0002_address_claims': m0002,
   '0003_login_throttle': m0003,
   '0004_audit_log': m0004,
+  '0005_domain_lists': m0005,
+  '0006_static_routes': m0006,
+  '0007_cloud_keys': m0007,
+  '0008_default_policies': m0008,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -20,6 +20,13 @@ export interface Database {
   location_addresses: LocationAddressesTable;
   query_log: QueryLogTable;
   audit_log: AuditLogTable;
+  policy_domains: PolicyDomainsTable;
+  global_domains: GlobalDomainsTable;
+  static_routes: StaticRoutesTable;
+  cloud_keys: CloudKeysTable;
+  bypasses: BypassesTable;
+  default_policies: DefaultPoliciesTable;
+  default_policy_categories: DefaultPolicyCategoriesTable;
   settings: SettingsTable;
 }
 
@@ -103,8 +110,33 @@ export interface PoliciesTable {
   level: string;
   is_default: number;
   allow_unclassified: number;
+  /** 1: the search engines' hosts answer with their safe-search CNAMEs (migration 0008). */
+  safe_search: Generated<number>;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A global default policy (migration 0008): the template a new tenant starts from — an MSP's
+ * (`msp_id`), which new customers of the MSP copy, or the system's (`msp_id` null), which new MSPs
+ * copy. At most one per owner. `level` is a filtering level; the blocked set is in
+ * `default_policy_categories`.
+ */
+export interface DefaultPoliciesTable {
+  id: Generated<number>;
+  msp_id: number | null;
+  description: string;
+  level: string;
+  allow_unclassified: number;
+  safe_search: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The categories a global default policy blocks: one row per blocked category. */
+export interface DefaultPolicyCategoriesTable {
+  default_policy_id: number;
+  category_id: number;
 }
 
 /** The categories a policy blocks: one row per blocked category. */
@@ -192,4 +224,88 @@ export interface AuditLogTable {
   before_json: string | null;
   after_json: string | null;
   client_ip: string | null;
+}
+
+/**
+ * A static route (conditional forwarding, docs/architecture.md "Decision order" step 2): names at or
+ * below `domain` (normalised) asked by the customer's clients are forwarded to `resolver_ip`
+ * (canonical) on `resolver_port`. Unique per (customer_id, domain).
+ */
+export interface StaticRoutesTable {
+  id: Generated<number>;
+  customer_id: number;
+  domain: string;
+  resolver_ip: string;
+  resolver_port: number;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * A customer's cloud key (spec §3 "Cloud key"; DESIGN.md §10; migration 0007). Entered on the block
+ * page it starts a bypass for the client for `expires_after_s` seconds, while active, inside
+ * `valid_from`–`valid_to` (ISO-8601 UTC, null = open) and below `max_uses` (null = unlimited).
+ */
+export interface CloudKeysTable {
+  id: Generated<number>;
+  customer_id: number;
+  /** Letters, digits, spaces, dots and dashes (spec §5); unique per customer. */
+  key: string;
+  description: string;
+  max_uses: number | null;
+  times_used: number;
+  valid_from: string | null;
+  valid_to: string | null;
+  /** The bypass a use starts lasts this long, seconds. */
+  expires_after_s: number;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An active or past bypass (decision order step 1): client `client_ip` of the customer is unfiltered until `expires_at` (epoch ms). */
+export interface BypassesTable {
+  id: Generated<number>;
+  customer_id: number;
+  cloud_key_id: number;
+  /** Canonical address (`canonicalIp`). */
+  client_ip: string;
+  /** Epoch ms. */
+  started_at: number;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
+/**
+ * One entry of a policy's allow or block list (decision order step 3; migration 0005). `domain` is
+ * normalised (`normalizeDomain`); `action` is `allow` or `block`; unique per (policy_id, action, domain).
+ */
+export interface PolicyDomainsTable {
+  id: Generated<number>;
+  policy_id: number;
+  customer_id: number;
+  domain: string;
+  action: string;
+  include_subdomains: number;
+  comment: string;
+  log_requests: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * One entry of a global allow or block list (decision order step 4; migration 0005): an MSP's
+ * (`msp_id`) or the system's (`msp_id` null). Unique per (owner, action, domain).
+ */
+export interface GlobalDomainsTable {
+  id: Generated<number>;
+  msp_id: number | null;
+  domain: string;
+  action: string;
+  include_subdomains: number;
+  comment: string;
+  log_requests: number;
+  created_at: string;
+  updated_at: string;
 }

@@ -13,6 +13,10 @@ export interface TenantIds {
   readonly policyId: number;
   readonly locationId: number;
   readonly addressId: number;
+  /** A static route of the customer (domain `corp<n>.example`). */
+  readonly staticRouteId: number;
+  /** A cloud key of the customer. */
+  readonly cloudKeyId: number;
 }
 
 /**

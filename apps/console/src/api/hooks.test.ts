@@ -14,6 +14,7 @@ const policy = {
   filtering_level: 'moderate',
   is_default: false,
   allow_unclassified: true,
+  safe_search: false,
   first_location: null,
   locations: [],
   extra_info: {},

@@ -1,10 +1,12 @@
 import { authFeature } from '../features/auth/manifest.ts';
+import { cloudKeysFeature } from '../features/cloudkeys/manifest.ts';
 import { customersFeature } from '../features/customers/manifest.ts';
 import { errorsFeature } from '../features/errors/manifest.ts';
 import { locationsFeature } from '../features/locations/manifest.ts';
 import { mspsFeature } from '../features/msps/manifest.ts';
 import { policiesFeature } from '../features/policies/manifest.ts';
 import { profileFeature } from '../features/profile/manifest.ts';
+import { staticRoutesFeature } from '../features/staticroutes/manifest.ts';
 import { statsFeature } from '../features/stats/manifest.ts';
 import type { FeatureManifest } from '../platform/manifest.ts';
 
@@ -21,5 +23,7 @@ export const FEATURES: readonly FeatureManifest[] = [
   statsFeature,
   policiesFeature,
   locationsFeature,
+  staticRoutesFeature,
   profileFeature,
+  cloudKeysFeature,
 ];

@@ -39,7 +39,25 @@ describe('the route table built from the feature manifests (spec §2)', () => {
       '/customer/overview': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.customerOverview' },
       '/customer/content_filtering/policies': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.policies' },
       '/customer/content_filtering/policies/12': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.policy' },
+      '/customer/settings/default_policy': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.defaultPolicy' },
+      '/msp/global_settings/global_default_policy': {
+        layout: 'RootLayout > AreaLayout:msp',
+        title: 'pages.globalDefaultPolicy',
+      },
+      '/system/global_settings/global_default_policy': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.globalDefaultPolicy',
+      },
+      '/customer/content_filtering/cloud_keys': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.cloudKeys',
+      },
+      '/customer/content_filtering/cloud_keys/3': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.cloudKey',
+      },
       '/customer/environment/locations': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.locations' },
+      '/customer/settings/static_routes': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.staticRoutes' },
       '/profile': { layout: 'RootLayout > AreaLayout:profile', title: 'pages.profile' },
       // A page not built yet is an unknown path: 404, never a placeholder.
       '/customer/reporting/summary': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },

@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import { canonicalIp, categoryById, normalizeDomain } from '@cordon/shared';
+import { canonicalIp, categoryById, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
 import type { Logger } from 'pino';
 import { type Decision, evaluate } from '../policy/engine/index.ts';
 import { SnapshotStore } from '../snapshot/store.ts';
+import { redeemCloudKey } from './cloud-key.ts';
 
 /** Block-page server settings (the CLI's `blockpage` role). */
 export interface BlockPageOptions {
@@ -31,6 +32,39 @@ export interface BlockPageView {
   readonly host: string;
   readonly known: boolean;
   readonly decision: Decision | null;
+  /**
+   * The cloud-key form's state (DESIGN.md §10): `form` shows it, `refused` adds the refusal,
+   * `bypassed` replaces it by the confirmation with the bypass's end (epoch ms); absent: no form
+   * (unknown client, or a name in a security category, which no key unblocks).
+   */
+  readonly cloudKey?: { readonly state: 'form' | 'refused' } | { readonly state: 'bypassed'; readonly until: number };
+}
+
+/** True when `decision` names a security category (1, 5, 6, 53): no cloud key unblocks it (DESIGN.md §10). */
+function securityBlocked(decision: Decision | null): boolean {
+  return decision?.categories.some((id) => SECURITY_CATEGORY_IDS.includes(id)) === true;
+}
+
+/** The cloud-key part of the page: a plain form POST (no script), a refusal or the confirmation. */
+function renderCloudKey(view: BlockPageView): string {
+  const ck = view.cloudKey;
+  if (ck === undefined) return '';
+  if (ck.state === 'bypassed') {
+    const until = escapeHtml(new Date(ck.until).toISOString().replace('T', ' ').slice(0, 16));
+    const link = view.host
+      ? ` <a href="http://${escapeHtml(view.host)}/">Continue to ${escapeHtml(view.host)}</a>`
+      : '';
+    return `<p role="status"><strong>Access granted</strong> from this device until ${until} UTC. It can take up to a minute before the site opens.${link}</p>`;
+  }
+  const refused =
+    ck.state === 'refused'
+      ? '<p role="alert" id="key-error" style="color:#DE3617">This cloud key is not valid, not active or has no uses left.</p>'
+      : '';
+  const described = ck.state === 'refused' ? ' aria-describedby="key-error" aria-invalid="true"' : '';
+  return `<form method="post" action="" style="margin-top:2rem">${refused}<label for="cloud-key">Cloud key</label><br>
+<input id="cloud-key" name="key" type="password" autocomplete="off" required minlength="5" maxlength="200"${described} style="width:100%;max-width:20rem;padding:.4rem;font-size:1rem">
+<button type="submit" style="padding:.4rem 1rem;font-size:1rem">Unblock</button>
+<p style="font-size:.9rem;color:#555">Have a cloud key from your administrator? Enter it to view blocked sites from this device for a while.</p></form>`;
 }
 
 /**
@@ -70,8 +104,30 @@ export function renderBlockPage(view: BlockPageView): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>This site is blocked</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}</style>
-</head><body><h1>This site is blocked</h1><p><code>${host}</code></p><p>${reason}</p></body></html>
+</head><body><h1>This site is blocked</h1><p><code>${host}</code></p><p>${reason}</p>${renderCloudKey(view)}</body></html>
 `;
+}
+
+/** The largest form body the page reads, bytes (a key is at most 200 characters). */
+const MAX_FORM_BYTES = 4096;
+
+/**
+ * Reads an `application/x-www-form-urlencoded` body (the cloud-key form) of at most
+ * {@link MAX_FORM_BYTES}. @returns its fields, or null when the body is larger
+ */
+function readForm(req: http.IncomingMessage): Promise<URLSearchParams | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? null : new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
 }
 
 /**
@@ -90,12 +146,55 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     store.follow(opts.changes);
   }
   const server = http.createServer((req, res) => {
+    void respond(req, res).catch((err: unknown) => {
+      opts.logger.error({ err }, 'block page request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Server error. Please try again later.');
+    });
+  });
+
+  /** One request: GET/HEAD show the page; POST with a `key` field redeems a cloud key first. */
+  async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const host = hostFromHeader(req.headers.host);
-    const identity = store.identify(canonicalIp(req.socket.remoteAddress ?? ''));
-    // The same engine and snapshot as the resolver's policy link, so the page never disagrees with dig.
+    const clientIp = canonicalIp(req.socket.remoteAddress ?? '');
+    const identity = store.identify(clientIp);
+    const now = Date.now();
+    // The same engine and snapshot as the resolver's policy link, so the page never disagrees with dig
+    // (without the client address: the page explains the block even while a bypass is being loaded).
+    const decision = identity.kind === 'ok' && host ? evaluate(store, identity, { qname: host }, now) : null;
+    const keyAllowed = identity.kind === 'ok' && !securityBlocked(decision);
+    let cloudKey: BlockPageView['cloudKey'] = keyAllowed ? { state: 'form' } : undefined;
+    if (req.method === 'POST') {
+      const form = await readForm(req);
+      if (form === null) {
+        res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+        res.end('Request too large.');
+        return;
+      }
+      if (identity.kind === 'ok' && keyAllowed) {
+        const result = await redeemCloudKey(
+          opts.db,
+          opts.changes,
+          identity.customerId,
+          clientIp,
+          form.get('key') ?? '',
+          now,
+        );
+        if (typeof result === 'string') {
+          cloudKey = { state: 'refused' };
+          opts.logger.info({ customerId: identity.customerId, clientIp, host }, 'cloud key refused');
+        } else {
+          cloudKey = { state: 'bypassed', until: result.expiresAt };
+          opts.logger.info(
+            { customerId: identity.customerId, keyId: result.keyId, clientIp, host, until: result.expiresAt },
+            'cloud key used: bypass started',
+          );
+        }
+      }
+    }
     const view: BlockPageView =
       identity.kind === 'ok'
-        ? { host, known: true, decision: host ? evaluate(store, identity, { qname: host }, Date.now()) : null }
+        ? { host, known: true, decision, ...(cloudKey ? { cloudKey } : {}) }
         : { host, known: false, decision: null };
     const body = renderBlockPage(view);
     res.writeHead(200, {
@@ -107,7 +206,7 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
       'referrer-policy': 'no-referrer',
     });
     res.end(req.method === 'HEAD' ? undefined : body);
-  });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.http.port, opts.http.host, () => {

@@ -16,11 +16,16 @@ import { servfailAnswer } from './answers.ts';
  * it rendered with its own id, question spelling and EDNS (source `upstream`; counted in
  * `coalesced`, not `cacheMisses`). If the shared query fails they get stale or SERVFAIL like the
  * first asker. So a burst of one name costs one upstream query (docs/architecture.md "Data plane").
+ *
+ * A `static_route` decision (`forwardTo`, decision order step 2) passes straight through: its answer
+ * comes from one customer's private resolver, so it is never stored in, served from or coalesced
+ * with the shared, tenant-agnostic cache (docs/decisions.md "Static routes").
  */
 export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middleware {
   /** cache key → the compiled answer of the upstream query in flight for it (null: it failed). */
   const inflight = new Map<string, Promise<CompiledAnswer | null>>();
   return (next) => (ctx) => {
+    if (ctx.decision?.forwardTo !== undefined) return next(ctx);
     const req = ctx.request;
     const q = req.question;
     const key = AnswerCache.key(q.qname, q.typeCode, q.classCode, req.edns?.dnssecOk === true);

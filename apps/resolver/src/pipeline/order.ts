@@ -10,6 +10,7 @@ import { identifyLink } from './identify.ts';
 import { minimalAnyLink } from './minimal-any.ts';
 import { policyLink } from './policy.ts';
 import { queryLogLink } from './querylog.ts';
+import { safeSearchLink } from './safe-search.ts';
 import { upstreamLink } from './upstream.ts';
 
 /** Everything the links are built from; passed explicitly (no singletons: docs/contributing.md "Conventions"). */
@@ -41,6 +42,9 @@ export const PIPELINE: readonly PipelineLink[] = [
   // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, docs/architecture.md "Decision order" step 1.)
   // Above the cache, so policy runs on every query and a cached answer never leaks past a block.
   { name: 'policy', build: (d) => policyLink(d.store, d.blockAddresses, d.counters) },
+  // Below policy (only an allowed name is rewritten; a blocked one stays blocked), above cache and
+  // upstream, which resolve the safe-search host under its own name (the cache stays tenant-agnostic).
+  { name: 'safe-search', build: () => safeSearchLink() },
   // Below policy (a blocked name stays blocked and logged), above cache and upstream: ANY is
   // answered with a synthesized HINFO and never forwarded (RFC 8482 §4.2).
   { name: 'minimal-any', build: (d) => minimalAnyLink(d.counters) },

@@ -24,7 +24,7 @@ export interface PoliciesSnapshot {
 
 async function digests(db: Kysely<Database>): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  const p = digestColumns(sql`${big(sql.ref('id'))} * 4 + is_default * 2 + allow_unclassified`);
+  const p = digestColumns(sql`${big(sql.ref('id'))} * 8 + safe_search * 4 + is_default * 2 + allow_unclassified`);
   collectDigests(
     out,
     await db
@@ -47,10 +47,19 @@ async function digests(db: Kysely<Database>): Promise<Map<number, string>> {
 
 /** Reads and compiles the policies of `customers` (null: all), in id order. */
 async function read(db: Kysely<Database>, customers: number[] | null) {
-  const policies: { id: number; customer_id: number; is_default: number; allow_unclassified: number }[] = [];
+  const policies: {
+    id: number;
+    customer_id: number;
+    is_default: number;
+    allow_unclassified: number;
+    safe_search: number;
+  }[] = [];
   const blocked: { policy_id: number; category_id: number }[] = [];
   for (const ids of customers === null ? [null] : chunks(customers)) {
-    let pq = db.selectFrom('policies').select(['id', 'customer_id', 'is_default', 'allow_unclassified']).orderBy('id');
+    let pq = db
+      .selectFrom('policies')
+      .select(['id', 'customer_id', 'is_default', 'allow_unclassified', 'safe_search'])
+      .orderBy('id');
     let cq = db
       .selectFrom('policy_categories')
       .select(['policy_id', 'category_id'])
@@ -73,7 +82,14 @@ async function read(db: Kysely<Database>, customers: number[] | null) {
     list.push(r.category_id);
   }
   return policies.map((p) => ({
-    compiled: compilePolicy(p.id, p.customer_id, blockedBy.get(p.id) ?? [], Number(p.allow_unclassified) === 1),
+    compiled: compilePolicy(
+      p.id,
+      p.customer_id,
+      blockedBy.get(p.id) ?? [],
+      Number(p.allow_unclassified) === 1,
+      {},
+      Number(p.safe_search) === 1,
+    ),
     isDefault: Number(p.is_default) === 1,
   }));
 }

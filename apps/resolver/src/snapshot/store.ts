@@ -1,14 +1,18 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
 import type { Logger } from 'pino';
 import type { CategoryIndex } from '../policy/category-index.ts';
+import type { CompiledPolicy } from '../policy/compiled-policy.ts';
 import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
 import type { Decision, EngineSnapshot, Identity, KnownIdentity } from '../policy/engine/index.ts';
+import { type BypassesSnapshot, bypassesPart } from './bypasses.ts';
 import { categoriesPart } from './categories.ts';
+import { linkLists, listsPart } from './lists.ts';
 import { type LocationsSnapshot, locationsPart } from './locations.ts';
 import type { SnapshotPart } from './part.ts';
 import { type PoliciesSnapshot, policiesPart } from './policies.ts';
 import { PrefixMatcher } from './prefix-matcher.ts';
-import { bypassesPart, devicesPart, listsPart, staticRoutesPart } from './stand-ins.ts';
+import { devicesPart } from './stand-ins.ts';
+import { staticRoutesPart } from './static-routes.ts';
 
 /** Counters of snapshot reloads, for metrics. */
 export interface SnapshotStats {
@@ -64,8 +68,8 @@ class Slot<T> {
 
 /**
  * The resolver's in-memory snapshot, made of parts (docs/architecture.md "Data plane"): locations,
- * policies, categories, and the stand-ins for lists, static routes, devices and bypasses. Each part
- * has its own loader and topics; a change reloads only the parts that follow its topic, and the
+ * policies, categories, the cloud-key bypasses, and the stand-ins for lists, static routes and
+ * devices. Each part has its own loader and topics; a change reloads only the parts that follow its topic, and the
  * locations and policies parts re-read only the customers whose rows changed. Every `resyncMs` all
  * parts are read in full (the safety net of the incremental loads).
  *
@@ -96,13 +100,14 @@ export class SnapshotStore implements EngineSnapshot {
   private readonly lists = new Slot(
     listsPart,
     (p, prev) => this.loadPart(p, prev),
-    () => undefined,
+    () => this.relink(),
   );
   private readonly routes = new Slot(
     staticRoutesPart,
     (p, prev) => this.loadPart(p, prev),
     () => undefined,
   );
+  private readonly bypassSlot: Slot<BypassesSnapshot>;
   private readonly slots: readonly Slot<unknown>[];
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -141,8 +146,16 @@ export class SnapshotStore implements EngineSnapshot {
       },
     );
     const devices = new Slot(devicesPart, load, () => undefined);
-    const bypasses = new Slot(bypassesPart, load, () => undefined);
-    this.slots = [this.locations, this.policies, this.categoriesSlot, this.lists, this.routes, devices, bypasses];
+    this.bypassSlot = new Slot(bypassesPart, load, () => undefined);
+    this.slots = [
+      this.locations,
+      this.policies,
+      this.categoriesSlot,
+      this.lists,
+      this.routes,
+      devices,
+      this.bypassSlot,
+    ];
   }
 
   /** The category index (decision order step 5). */
@@ -158,6 +171,11 @@ export class SnapshotStore implements EngineSnapshot {
   /** MSP id → global lists (step 4); empty until their table exists. */
   get mspLists(): ReadonlyMap<number, DomainLists> {
     return this.lists.value.msp;
+  }
+
+  /** Client address → its active cloud-key bypass (step 1). */
+  get bypasses(): BypassesSnapshot {
+    return this.bypassSlot.value;
   }
 
   /** The system's global lists (step 4); empty until their table exists. */
@@ -209,14 +227,18 @@ export class SnapshotStore implements EngineSnapshot {
     return part.load(this.handle, this.logger, previous);
   }
 
-  /** Rebuilds the identities from the locations and policies parts (in memory: nothing is read or parsed). */
+  /** Rebuilds the identities from the locations, policies and lists parts (in memory: nothing is read or parsed). */
   private relink(): void {
     const locations = this.locations.value;
     const policies = this.policies.value;
+    const lists = this.lists.value;
+    const linked = new Map<number, CompiledPolicy>();
     const byLocation = new Map<number, KnownIdentity>();
     for (const l of locations.byId.values()) {
       const policyId = l.policyId ?? policies.defaultOf.get(l.customerId) ?? null;
-      const policy = policyId === null ? null : (policies.byId.get(policyId) ?? null);
+      const compiled = policyId === null ? null : (policies.byId.get(policyId) ?? null);
+      // The policy's own lists (step 3) come from the lists part, linked once per policy.
+      const policy = compiled === null ? null : linkLists(compiled, lists, linked);
       byLocation.set(
         l.locationId,
         Object.freeze({ kind: 'ok', customerId: l.customerId, mspId: l.mspId, locationId: l.locationId, policy }),

@@ -189,6 +189,23 @@ export class UpstreamClient {
     return servfail;
   }
 
+  /**
+   * Resolves `question` at one given server, a static route's resolver (docs/architecture.md
+   * "Decision order" step 2), with the same anti-spoofing and TCP fallback as {@link resolve}: one
+   * attempt, no failover to the configured upstreams (a private zone must not leak to them) and no
+   * health bookkeeping. Resolves to the response (any RCODE, SERVFAIL included), else null when the
+   * server did not answer. Never rejects.
+   */
+  async resolveAt(server: UpstreamServer, question: UpstreamQuestion): Promise<Packet | null> {
+    this.stats.queries++;
+    let res = await this.queryUdp(server, question.question, question.dnssecOk);
+    if (res !== null && (res.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
+      this.stats.tcpFallbacks++;
+      res = await this.queryTcp(server, question.question, question.dnssecOk);
+    }
+    return res;
+  }
+
   /** Healthy upstreams in configured order, then down ones (last resort). */
   private order(): ServerState[] {
     const healthy: ServerState[] = [];

@@ -29,6 +29,7 @@ export function snapshot(parts: Partial<EngineSnapshot> = {}): EngineSnapshot {
     staticRoutes: parts.staticRoutes ?? new Map<number, DomainIndex<Decision>>(),
     mspLists: parts.mspLists ?? new Map(),
     systemLists: parts.systemLists ?? NO_LISTS,
+    bypasses: parts.bypasses ?? new Map(),
   };
 }
 

@@ -7,6 +7,7 @@ import { index, list, lists, snapshot, who } from './helpers.ts';
 describe('RULES, the decision order (docs/architecture.md "Decision order")', () => {
   it('is pinned', () => {
     expect(RULES.map((r) => r.name)).toEqual([
+      'bypass',
       'static-route',
       'policy-allow',
       'policy-block',
@@ -37,7 +38,10 @@ describe('RULES, the decision order (docs/architecture.md "Decision order")', ()
       mspLists: new Map([[7, mspBoth]]),
       systemLists: mspBoth,
     });
-    const reason = (s: typeof full, p: ReturnType<typeof policy>) => evaluate(s, who(p), { qname: name }, 0).reason;
+    const reason = (s: typeof full, p: ReturnType<typeof policy>) =>
+      evaluate(s, who(p), { qname: name, clientIp: '192.0.2.1' }, 0).reason;
+    const bypassed = { ...full, bypasses: new Map([['192.0.2.1', { customerId: 1, expiresAt: 1 }]]) };
+    expect(reason(bypassed, policy(true, true))).toBe('bypass');
     expect(reason(full, policy(true, true))).toBe('static_route');
     const noRoutes = { ...full, staticRoutes: new Map() };
     expect(reason(noRoutes, policy(true, true))).toBe('policy_allow');

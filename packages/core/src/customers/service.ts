@@ -63,7 +63,8 @@ export async function getCustomer(deps: CoreDeps, caller: Caller, id: number): P
 
 /**
  * `POST /users/` (roles 1, 3): creates the customer with a fresh `uuid_str`, its default policy
- * 'Default' at `default_level` (categories from the current levels: spec §4), and an optional
+ * 'Default' copied from the MSP's global default policy (else the system's), at `default_level`
+ * when given (categories from the current levels: spec §4), and an optional
  * role-4 primary admin, in one mutation (audit `customer.create`); publishes `tenants` and
  * `policies` after commit.
  * @throws ApiError ERR_VALIDATION (msp_id missing for role 1; admin e-mail without password),
@@ -86,7 +87,7 @@ export async function createCustomer(deps: CoreDeps, caller: Caller, body: Custo
       if (await repo.customerNameTaken(trx, mspId, body.accountName)) throw nameTaken();
       const fields = { msp_id: mspId, account_name: body.accountName, uuid_str: randomUUID(), timezone: body.timezone };
       const customerId = await repo.insertCustomer(trx, fields, at);
-      const defaultPolicyId = await createDefaultPolicy(trx, customerId, body.default_level, at);
+      const defaultPolicyId = await createDefaultPolicy(trx, customerId, mspId, at, body.default_level);
       let admin: unknown = null;
       if (body.admin_email && passwordHash) {
         admin = await createPrimaryAdmin(

@@ -3,6 +3,7 @@ import { ApiError, type ListQuery, type Msp, type MspCreate, type MspUpdate, Rol
 import { createPrimaryAdmin, hashPassword } from '../admins/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
+import { createMspDefaultPolicy } from '../policies/index.ts';
 import { scopeOf } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
 
@@ -37,7 +38,8 @@ export async function getMsp(deps: CoreDeps, caller: Caller, id: number): Promis
 
 /**
  * `POST /msp` (role 1): creates the MSP and, with `admin_email`/`admin_password`, its primary
- * (`is_default`) role-3 admin, in one mutation (audit `msp.create`); publishes `tenants` after commit.
+ * (`is_default`) role-3 admin and its global default policy (a copy of the system's), in one mutation
+ * (audit `msp.create`); publishes `tenants` after commit.
  * @throws ApiError ERR_CONFLICT (409) for a taken MSP name or admin e-mail
  */
 export async function createMsp(deps: CoreDeps, caller: Caller, body: MspCreate): Promise<Msp> {
@@ -57,6 +59,7 @@ export async function createMsp(deps: CoreDeps, caller: Caller, body: MspCreate)
         timezone: body.timezone,
       };
       const mspId = await repo.insertMsp(trx, fields, at);
+      const defaultPolicyId = await createMspDefaultPolicy(trx, mspId, at);
       let admin: unknown = null;
       if (body.admin_email && passwordHash) {
         admin = await createPrimaryAdmin(
@@ -75,7 +78,7 @@ export async function createMsp(deps: CoreDeps, caller: Caller, body: MspCreate)
       }
       note.entityId = mspId;
       note.mspId = mspId;
-      note.after = { id: mspId, ...fields, admin };
+      note.after = { id: mspId, ...fields, default_policy_id: defaultPolicyId, admin };
       return mspId;
     },
   );

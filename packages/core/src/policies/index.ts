@@ -1,7 +1,17 @@
 /** Policies (spec §7 "Policies"): a customer's policies, their blocked categories and the default policy. */
-export { policyOfCustomer } from './repository.ts';
+
 export {
   createDefaultPolicy,
+  createMspDefaultPolicy,
+  getDefaultPolicy,
+  getDefaultPolicyCategories,
+  getDefaultPolicyCategory,
+  setCategoryLevel,
+  setDefaultPolicyCategories,
+  updateDefaultPolicy,
+} from './defaults.ts';
+export { policyOfCustomer } from './repository.ts';
+export {
   createPolicy,
   customerFor,
   DEFAULT_POLICY_NAME,
@@ -10,6 +20,7 @@ export {
   getPolicy,
   getPolicyCategories,
   listPolicies,
+  patchCustomerPolicy,
   setPolicyCategories,
   updatePolicy,
 } from './service.ts';

@@ -33,6 +33,7 @@ function policyQuery(db: Kysely<Database>, scope: TenantScope) {
       'policies.level',
       'policies.is_default',
       'policies.allow_unclassified',
+      'policies.safe_search',
       'policies.created_at',
       'policies.updated_at',
     ]);
@@ -93,6 +94,7 @@ async function hydrate(db: Kysely<Database>, rows: PolicyRow[]): Promise<Policy[
       filtering_level: r.level as FilteringLevel,
       is_default: r.is_default === 1,
       allow_unclassified: r.allow_unclassified === 1,
+      safe_search: Number(r.safe_search) === 1,
       first_location: used[0]?.name ?? null,
       locations: used,
       extra_info: {},
@@ -175,6 +177,7 @@ export async function insertPolicy(
     level: FilteringLevel;
     is_default: boolean;
     allow_unclassified: boolean;
+    safe_search?: boolean;
   },
   at: string,
 ): Promise<number> {
@@ -187,6 +190,7 @@ export async function insertPolicy(
       level: values.level,
       is_default: values.is_default ? 1 : 0,
       allow_unclassified: values.allow_unclassified ? 1 : 0,
+      safe_search: values.safe_search ? 1 : 0,
       created_at: at,
       updated_at: at,
     })
@@ -200,7 +204,13 @@ export async function updatePolicy(
   db: Kysely<Database>,
   scope: TenantScope,
   id: number,
-  patch: Partial<{ name: string; description: string; level: FilteringLevel; allow_unclassified: number }>,
+  patch: Partial<{
+    name: string;
+    description: string;
+    level: FilteringLevel;
+    allow_unclassified: number;
+    safe_search: number;
+  }>,
   at: string,
 ): Promise<boolean> {
   const result = await db

@@ -1,9 +1,7 @@
-import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import {
   ApiError,
   categoriesBlockedAt,
-  type FilteringLevel,
   type ListQuery,
   levelOfBlockedSet,
   Messages,
@@ -14,7 +12,6 @@ import {
   type PolicyUpdate,
   Role,
 } from '@cordon/shared';
-import type { Kysely } from 'kysely';
 import { categoryRows } from '../categories/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -28,28 +25,6 @@ const nameTaken = () =>
 
 /** The name of every customer's default policy. */
 export const DEFAULT_POLICY_NAME = 'Default';
-
-/**
- * Writes the default policy 'Default' of a new customer at `level`, blocking the level's categories
- * under the current category levels (spec §4), inside the transaction (`trx`) of the mutation that
- * creates the customer.
- * @returns the policy's id
- */
-export async function createDefaultPolicy(
-  trx: Kysely<Database>,
-  customerId: number,
-  level: FilteringLevel,
-  at: string,
-): Promise<number> {
-  const policyId = await repo.insertPolicy(
-    trx,
-    customerId,
-    { name: DEFAULT_POLICY_NAME, description: '', level, is_default: true, allow_unclassified: true },
-    at,
-  );
-  await repo.setBlockedCategories(trx, policyId, customerId, categoriesBlockedAt(level, await categoryRows(trx)));
-  return policyId;
-}
 
 /**
  * The customer a policy call is about: a customer admin's own (a different `user_id` is "not found"),
@@ -118,6 +93,7 @@ export async function createPolicy(deps: CoreDeps, caller: Caller, body: PolicyC
           level: body.filtering_level,
           is_default: false,
           allow_unclassified: body.allow_unclassified,
+          safe_search: body.safe_search,
         },
         nowIso(deps.now()),
       );
@@ -135,10 +111,17 @@ export async function createPolicy(deps: CoreDeps, caller: Caller, body: PolicyC
 /**
  * `PUT /policies/{id}`. A change of `filtering_level` to low/moderate/high resets the blocked set to
  * that level's current set; a change to custom keeps the set. Audit `policy.update` with the policy
- * before and after; publishes `policies`.
+ * before and after; publishes `policies`. With `opts.customerId` the policy must also belong to that
+ * customer (`PATCH /users/{id}/policies/{policyId}`), else it is not found.
  * @throws ApiError ERR_NOT_FOUND, ERR_CONFLICT (name taken)
  */
-export async function updatePolicy(deps: CoreDeps, caller: Caller, id: number, body: PolicyUpdate): Promise<Policy> {
+export async function updatePolicy(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  body: PolicyUpdate,
+  opts: { customerId?: number } = {},
+): Promise<Policy> {
   const scope = scopeOf(caller);
   await mutate(
     deps,
@@ -146,7 +129,9 @@ export async function updatePolicy(deps: CoreDeps, caller: Caller, id: number, b
     { topics: ['policies'], audit: { action: 'policy.update', entity: 'policy' }, conflict: nameTaken },
     async (trx, note) => {
       const current = await repo.getPolicy(trx, scope, id);
-      if (!current) throw new ApiError('ERR_NOT_FOUND');
+      if (!current || (opts.customerId !== undefined && current.user_id !== opts.customerId)) {
+        throw new ApiError('ERR_NOT_FOUND');
+      }
       if (body.name !== undefined && (await repo.policyNameTaken(trx, current.user_id, body.name, id))) {
         throw nameTaken();
       }
@@ -154,6 +139,7 @@ export async function updatePolicy(deps: CoreDeps, caller: Caller, id: number, b
       if (body.name !== undefined) patch.name = body.name;
       if (body.description !== undefined) patch.description = body.description;
       if (body.allow_unclassified !== undefined) patch.allow_unclassified = body.allow_unclassified ? 1 : 0;
+      if (body.safe_search !== undefined) patch.safe_search = body.safe_search ? 1 : 0;
       if (body.filtering_level !== undefined) patch.level = body.filtering_level;
       await repo.updatePolicy(trx, scope, id, patch, nowIso(deps.now()));
       const level = body.filtering_level;
@@ -167,6 +153,23 @@ export async function updatePolicy(deps: CoreDeps, caller: Caller, id: number, b
     },
   );
   return getPolicy(deps, caller, id);
+}
+
+/**
+ * `PATCH /users/{id}/policies/{policyId}` (spec §7 Policies; docs/api.md "Policies"): the partial
+ * update of {@link updatePolicy} on policy `policyId` of customer `customerId`. The route's guard has
+ * checked the customer is visible; a policy of another customer (or tenant) is not found. Audit
+ * `policy.update`; publishes `policies`.
+ * @throws ApiError ERR_NOT_FOUND, ERR_CONFLICT (name taken)
+ */
+export async function patchCustomerPolicy(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  policyId: number,
+  body: PolicyUpdate,
+): Promise<Policy> {
+  return updatePolicy(deps, caller, policyId, body, { customerId });
 }
 
 /**

@@ -1,9 +1,13 @@
 import { authEndpoints } from './auth.ts';
+import { batchEndpoints } from './batch.ts';
+import { cloudKeyEndpoints } from './cloudkeys.ts';
 import { customerEndpoints } from './customers.ts';
 import type { EndpointDescriptor } from './define.ts';
+import { domainEndpoints } from './domains.ts';
 import { locationEndpoints } from './locations.ts';
 import { mspEndpoints } from './msps.ts';
 import { policyEndpoints } from './policies.ts';
+import { staticRouteEndpoints } from './static-routes.ts';
 import { statsEndpoints } from './stats.ts';
 
 export * from './define.ts';
@@ -18,7 +22,11 @@ export const Endpoints = {
   customers: customerEndpoints,
   policies: policyEndpoints,
   locations: locationEndpoints,
+  domains: domainEndpoints,
   stats: statsEndpoints,
+  batch: batchEndpoints,
+  cloudkeys: cloudKeyEndpoints,
+  staticroutes: staticRouteEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;

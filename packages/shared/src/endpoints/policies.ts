@@ -1,11 +1,17 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
 import {
+  categoryIdParamsSchema,
+  categoryLevelUpdateSchema,
+  customerPolicyParamsSchema,
   defaultPolicyQuerySchema,
+  defaultPolicySchema,
   policyCategoriesUpdateSchema,
   policyCategoryListSchema,
+  policyCategorySchema,
   policyCreateSchema,
   policyListQuerySchema,
+  policyPatchSchema,
   policySchema,
   policyUpdateSchema,
 } from '../schemas/policy.ts';
@@ -17,7 +23,7 @@ const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] }
 
 /**
  * Policies (spec §7 "Policies"): `/policies`, `/policies/{id}`, `/policies/{id}/categories` and the
- * customer default policy `/policies/default[/categories]?user_id=`. The category `allowed` flag is
+ * default policies `/policies/default[/categories[/{id}]]` (`user_id`, `msp_id` or the system's). The category `allowed` flag is
  * inverted on the wire (docs/api.md).
  */
 export const policyEndpoints = {
@@ -45,22 +51,24 @@ export const policyEndpoints = {
     method: 'GET',
     path: '/policies/default',
     query: defaultPolicyQuerySchema,
-    response: policySchema,
+    response: defaultPolicySchema,
     status: 200,
     access,
     tag,
-    summary: "A customer's default policy (spec §7 Policies).",
+    summary:
+      "A default policy: a customer's (user_id), an MSP's global one (msp_id) or the system's (spec §7 Policies).",
   }),
   updateDefault: defineEndpoint({
     method: 'PUT',
     path: '/policies/default',
     query: defaultPolicyQuerySchema,
     body: policyUpdateSchema,
-    response: policySchema,
+    response: defaultPolicySchema,
     status: 200,
     access,
     tag,
-    summary: "Update a customer's default policy (spec §7 Policies).",
+    summary:
+      "Update a default policy (user_id, msp_id or the system's); a named level resets its categories (spec §7 Policies).",
   }),
   getDefaultCategories: defineEndpoint({
     method: 'GET',
@@ -95,6 +103,29 @@ export const policyEndpoints = {
     tag,
     summary: "Set the default policy's categories; the spec's POST form (spec §7 Policies).",
   }),
+  getDefaultCategory: defineEndpoint({
+    method: 'GET',
+    path: '/policies/default/categories/:id',
+    params: categoryIdParamsSchema,
+    query: defaultPolicyQuerySchema,
+    response: policyCategorySchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'One category of a default policy, with its protection level (spec §7 Policies; inverted `allowed`).',
+  }),
+  /** The system admin edits which protection levels block a category; new policies only (spec §4). */
+  setCategoryLevel: defineEndpoint({
+    method: 'PUT',
+    path: '/policies/default/categories/:id',
+    params: categoryIdParamsSchema,
+    body: categoryLevelUpdateSchema,
+    response: policyCategorySchema,
+    status: 200,
+    access: { scope: 'system', roles: [Role.System] },
+    tag,
+    summary: "Set a category's protection level; applies to policies created afterwards (spec §4, §7 Policies).",
+  }),
   get: defineEndpoint({
     method: 'GET',
     path: '/policies/:id',
@@ -125,6 +156,17 @@ export const policyEndpoints = {
     access,
     tag,
     summary: 'Delete a policy that is not the default (spec §7 Policies).',
+  }),
+  patch: defineEndpoint({
+    method: 'PATCH',
+    path: '/users/:id/policies/:policyId',
+    params: customerPolicyParamsSchema,
+    body: policyPatchSchema,
+    response: policySchema,
+    status: 200,
+    access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
+    tag,
+    summary: "Partly update one of customer {id}'s policies; a named level resets its categories (spec §7 Policies).",
   }),
   getCategories: defineEndpoint({
     method: 'GET',

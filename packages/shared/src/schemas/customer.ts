@@ -35,14 +35,15 @@ export type CustomerListQuery = z.infer<typeof customerListQuerySchema>;
 
 /**
  * Body of `POST /users/`. `msp_id` is required for a system admin and must equal the caller's MSP
- * for an MSP admin. `default_level` sets the default policy's level (default `low`). An optional
+ * for an MSP admin. `default_level` overrides the level of the default policy,
+ * which is otherwise copied from the MSP's global default policy (docs/api.md "Default policies"). An optional
  * customer admin (role 4) is created with `admin_email` + `admin_password`.
  */
 export const customerCreateSchema = z.object({
   accountName: safeName,
   msp_id: idSchema.optional(),
   timezone: timeZoneSchema.default(''),
-  default_level: z.enum(FILTERING_LEVELS).default('low'),
+  default_level: z.enum(FILTERING_LEVELS).optional(),
   admin_email: emailSchema.optional(),
   admin_name: requiredText.optional(),
   admin_password: newPasswordSchema.optional(),

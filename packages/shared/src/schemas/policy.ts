@@ -16,6 +16,8 @@ export const policySchema = z.object({
   filtering_level: z.enum(FILTERING_LEVELS),
   is_default: z.boolean(),
   allow_unclassified: z.boolean(),
+  /** Safe search enforced by the resolver (DESIGN.md §8; docs/architecture.md "Safe search"). */
+  safe_search: z.boolean(),
   first_location: z.string().nullable(),
   locations: z.array(
     z.object({
@@ -47,6 +49,7 @@ export const policyCreateSchema = z.object({
   description: optionalText.default(''),
   filtering_level: z.enum(FILTERING_LEVELS).default('moderate'),
   allow_unclassified: z.boolean().default(true),
+  safe_search: z.boolean().default(false),
 });
 export type PolicyCreate = z.infer<typeof policyCreateSchema>;
 
@@ -56,8 +59,20 @@ export const policyUpdateSchema = z.object({
   description: optionalText.optional(),
   filtering_level: z.enum(FILTERING_LEVELS).optional(),
   allow_unclassified: z.boolean().optional(),
+  safe_search: z.boolean().optional(),
 });
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
+
+/**
+ * Body of `PATCH /users/{id}/policies/{policyId}` (spec §7 Policies; docs/api.md "Policies"): the fields
+ * of {@link policyUpdateSchema}, at least one of them; fields left out keep their value.
+ */
+export const policyPatchSchema = policyUpdateSchema.refine((b) => Object.values(b).some((v) => v !== undefined), {
+  error: 'Send at least one field to change.',
+});
+
+/** Path params of `/users/{id}/policies/{policyId}`: the customer and one of its policies. */
+export const customerPolicyParamsSchema = z.object({ id: idSchema, policyId: idSchema });
 
 /**
  * One category setting on the wire (spec §3 "Category"): `allowed: true` on the wire means the
@@ -91,7 +106,42 @@ export type PolicyCategory = z.infer<typeof policyCategorySchema>;
 export const policyCategoryListSchema = z.array(policyCategorySchema);
 
 /**
- * Query of `/policies/default[/categories]`: the customer whose default policy is meant.
- * Required for system and MSP admins; a customer admin's own customer is implied.
+ * Query of `/policies/default[/categories[/{id}]]` (spec §7 "Default policy"; docs/api.md "Default
+ * policies"): `user_id` names a customer's default policy, `msp_id` an MSP's global default policy
+ * (the template its new customers copy), neither the system's (the template new MSPs copy; system
+ * admins only). A customer admin's own customer is implied. Both at once are refused.
  */
-export const defaultPolicyQuerySchema = z.object({ user_id: idSchema.optional() });
+export const defaultPolicyQuerySchema = z
+  .object({ user_id: idSchema.optional(), msp_id: idSchema.optional() })
+  .refine((q) => q.user_id === undefined || q.msp_id === undefined, {
+    error: 'Send user_id or msp_id, not both.',
+    path: ['msp_id'],
+  });
+export type DefaultPolicyQuery = z.infer<typeof defaultPolicyQuerySchema>;
+
+/** Whose default policy: a customer's, an MSP's global default, or the system's. */
+export const DEFAULT_POLICY_SCOPES = ['customer', 'msp', 'system'] as const;
+export type DefaultPolicyScope = (typeof DEFAULT_POLICY_SCOPES)[number];
+
+/**
+ * Answer of `GET|PUT /policies/default`: a policy plus whose default it is. For an MSP's or the
+ * system's global default policy `id` is the template's own id, `user_id` is null, `msp_id` the MSP
+ * (null for the system's), `name` is 'Default' and `locations` is empty: no location uses a template.
+ */
+export const defaultPolicySchema = policySchema.extend({
+  user_id: z.number().int().nullable(),
+  msp_id: z.number().int().nullable(),
+  scope: z.enum(DEFAULT_POLICY_SCOPES),
+});
+export type DefaultPolicy = z.infer<typeof defaultPolicySchema>;
+
+/**
+ * Body of `PUT /policies/default/categories/{id}` (system admins only): the category's protection
+ * level, `L`/`M`/`H` or null (only a custom policy blocks it). Applies to policies created
+ * afterwards only (spec §4; docs/architecture.md "Categories").
+ */
+export const categoryLevelUpdateSchema = z.object({ level: z.enum(['L', 'M', 'H']).nullable() });
+export type CategoryLevelUpdate = z.infer<typeof categoryLevelUpdateSchema>;
+
+/** Path of `/policies/default/categories/{id}`: a taxonomy category id (0–54). */
+export const categoryIdParamsSchema = z.object({ id: z.coerce.number().int().min(0).max(54) });

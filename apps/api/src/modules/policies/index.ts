@@ -12,6 +12,27 @@ const foreignDefault = (extra: Partial<IsolationCase> = {}): [IsolationCase] => 
   { query: (_: TenantIds, b: TenantIds) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403, ...extra },
 ];
 
+/** A call naming a foreign MSP's global default policy by `msp_id`. */
+const foreignMspDefault = (extra: Partial<IsolationCase> = {}): [IsolationCase] => [
+  {
+    query: (_: TenantIds, b: TenantIds) => ({ msp_id: b.mspId }),
+    msp: 404,
+    customer: 404,
+    sales: 403,
+    note: "a foreign MSP's global default policy",
+    ...extra,
+  },
+];
+/** A call naming no owner: the system's global default policy, which only a system admin may touch. */
+const systemDefault = (extra: Partial<IsolationCase> = {}): [IsolationCase] => [
+  {
+    msp: 400,
+    sales: 403,
+    note: "the system's global default policy (an MSP admin must name user_id or msp_id; a customer admin gets its own)",
+    ...extra,
+  },
+];
+
 /** Policies (spec §7 "Policies"): a customer's policies and their blocked categories. */
 export const policyModule = defineModule({
   name: 'policies',
@@ -22,14 +43,58 @@ export const policyModule = defineModule({
     'policies.create': [
       { body: (_, b) => ({ user_id: b.customerId, name: 'Rogue' }), msp: 404, customer: 404, sales: 403 },
     ],
-    'policies.getDefault': foreignDefault(),
-    'policies.updateDefault': foreignDefault({ body: () => ({ filtering_level: 'high' }) }),
-    'policies.getDefaultCategories': foreignDefault(),
-    'policies.setDefaultCategories': foreignDefault({ body: () => categories }),
-    'policies.postDefaultCategories': foreignDefault({ body: () => categories }),
+    'policies.getDefault': [...foreignDefault(), ...foreignMspDefault(), ...systemDefault()],
+    'policies.updateDefault': [
+      ...foreignDefault({ body: () => ({ filtering_level: 'high' }) }),
+      ...foreignMspDefault({ body: () => ({ safe_search: true }) }),
+      ...systemDefault({ body: () => ({ safe_search: true }) }),
+    ],
+    'policies.getDefaultCategories': [...foreignDefault(), ...foreignMspDefault(), ...systemDefault()],
+    'policies.setDefaultCategories': [
+      ...foreignDefault({ body: () => categories }),
+      ...foreignMspDefault({ body: () => categories }),
+      ...systemDefault({ body: () => categories }),
+    ],
+    'policies.postDefaultCategories': [
+      ...foreignDefault({ body: () => categories }),
+      ...foreignMspDefault({ body: () => categories }),
+      ...systemDefault({ body: () => categories }),
+    ],
+    'policies.getDefaultCategory': [
+      ...foreignDefault({ params: () => ({ id: 21 }) }),
+      ...foreignMspDefault({ params: () => ({ id: 21 }) }),
+    ],
+    'policies.setCategoryLevel': [
+      {
+        params: () => ({ id: 21 }),
+        body: () => ({ level: 'H' }),
+        msp: 403,
+        customer: 403,
+        sales: 403,
+        note: "level edits are the system admin's only",
+      },
+    ],
     'policies.get': foreignPolicy(),
     'policies.update': foreignPolicy({ body: () => ({ filtering_level: 'low' }) }),
     'policies.remove': foreignPolicy(),
+    'policies.patch': [
+      {
+        params: (_, b) => ({ id: b.customerId, policyId: b.policyId }),
+        body: () => ({ name: 'Hijacked' }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+        note: 'foreign customer and its policy',
+      },
+      {
+        params: (a, b) => ({ id: a.customerId, policyId: b.policyId }),
+        body: () => ({ name: 'Hijacked' }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+        note: 'own customer, foreign policy',
+      },
+    ],
     'policies.getCategories': foreignPolicy(),
     'policies.setCategories': foreignPolicy({ body: () => categories }),
   },

@@ -121,4 +121,47 @@ describe.each(testDialects())('policies on %s', (dialect) => {
     expect(res.statusCode).toBe(409);
     expect(res.json().fields).toHaveProperty('name');
   });
+
+  it('PATCH /users/{id}/policies/{policyId} updates only the fields sent, for that customer only', async () => {
+    const a = await createTenant(t, 1);
+    const b = await createTenant(t, 2);
+    t.published.length = 0;
+    const url = `/restapi/users/${a.customerId}/policies/${a.policyId}`;
+    const res = await call(t.app, a.customerToken, 'PATCH', url, { description: 'Only this' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      id: a.policyId,
+      name: 'Strict 1',
+      description: 'Only this',
+      filtering_level: 'high',
+    });
+    expect(t.published).toEqual(['policies']);
+    const low = await call(t.app, a.mspToken, 'PATCH', url, { filtering_level: 'low' });
+    expect(low.json().filtering_level).toBe('low');
+    const cats = (await call(t.app, a.mspToken, 'GET', `/restapi/policies/${a.policyId}/categories`)).json();
+    expect(cats.filter((c: { allowed: boolean }) => c.allowed).map((c: { id: number }) => c.id)).toEqual(
+      categoriesBlockedAt('low'),
+    );
+    const before = await snapshot(t.handle);
+    // Another customer's policy through one's own customer id, an empty body, a bad name, a taken name.
+    const foreign = await call(t.app, a.mspToken, 'PATCH', `/restapi/users/${a.customerId}/policies/${b.policyId}`, {
+      name: 'X',
+    });
+    expect(foreign.statusCode).toBe(404);
+    const sameTenantOtherCustomer = await call(
+      t.app,
+      t.rootToken,
+      'PATCH',
+      `/restapi/users/${b.customerId}/policies/${a.policyId}`,
+      { name: 'X' },
+    );
+    expect(sameTenantOtherCustomer.statusCode).toBe(404);
+    expect((await call(t.app, a.customerToken, 'PATCH', url, {})).statusCode).toBe(400);
+    const bad = await call(t.app, a.customerToken, 'PATCH', url, { name: 'a<b' });
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(bad.json().fields)).toEqual(['name']);
+    const taken = await call(t.app, a.customerToken, 'PATCH', url, { name: 'Default' });
+    expect(taken.statusCode).toBe(409);
+    expect(await snapshot(t.handle)).toBe(before);
+  });
 });

@@ -1,4 +1,5 @@
 import { Endpoints } from '@cordon/shared';
+import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** `GET /users/{id}/locations/all` (spec §7 Locations). */
@@ -25,4 +26,20 @@ export function useCreateStaticIpLocationMutation(customerId: number) {
     params: { id: customerId },
     invalidates: ['policies'],
   });
+}
+
+/**
+ * Deletes static-IP locations of customer `customerId` as ONE `POST /batch` of
+ * `DELETE /users/{id}/locations/staticip/{locId}` (spec §7 Batch, Locations); the policies list their
+ * locations, so they go stale too.
+ */
+export function useDeleteLocationsMutation(customerId: number) {
+  const batch = useBatchMutation({ invalidates: ['locations', 'policies'] });
+  return {
+    isPending: batch.isPending,
+    run: (ids: readonly number[]) =>
+      batch.mutateAsync(
+        deleteItems(Endpoints.locations.removeStatic, ids, (locId) => ({ params: { id: customerId, locId } })),
+      ),
+  };
 }

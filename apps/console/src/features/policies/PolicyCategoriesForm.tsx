@@ -4,16 +4,28 @@ import { useTranslation } from 'react-i18next';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useUpdatePolicyCategoriesMutation } from './api.ts';
 import type { CategoryAllowance } from './categoryMapper.ts';
+import { type DefaultPolicyOwner, useUpdateDefaultPolicyCategoriesMutation } from './defaultApi.ts';
 
 const LEVEL_COLOURS = { L: 'red', M: 'orange', H: 'yellow' } as const;
 
 /**
  * A policy's categories with their screen-side allowed switches (spec §3 "Category"); saving
- * writes every setting with `PUT /policies/{id}/categories` through the flip mapper.
+ * writes every setting with `PUT /policies/{id}/categories` — or, with `owner`,
+ * `POST /policies/default/categories` for that default policy — through the flip mapper.
  */
-export function PolicyCategoriesForm({ policyId, categories }: { policyId: number; categories: CategoryAllowance[] }) {
+export function PolicyCategoriesForm({
+  policyId,
+  categories,
+  owner,
+}: {
+  policyId: number;
+  categories: CategoryAllowance[];
+  owner?: DefaultPolicyOwner;
+}) {
   const { t } = useTranslation();
-  const save = useUpdatePolicyCategoriesMutation(policyId);
+  const savePolicy = useUpdatePolicyCategoriesMutation(policyId);
+  const saveDefault = useUpdateDefaultPolicyCategoriesMutation(owner ?? {});
+  const save = owner ? saveDefault : savePolicy;
   const [allowed, setAllowed] = useState(() => new Map(categories.map((c) => [c.id, c.allowed])));
   const dirty = categories.some((c) => allowed.get(c.id) !== c.allowed);
 

@@ -13,6 +13,7 @@ interface PolicyFormValues {
   description: string;
   filtering_level: FilteringLevel;
   allow_unclassified: boolean;
+  safe_search: boolean;
 }
 
 /** The "New policy" form (spec §3 "Policy"; `POST /policies` with `policyCreateSchema`). */
@@ -21,7 +22,13 @@ export function PolicyCreateForm({ customerId, onDone }: { customerId: number; o
   const create = useCreatePolicyMutation();
   const prepare = (values: PolicyFormValues) => ({ ...values, user_id: customerId });
   const form = useForm<PolicyFormValues>({
-    initialValues: { name: '', description: '', filtering_level: 'moderate', allow_unclassified: true },
+    initialValues: {
+      name: '',
+      description: '',
+      filtering_level: 'moderate',
+      allow_unclassified: true,
+      safe_search: false,
+    },
     validate: schemaValidator(policyCreateSchema, prepare),
   });
 
@@ -45,6 +52,11 @@ export function PolicyCreateForm({ customerId, onDone }: { customerId: number; o
         <Switch
           label={t('policies.allowUnclassified')}
           {...form.getInputProps('allow_unclassified', { type: 'checkbox' })}
+        />
+        <Switch
+          label={t('policies.safeSearch')}
+          description={t('policies.safeSearchHelp')}
+          {...form.getInputProps('safe_search', { type: 'checkbox' })}
         />
         <FormActions onCancel={onDone} pending={create.isPending} />
       </Stack>

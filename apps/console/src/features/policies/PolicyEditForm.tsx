@@ -1,4 +1,4 @@
-import { type FilteringLevel, type Policy, policyUpdateSchema } from '@cordon/shared';
+import { type FilteringLevel, type Policy, type PolicyUpdate, policyUpdateSchema } from '@cordon/shared';
 import { Button, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
@@ -6,30 +6,49 @@ import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx'
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useUpdatePolicyMutation } from './api.ts';
+import { type DefaultPolicyOwner, useUpdateDefaultPolicyMutation } from './defaultApi.ts';
 
 interface PolicyEditValues {
   name: string;
   description: string;
   filtering_level: FilteringLevel;
   allow_unclassified: boolean;
+  safe_search: boolean;
 }
 
-/** The policy details form (spec §2 "Policy details"; `PUT /policies/{id}` with `policyUpdateSchema`). */
-export function PolicyEditForm({ policy }: { policy: Policy }) {
+/**
+ * The policy details form (spec §2 "Policy details"; `policyUpdateSchema`): `PUT /policies/{id}`, or
+ * with `owner` `PUT /policies/default` for that default policy. A global default policy (MSP's or
+ * system's: `templateName`) keeps its name, so the name field is not shown.
+ */
+export function PolicyEditForm({
+  policy,
+  owner,
+  templateName = false,
+}: {
+  policy: Pick<Policy, 'id' | 'name' | 'description' | 'filtering_level' | 'allow_unclassified' | 'safe_search'>;
+  owner?: DefaultPolicyOwner;
+  templateName?: boolean;
+}) {
   const { t } = useTranslation();
-  const update = useUpdatePolicyMutation(policy.id);
+  const updatePolicy = useUpdatePolicyMutation(policy.id);
+  const updateDefault = useUpdateDefaultPolicyMutation(owner ?? {});
+  const update = owner ? updateDefault : updatePolicy;
   const form = useForm<PolicyEditValues>({
     initialValues: {
       name: policy.name,
       description: policy.description,
       filtering_level: policy.filtering_level,
       allow_unclassified: policy.allow_unclassified,
+      safe_search: policy.safe_search,
     },
     validate: schemaValidator(policyUpdateSchema),
   });
 
   const submit = form.onSubmit((values) => {
-    update.mutate(policyUpdateSchema.parse(values), {
+    const { name, ...rest } = policyUpdateSchema.parse(values);
+    const body: PolicyUpdate = templateName ? rest : { name, ...rest };
+    update.mutate(body, {
       onSuccess: () => {
         showSuccessToast(t('policies.saved'));
         form.resetDirty();
@@ -41,12 +60,17 @@ export function PolicyEditForm({ policy }: { policy: Policy }) {
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        <TextInput label={t('common.name')} required {...form.getInputProps('name')} />
+        {templateName ? null : <TextInput label={t('common.name')} required {...form.getInputProps('name')} />}
         <Textarea label={t('common.description')} autosize minRows={2} {...form.getInputProps('description')} />
         <FilteringLevelSelect label={t('policies.filteringLevel')} {...form.getInputProps('filtering_level')} />
         <Switch
           label={t('policies.allowUnclassified')}
           {...form.getInputProps('allow_unclassified', { type: 'checkbox' })}
+        />
+        <Switch
+          label={t('policies.safeSearch')}
+          description={t('policies.safeSearchHelp')}
+          {...form.getInputProps('safe_search', { type: 'checkbox' })}
         />
         <Group justify="flex-end">
           <Button type="submit" loading={update.isPending} disabled={!form.isDirty()}>

@@ -1,16 +1,26 @@
 import { Endpoints, type PolicyCategory } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
+import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { type CategoryAllowance, categoryFromWire, categoryToWire } from './categoryMapper.ts';
 
-/** One page of the policy list (spec §7): paging and whether the default policy is included. */
+/** The policy list's sort keys the page offers (docs/api.md "Conventions" lists all the API accepts). */
+export type PolicySortKey = 'name' | 'filtering_level' | 'created_at';
+
+/**
+ * One page of the policy list (spec §7, §9): paging, sort (default name ascending), the search
+ * text (empty = none) and whether the default policy is included.
+ */
 export interface PolicyListPage {
   limit: number;
   offset: number;
+  sortkey: PolicySortKey;
+  sortdir: 'asc' | 'desc';
+  filter: string;
   show_default: boolean;
 }
 
-/** `GET /policies?user_id=…` (spec §7 Policies): the customer's policies sorted by name. */
+/** `GET /policies?user_id=…` (spec §7 Policies): one page of the customer's policies. */
 export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
   return useEndpointQuery(
     Endpoints.policies.list,
@@ -19,13 +29,27 @@ export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
         user_id: customerId,
         limit: page.limit,
         offset: page.offset,
-        sortkey: 'name',
-        sortdir: 'asc',
+        sortkey: page.sortkey,
+        sortdir: page.sortdir,
+        ...(page.filter ? { filter: page.filter } : {}),
         show_default: page.show_default ? 'true' : 'false',
       },
     },
     { placeholderData: keepPreviousData },
   );
+}
+
+/**
+ * Deletes policies as ONE `POST /batch` of `DELETE /policies/{id}` (spec §7 Batch, Policies); the
+ * locations naming them fall back to the default policy, so locations go stale too.
+ */
+export function useDeletePoliciesMutation() {
+  const batch = useBatchMutation({ invalidates: ['policies', 'locations'] });
+  return {
+    isPending: batch.isPending,
+    run: (ids: readonly number[]) =>
+      batch.mutateAsync(deleteItems(Endpoints.policies.remove, ids, (id) => ({ params: { id } }))),
+  };
 }
 
 /** `GET /policies/{id}` (spec §7 Policies). */

@@ -27,3 +27,10 @@ describe('category allowed flag flip (spec §3, §4)', () => {
     }
   });
 });
+
+describe('a level set to none by the system admin (spec §4)', () => {
+  it('keeps a null wire level instead of the built-in one', () => {
+    expect(categoryFromWire({ id: 21, name: 'Games', level: null, allowed: false }).level).toBeNull();
+    expect(categoryFromWire({ id: 21, allowed: false }).level).toBe('H');
+  });
+});

@@ -22,7 +22,8 @@ export function categoryFromWire(wire: PolicyCategoryWire): CategoryAllowance {
   return {
     id: wire.id,
     name: wire.name ?? known?.name ?? String(wire.id),
-    level: wire.level ?? known?.level ?? null,
+    // null on the wire is a level ('none'); only a missing level falls back to the built-in taxonomy.
+    level: wire.level !== undefined ? wire.level : (known?.level ?? null),
     allowed: !wire.allowed,
   };
 }

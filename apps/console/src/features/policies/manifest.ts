@@ -1,7 +1,10 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The customer's policies and a policy's details and categories (spec §2 Customer, content filtering). */
+/**
+ * The customer's policies and a policy's details and categories (spec §2 Customer, content filtering),
+ * the customer's default policy (settings) and the MSP's and system's global default policies.
+ */
 export const policiesFeature = defineFeature({
   name: 'policies',
   routes: [
@@ -17,6 +20,27 @@ export const policiesFeature = defineFeature({
       area: 'customer',
       titleKey: 'pages.policy',
       page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
+    },
+    {
+      path: '/customer/settings/default_policy',
+      area: 'customer',
+      titleKey: 'pages.defaultPolicy',
+      page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
+      menu: { labelKey: 'nav.defaultPolicy', parent: 'settings', order: 20 },
+    },
+    {
+      path: '/msp/global_settings/global_default_policy',
+      area: 'msp',
+      titleKey: 'pages.globalDefaultPolicy',
+      page: () => import('./GlobalDefaultPolicyPage.tsx').then((m) => m.MspGlobalDefaultPolicyPage),
+      menu: { labelKey: 'nav.globalDefaultPolicy', parent: 'globalSettings', order: 50 },
+    },
+    {
+      path: '/system/global_settings/global_default_policy',
+      area: 'system',
+      titleKey: 'pages.globalDefaultPolicy',
+      page: () => import('./GlobalDefaultPolicyPage.tsx').then((m) => m.SystemGlobalDefaultPolicyPage),
+      menu: { labelKey: 'nav.globalDefaultPolicy', parent: 'globalSettings', order: 50 },
     },
   ],
   messages: { en },

@@ -17,6 +17,7 @@ export const DECISIONS = Object.freeze({
   mspBlock: frozen('blocked', 'msp_block'),
   globalAllow: frozen('allowed', 'global_allow'),
   globalBlock: frozen('blocked', 'global_block'),
+  bypassed: frozen('bypassed', 'bypass'),
 });
 
 /**

@@ -4,6 +4,7 @@
  * all call {@link evaluate}, so they can never disagree.
  */
 import { allowedWith } from './decisions.ts';
+import { bypassRule } from './rules/bypass.ts';
 import { categoryRule } from './rules/category.ts';
 import { mspAllowRule } from './rules/msp-allow.ts';
 import { mspBlockRule } from './rules/msp-block.ts';
@@ -16,15 +17,14 @@ import { unclassifiedRule } from './rules/unclassified.ts';
 import type { Decision, EngineQuestion, EngineSnapshot, KnownIdentity, Rule } from './types.ts';
 
 export { DECISIONS, staticRouteDecision } from './decisions.ts';
-export type { Decision, EngineQuestion, EngineSnapshot, Identity, KnownIdentity, Rule } from './types.ts';
+export type { ActiveBypass, Decision, EngineQuestion, EngineSnapshot, Identity, KnownIdentity, Rule } from './types.ts';
 
 /**
  * THE decision order, first rule first (docs/architecture.md "Decision order"). Pinned by
  * test/policy-engine/order.test.ts: change it only together with that test and a reason.
  */
 export const RULES: readonly Rule[] = Object.freeze([
-  // (step 1, the cloud-key bypass → `bypassed`, goes here in a later issue: it reads the bypass part
-  // of the snapshot and `now` against the bypass's expiry.)
+  bypassRule,
   staticRouteRule,
   policyAllowRule,
   policyBlockRule,
@@ -50,8 +50,9 @@ export function evaluate(
   rules: readonly Rule[] = RULES,
 ): Decision {
   const qname = question.qname;
+  const clientIp = question.clientIp;
   for (let i = 0; i < rules.length; i++) {
-    const decision = rules[i]!.decide(snapshot, identity, qname, now);
+    const decision = rules[i]!.decide(snapshot, identity, qname, now, clientIp);
     if (decision !== null) return decision;
   }
   return allowedWith(snapshot.categories.categoriesOf(qname));

@@ -41,6 +41,20 @@ export type Identity = KnownIdentity | { readonly kind: 'unknown' };
 /** What the engine reads of a question: the qname, normalised (lower case, no trailing dot, A-labels). */
 export interface EngineQuestion {
   readonly qname: string;
+  /**
+   * The client's canonical address (`canonicalIp`), for the cloud-key bypass (decision order step 1);
+   * left out where no client asks (the test-categorisation tool): no bypass applies then.
+   */
+  readonly clientIp?: string;
+}
+
+/**
+ * An active cloud-key bypass of one client address (DESIGN.md §10): the customer whose key started
+ * it and when it ends, epoch ms. Built when the snapshot's bypass part loads, frozen.
+ */
+export interface ActiveBypass {
+  readonly customerId: number;
+  readonly expiresAt: number;
 }
 
 /**
@@ -56,6 +70,8 @@ export interface EngineSnapshot {
   readonly mspLists: ReadonlyMap<number, DomainLists>;
   /** The system's global lists (step 4, after the MSP's). */
   readonly systemLists: DomainLists;
+  /** Client address (canonical) → its cloud-key bypass (step 1); expired entries may linger until the next load. */
+  readonly bypasses: ReadonlyMap<string, ActiveBypass>;
 }
 
 /**
@@ -66,5 +82,12 @@ export interface EngineSnapshot {
 export interface Rule {
   /** The step's name, as pinned by the order test. */
   readonly name: string;
-  readonly decide: (snapshot: EngineSnapshot, identity: KnownIdentity, qname: string, now: number) => Decision | null;
+  /** `clientIp`: the asking client's canonical address, absent when no client asks (only the bypass rule reads it). */
+  readonly decide: (
+    snapshot: EngineSnapshot,
+    identity: KnownIdentity,
+    qname: string,
+    now: number,
+    clientIp?: string,
+  ) => Decision | null;
 }

@@ -1,0 +1,111 @@
+import { type Caller, lists } from '@cordon/core';
+import { ApiError, Constants, type DomainListKind, domainExportFileName, Endpoints, Messages } from '@cordon/shared';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerEndpoint } from '../../http/endpoint.ts';
+import type { AppDeps } from '../../types.ts';
+
+/**
+ * The text of the multipart field `csv` (spec §7 "Domains" import), at most 1 MB (spec §9).
+ * @throws ApiError ERR_VALIDATION (field `csv`): not multipart, no `csv` file, or too large
+ */
+async function csvField(request: FastifyRequest): Promise<string> {
+  const missing = () =>
+    new ApiError('ERR_VALIDATION', 'A CSV file is required in field csv.', { csv: Messages.required });
+  if (!request.isMultipart()) throw missing();
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file' && part.fieldname === 'csv') return (await part.toBuffer()).toString('utf8');
+      if (part.type === 'file') await part.toBuffer();
+    }
+  } catch (e) {
+    if ((e as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new ApiError('ERR_VALIDATION', Messages.fileTooLarge, { csv: Messages.fileTooLarge });
+    }
+    throw e;
+  }
+  throw missing();
+}
+
+/** Sets the headers of a CSV download named with the date as DD-MM-YYYY (spec §9). */
+function csvDownload(reply: FastifyReply, kind: DomainListKind, now: number): void {
+  reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${domainExportFileName(kind, now)}"`);
+}
+
+/**
+ * Domain-list routes (spec §7 "Domains"), from `Endpoints.domains`: a policy's lists under
+ * `/policies/{id}/domains` and the global lists under `/global/domains` (docs/decisions.md). All are
+ * scope `owned`: core resolves the owner (policy, MSP or system) within the caller's tenant in SQL.
+ * The imports read multipart bodies: `@fastify/multipart` is registered in this module's own
+ * context, so no other route accepts multipart.
+ */
+export async function registerDomainRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const e = Endpoints.domains;
+  const policy = (params: { id: number }, query: { user_id?: number | undefined; msp_id?: number | undefined }) => ({
+    policyId: params.id,
+    userId: query.user_id,
+    mspId: query.msp_id,
+  });
+  const global = (query: { msp_id?: number | undefined }) => ({ global: true as const, mspId: query.msp_id });
+  const exportTo = async (caller: Caller, reply: FastifyReply, target: lists.ListTarget, kind: DomainListKind) => {
+    const text = await lists.exportEntries(deps, caller, target, kind);
+    csvDownload(reply, kind, deps.now());
+    return text;
+  };
+
+  await app.register(async (scoped) => {
+    await scoped.register(fastifyMultipart, {
+      limits: { fileSize: Constants.maxUploadBytes, files: 1, fields: 5, parts: 6 },
+    });
+    registerEndpoint(scoped, e.import, async ({ caller, params, query, request }) => {
+      const target = policy(params, query);
+      await lists.ownerOf(deps, caller, target); // a foreign policy is 404 before the upload is read
+      return lists.importEntries(deps, caller, target, params.action, await csvField(request), query.overwrite);
+    });
+    registerEndpoint(scoped, e.globalImport, async ({ caller, params, query, request }) => {
+      const target = global(query);
+      await lists.ownerOf(deps, caller, target);
+      return lists.importEntries(deps, caller, target, params.action, await csvField(request), query.overwrite);
+    });
+  });
+
+  registerEndpoint(app, e.list, ({ caller, params, query }) =>
+    lists.listEntries(deps, caller, policy(params, query), params.action, query),
+  );
+  registerEndpoint(app, e.create, ({ caller, params, query, body }) =>
+    lists.createEntry(deps, caller, policy(params, query), params.action, body),
+  );
+  registerEndpoint(app, e.export, ({ caller, params, query, reply }) =>
+    exportTo(caller, reply, policy(params, query), params.action),
+  );
+  registerEndpoint(app, e.get, ({ caller, params, query }) =>
+    lists.getEntry(deps, caller, policy(params, query), params.action, params.entryId),
+  );
+  registerEndpoint(app, e.update, ({ caller, params, query, body }) =>
+    lists.updateEntry(deps, caller, policy(params, query), params.action, params.entryId, body),
+  );
+  registerEndpoint(app, e.remove, ({ caller, params, query }) =>
+    lists.deleteEntry(deps, caller, policy(params, query), params.action, params.entryId),
+  );
+
+  registerEndpoint(app, e.globalList, ({ caller, params, query }) =>
+    lists.listEntries(deps, caller, global(query), params.action, query),
+  );
+  registerEndpoint(app, e.globalCreate, ({ caller, params, query, body }) =>
+    lists.createEntry(deps, caller, global(query), params.action, body),
+  );
+  registerEndpoint(app, e.globalExport, ({ caller, params, query, reply }) =>
+    exportTo(caller, reply, global(query), params.action),
+  );
+  registerEndpoint(app, e.globalGet, ({ caller, params, query }) =>
+    lists.getEntry(deps, caller, global(query), params.action, params.id),
+  );
+  registerEndpoint(app, e.globalUpdate, ({ caller, params, query, body }) =>
+    lists.updateEntry(deps, caller, global(query), params.action, params.id, body),
+  );
+  registerEndpoint(app, e.globalRemove, ({ caller, params, query }) =>
+    lists.deleteEntry(deps, caller, global(query), params.action, params.id),
+  );
+}

@@ -1,0 +1,145 @@
+import { Constants } from '@cordon/shared';
+import { Button, Checkbox, Group, List, Modal, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { IconTrash } from '@tabler/icons-react';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showSuccessToast } from './toast.ts';
+
+/** The rows checked in a list, limited to the rows on screen that may be selected. */
+export interface RowSelection {
+  /** The checked ids among `selectable`, in list order. */
+  readonly selected: readonly number[];
+  readonly isSelected: (id: number) => boolean;
+  readonly toggle: (id: number) => void;
+  /** Checks every selectable row, or unchecks all when all are checked. */
+  readonly toggleAll: () => void;
+  readonly allSelected: boolean;
+  readonly someSelected: boolean;
+  readonly clear: () => void;
+}
+
+/**
+ * Multi-select state of a list page. Only ids in `selectable` (the rows on screen that may be
+ * selected, e.g. not the default policy) count, so a page change or a refetch never leaves an
+ * invisible row selected.
+ */
+export function useRowSelection(selectable: readonly number[]): RowSelection {
+  const [checked, setChecked] = useState<ReadonlySet<number>>(new Set());
+  const selected = useMemo(() => selectable.filter((id) => checked.has(id)), [selectable, checked]);
+  const allSelected = selectable.length > 0 && selected.length === selectable.length;
+  return {
+    selected,
+    isSelected: (id) => checked.has(id) && selectable.includes(id),
+    toggle: (id) =>
+      setChecked((prev) => {
+        const next = new Set(prev);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    toggleAll: () => setChecked(allSelected ? new Set() : new Set(selectable)),
+    allSelected,
+    someSelected: selected.length > 0 && !allSelected,
+    clear: () => setChecked(new Set()),
+  };
+}
+
+/** The header checkbox of a selectable table: checks or unchecks every selectable row on the page. */
+export function SelectAllCheckbox({ selection, disabled }: { selection: RowSelection; disabled?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <Checkbox
+      aria-label={t('common.selectAll')}
+      checked={selection.allSelected}
+      indeterminate={selection.someSelected}
+      disabled={disabled ?? false}
+      onChange={selection.toggleAll}
+    />
+  );
+}
+
+/** One row's checkbox, labelled with the row's name for screen readers. */
+export function RowCheckbox({ selection, id, name }: { selection: RowSelection; id: number; name: string }) {
+  const { t } = useTranslation();
+  return (
+    <Checkbox
+      aria-label={t('common.selectRow', { name })}
+      checked={selection.isSelected(id)}
+      onChange={() => selection.toggle(id)}
+    />
+  );
+}
+
+/**
+ * "Delete selected (n)": disabled with nothing selected; asks for confirmation in a dialog naming the
+ * count, then runs `onConfirm` (one `/batch`, spec §7 Batch) and closes once it settles.
+ */
+export function DeleteSelectedButton(props: { count: number; loading: boolean; onConfirm: () => Promise<void> }) {
+  const { t } = useTranslation();
+  const [opened, { open, close }] = useDisclosure(false);
+  return (
+    <>
+      <Button
+        color="red"
+        variant="light"
+        leftSection={<IconTrash size={16} />}
+        disabled={props.count === 0}
+        onClick={open}
+      >
+        {t('common.deleteSelected', { count: props.count })}
+      </Button>
+      <Modal opened={opened} onClose={close} title={t('common.confirmDeleteTitle')} centered>
+        <Text mb="md">{t('common.confirmDeleteText', { count: props.count })}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={close} disabled={props.loading}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            color="red"
+            loading={props.loading}
+            onClick={() => {
+              void props.onConfirm().finally(close);
+            }}
+            data-autofocus
+          >
+            {t('common.delete')}
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}
+
+/** The result of a multi-delete: how many were deleted, and each failure with the row's name and the server's text. */
+export interface MultiDeleteResult {
+  readonly deleted: number;
+  readonly failed: ReadonlyArray<{ readonly name: string; readonly error: string }>;
+}
+
+/**
+ * Toasts a multi-delete's result: a success toast with the count deleted (when any), and one error
+ * toast listing every failure by name with the server's error text (spec §8 texts).
+ */
+export function useMultiDeleteToasts(): (result: MultiDeleteResult) => void {
+  const { t } = useTranslation();
+  return (result) => {
+    if (result.deleted > 0) showSuccessToast(t('common.deletedCount', { count: result.deleted }));
+    if (result.failed.length > 0) {
+      notifications.show({
+        color: 'red',
+        autoClose: Constants.toastDurationMs,
+        title: t('common.deleteFailed', { count: result.failed.length }),
+        message: (
+          <List size="sm" data-testid="delete-failures">
+            {result.failed.map((f, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: two rows may share a name
+              <List.Item key={i}>{`${f.name}: ${f.error}`}</List.Item>
+            ))}
+          </List>
+        ),
+      });
+    }
+  };
+}

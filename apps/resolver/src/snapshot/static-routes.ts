@@ -1,0 +1,45 @@
+import { formatResolverAddress } from '@cordon/shared';
+import { DomainIndex } from '../policy/domain-index.ts';
+import { type Decision, staticRouteDecision } from '../policy/engine/index.ts';
+import type { SnapshotPart } from './part.ts';
+
+/** Customer id → its static routes (domain suffix → a `static_route` decision), decision order step 2. */
+export type StaticRoutesSnapshot = ReadonlyMap<number, DomainIndex<Decision>>;
+
+/**
+ * Static routes (docs/architecture.md "Decision order" step 2): every row of `static_routes`, one
+ * {@link DomainIndex} per customer whose entries match the suffix and every name below it, each
+ * holding a frozen `static_route` decision forwarding to the route's resolver (`ip:port`,
+ * `[ipv6]:port`). The table is small (a few routes per customer), so a change re-reads it whole.
+ * Follows the `staticroutes` topic.
+ */
+export const staticRoutesPart: SnapshotPart<StaticRoutesSnapshot> = {
+  name: 'static-routes',
+  topics: ['staticroutes'],
+  empty: () => new Map<never, never>(),
+  load: async (handle) => {
+    const rows = await handle.db
+      .selectFrom('static_routes')
+      .select(['customer_id', 'domain', 'resolver_ip', 'resolver_port'])
+      .orderBy('id')
+      .execute();
+    const byCustomer = new Map<number, DomainIndex<Decision>>();
+    // One decision per distinct resolver, shared by every route to it.
+    const decisions = new Map<string, Decision>();
+    for (const r of rows) {
+      const target = formatResolverAddress({ ip: r.resolver_ip, port: r.resolver_port });
+      let decision = decisions.get(target);
+      if (decision === undefined) {
+        decision = staticRouteDecision(target);
+        decisions.set(target, decision);
+      }
+      let index = byCustomer.get(r.customer_id);
+      if (index === undefined) {
+        index = new DomainIndex<Decision>();
+        byCustomer.set(r.customer_id, index);
+      }
+      index.add(r.domain, decision, true);
+    }
+    return byCustomer;
+  },
+};

@@ -1,0 +1,14 @@
+/** Domain lists (spec §7 "Domains"): policies' allow and block lists, and the MSP and system global lists. */
+export { formatDomainCsv, parseDomainCsv } from './csv.ts';
+export type { EntryFields, ListOwner } from './repository.ts';
+export {
+  createEntry,
+  deleteEntry,
+  exportEntries,
+  getEntry,
+  importEntries,
+  type ListTarget,
+  listEntries,
+  ownerOf,
+  updateEntry,
+} from './service.ts';

@@ -1,0 +1,10 @@
+/** Static routes (spec §7 `/staticroutes`): a customer's conditional forwarding, domain suffix → resolver. */
+
+export {
+  createStaticRoute,
+  deleteStaticRoute,
+  getStaticRoute,
+  listStaticRoutes,
+  type StaticRouteDeps,
+  updateStaticRoute,
+} from './service.ts';
