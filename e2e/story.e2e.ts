@@ -49,6 +49,7 @@ describe('walking skeleton story (issue #2)', () => {
       CORDON_HTTP_ADDR: `127.0.0.1:${httpPort}`,
       CORDON_DNS_ADDR: `127.0.0.1:${dnsPort}`,
       CORDON_BLOCKPAGE_ADDR: `127.0.0.1:${await freePort()}`,
+      CORDON_BLOCKPAGE_HTTPS_ADDR: `127.0.0.1:${await freePort()}`,
       CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
       CORDON_ADMIN_EMAIL: ADMIN_EMAIL,
       CORDON_ADMIN_PASSWORD: ADMIN_PASSWORD,

@@ -20,6 +20,8 @@ export interface ServeConfig {
   httpAddr: HostPort;
   dnsAddr: HostPort;
   blockPageAddr: HostPort;
+  /** The HTTPS block page (leaf certificates minted per SNI host from the deployment's root CA). */
+  blockPageHttpsAddr: HostPort;
   upstreams: HostPort[];
   blockIpv4: string;
   blockIpv6: string;
@@ -52,6 +54,10 @@ export interface ServeConfig {
   jwtKeyFile: string;
   /** Access-token keys from `CORDON_JWT_KEY` (a variable only: a flag would show in `ps`); never printed. */
   jwtKey: string | undefined;
+  /** The CA secret file (`<data-dir>/ca.key-secret` by default), sealing the root CA's key; unused when `caSecret` is set. */
+  caSecretFile: string;
+  /** The CA secret from `CORDON_CA_SECRET` (a variable only); never printed. */
+  caSecret: string | undefined;
 }
 
 /** `--trust-proxy`: false, true, a hop count, or addresses/CIDRs (or `loopback`, `linklocal`, `uniquelocal`). */
@@ -104,6 +110,13 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_BLOCKPAGE_ADDR',
     description: 'block-page HTTP listen address',
     defaultValue: '127.0.0.1:8081',
+  },
+  {
+    key: 'blockPageHttpsAddr',
+    flag: '--blockpage-https-addr <host:port>',
+    env: 'CORDON_BLOCKPAGE_HTTPS_ADDR',
+    description: 'block-page HTTPS listen address (a certificate per blocked host from the deployment root CA)',
+    defaultValue: '127.0.0.1:8443',
   },
   {
     key: 'upstreams',
@@ -230,6 +243,13 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_JWT_KEY_FILE',
     description:
       'access-token signing keys, one per line, the first signs (created on first start; default <data-dir>/jwt.key; CORDON_JWT_KEY wins)',
+  },
+  {
+    key: 'caSecretFile',
+    flag: '--ca-secret-file <path>',
+    env: 'CORDON_CA_SECRET_FILE',
+    description:
+      'secret sealing the root CA key in the database (created 0600 on first start; default <data-dir>/ca.key-secret; CORDON_CA_SECRET wins)',
   },
   {
     key: 'logLevel',
@@ -376,12 +396,15 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
   }
   const dataDir = resolve(raw('dataDir') ?? './data');
   const jwtKey = env.CORDON_JWT_KEY !== undefined && env.CORDON_JWT_KEY.trim() !== '' ? env.CORDON_JWT_KEY : undefined;
+  const caSecret =
+    env.CORDON_CA_SECRET !== undefined && env.CORDON_CA_SECRET.trim() !== '' ? env.CORDON_CA_SECRET : undefined;
   return {
     dataDir,
     databaseUrl,
     httpAddr: parseHostPort(raw('httpAddr') ?? '', label('httpAddr')),
     dnsAddr: parseHostPort(raw('dnsAddr') ?? '', label('dnsAddr')),
     blockPageAddr: parseHostPort(raw('blockPageAddr') ?? '', label('blockPageAddr')),
+    blockPageHttpsAddr: parseHostPort(raw('blockPageHttpsAddr') ?? '', label('blockPageHttpsAddr')),
     upstreams,
     blockIpv4,
     blockIpv6,
@@ -402,6 +425,8 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     trustProxy: parseTrustProxy(raw('trustProxy') ?? 'false', label('trustProxy')),
     jwtKeyFile: resolve(raw('jwtKeyFile') ?? join(dataDir, 'jwt.key')),
     jwtKey,
+    caSecretFile: resolve(raw('caSecretFile') ?? join(dataDir, 'ca.key-secret')),
+    caSecret,
   };
 }
 
@@ -415,6 +440,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `http=${fmt(c.httpAddr)}`,
     `dns=${fmt(c.dnsAddr)}`,
     `blockpage=${fmt(c.blockPageAddr)}`,
+    `blockpage_https=${fmt(c.blockPageHttpsAddr)}`,
     `upstream=${c.upstreams.map(fmt).join(',')}`,
     `block_ipv4=${c.blockIpv4}`,
     `block_ipv6=${c.blockIpv6}`,
@@ -426,5 +452,6 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `log_level=${c.logLevel}`,
     `trust_proxy=${Array.isArray(c.trustProxy) ? c.trustProxy.join(',') : c.trustProxy}`,
     `jwt_key=${c.jwtKey === undefined ? c.jwtKeyFile : 'CORDON_JWT_KEY'}`,
+    `ca_secret=${c.caSecret === undefined ? c.caSecretFile : 'CORDON_CA_SECRET'}`,
   ].join(' ');
 }

@@ -91,7 +91,8 @@ describe('cordon serve secrets at rest (docs/security.md)', () => {
       expect(first.output.join('\n')).toContain(`access-token signing key created in ${join(dataDir, 'jwt.key')}`);
       token = await loginOverHttp(httpPort(first.output), 'root@cordon.test', 'Sup3r-secret');
       expect(modeOf(dataDir)).toBe(0o700);
-      for (const file of ['cordon.sqlite', 'cordon.sqlite-wal', 'cordon.sqlite-shm', 'jwt.key']) {
+      expect(first.output.join('\n')).toContain(`root CA secret created in ${join(dataDir, 'ca.key-secret')}`);
+      for (const file of ['cordon.sqlite', 'cordon.sqlite-wal', 'cordon.sqlite-shm', 'jwt.key', 'ca.key-secret']) {
         expect(existsSync(join(dataDir, file)), file).toBe(true);
         expect(modeOf(join(dataDir, file)), file).toBe(0o600);
       }
@@ -102,6 +103,9 @@ describe('cordon serve secrets at rest (docs/security.md)', () => {
     try {
       const settings = await handle.db.selectFrom('settings').select('key').execute();
       expect(settings.map((s) => s.key)).not.toContain('jwt_secret');
+      // The root CA's key is in the database only sealed (docs/decisions.md "Root CA").
+      const ca = await handle.db.selectFrom('root_ca').selectAll().executeTakeFirstOrThrow();
+      expect(ca.key_sealed).not.toContain('PRIVATE KEY');
     } finally {
       await handle.close();
     }
@@ -109,6 +113,7 @@ describe('cordon serve secrets at rest (docs/security.md)', () => {
     const second = await startCordon(env, 60_000, CLI);
     try {
       expect(second.output.join('\n')).not.toContain('signing key created');
+      expect(second.output.join('\n')).not.toContain('root CA secret created');
       const res = await fetch(`http://127.0.0.1:${httpPort(second.output)}/restapi/msp`, {
         headers: { authorization: `Bearer ${token}` },
       });
@@ -130,6 +135,7 @@ describe('cordon serve secrets at rest (docs/security.md)', () => {
         CORDON_ADMIN_EMAIL: 'root@cordon.test',
         CORDON_ADMIN_PASSWORD: 'Sup3r-secret',
         CORDON_JWT_KEY: randomBytes(32).toString('base64url'),
+        CORDON_CA_SECRET: randomBytes(32).toString('base64url'),
       },
       60_000,
       CLI,
@@ -137,6 +143,7 @@ describe('cordon serve secrets at rest (docs/security.md)', () => {
     try {
       expect(await loginOverHttp(httpPort(cordon.output), 'root@cordon.test', 'Sup3r-secret')).toMatch(/\./);
       expect(existsSync(join(dataDir, 'jwt.key'))).toBe(false);
+      expect(existsSync(join(dataDir, 'ca.key-secret'))).toBe(false);
     } finally {
       await cordon.stop();
     }

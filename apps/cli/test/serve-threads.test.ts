@@ -183,6 +183,7 @@ describe('cordon serve: the data plane on its own thread', () => {
         CORDON_HTTP_ADDR: '127.0.0.1:0',
         CORDON_DNS_ADDR: '127.0.0.1:0',
         CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
+        CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
         CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
         CORDON_ADMIN_EMAIL: ADMIN.email,
         CORDON_ADMIN_PASSWORD: ADMIN.password,

@@ -6,6 +6,7 @@
  */
 export * as admins from './admins/index.ts';
 export * as categories from './categories/index.ts';
+export * as certificates from './certificates/index.ts';
 export * as cloudkeys from './cloudkeys/index.ts';
 export { type Caller, type CoreDeps, OPERATOR } from './context.ts';
 export * as customers from './customers/index.ts';

@@ -28,6 +28,7 @@ export interface Database {
   default_policies: DefaultPoliciesTable;
   default_policy_categories: DefaultPolicyCategoriesTable;
   settings: SettingsTable;
+  root_ca: RootCaTable;
 }
 
 export interface MspsTable {
@@ -308,4 +309,15 @@ export interface GlobalDomainsTable {
   log_requests: number;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * The deployment's root CA (migration 0009): one row, id 1. `key_sealed` is the private key sealed
+ * with AES-256-GCM under the CA secret kept outside the database (docs/decisions.md "Root CA").
+ */
+export interface RootCaTable {
+  id: number;
+  certificate_pem: string;
+  key_sealed: string;
+  created_at: string;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, ensureSystemAdmin, loadJwtKeyRing } from '@cordon/api';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
+import { ensureRootCa, loadCaSecret } from '@cordon/pki';
 import type { ResolverMetrics } from '@cordon/resolver';
 import { type RunningDataPlane, startDataPlane } from '@cordon/resolver/dataplane';
 import type { Logger } from 'pino';
@@ -13,6 +14,7 @@ export interface RunningCordon {
   http?: HostPort;
   dns?: HostPort;
   blockPage?: HostPort;
+  blockPageHttps?: HostPort;
   /** The resolver's counters, copied from the data-plane thread; null without the `resolver` role. */
   resolverMetrics(): Promise<ResolverMetrics | null>;
   /**
@@ -66,6 +68,11 @@ export async function startCordon(
   try {
     const applied = await migrateToLatest(handle);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    // The root CA's key is sealed with a secret kept outside the database (docs/decisions.md "Root CA").
+    // Created here on the first start, whatever the roles, so the download works at once.
+    const ca = loadCaSecret({ file: config.caSecretFile, secret: config.caSecret });
+    if (ca.created) print(`First run: root CA secret created in ${config.caSecretFile}`);
+    await ensureRootCa(handle, ca.secret);
     // Not started: nothing on this thread follows changes; the API publishes, the data-plane
     // thread polls for other processes' changes itself and gets this one's relayed.
     const changes = createChangeFeed(handle);
@@ -73,7 +80,7 @@ export async function startCordon(
     changes.subscribe((topic) => dataPlane?.relay(topic));
     // The data plane's own connection: the SQLite file (WAL allows it) or the URL (the handle keeps no password).
     const connection = config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: handle.location };
-    const dataPlaneStarting = startDataPlaneRoles(config, connection, logger);
+    const dataPlaneStarting = startDataPlaneRoles(config, connection, logger, ca.secret.toString('utf8'));
     // Awaited after the API has started; marked handled now so a failure meanwhile is not "unhandled".
     dataPlaneStarting?.catch(() => undefined);
     closers.push(async () => {
@@ -116,6 +123,7 @@ export async function startCordon(
       dataPlane = started;
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
+      if (started.blockPageHttps) running.blockPageHttps = bound(started.blockPageHttps, config.blockPageHttpsAddr);
       void started.failed.then(async (err) => {
         logger.fatal({ err }, 'data-plane thread (resolver, block page) died; stopping cordon');
         await running.close();
@@ -133,6 +141,7 @@ export async function startCordon(
         httpAddr: running.http ?? config.httpAddr,
         dnsAddr: running.dns ?? config.dnsAddr,
         blockPageAddr: running.blockPage ?? config.blockPageAddr,
+        blockPageHttpsAddr: running.blockPageHttps ?? config.blockPageHttpsAddr,
       },
       handle.location,
     )}`,
@@ -148,6 +157,7 @@ function startDataPlaneRoles(
   config: ServeConfig,
   connection: OpenDatabaseOptions,
   logger: Logger,
+  caSecret: string,
 ): Promise<RunningDataPlane> | null {
   const resolver = config.roles.includes('resolver');
   const blockPage = config.roles.includes('blockpage');
@@ -168,6 +178,8 @@ function startDataPlaneRoles(
           },
         }
       : {}),
-    ...(blockPage ? { blockPage: { http: config.blockPageAddr } } : {}),
+    ...(blockPage
+      ? { blockPage: { http: config.blockPageAddr, https: { ...config.blockPageHttpsAddr, caSecret } } }
+      : {}),
   });
 }

@@ -126,4 +126,61 @@ describe('api.call over endpoint descriptors (docs/architecture.md "Layers"; doc
     expect(err).toMatchObject({ kind: 'network', message: ErrorTexts.connectionLost });
     expect(outcomes).toEqual([{ type: 'network' }]);
   });
+
+  it('sends a multipart form as is: no JSON content type, the query still in the URL (spec §7 Domains import)', async () => {
+    const sent: { url: string; headers: Record<string, string>; body: unknown }[] = [];
+    const client = createApiClient({
+      getToken: () => 'tok',
+      onOutcome: () => {},
+      fetchImpl: async (input, init) => {
+        sent.push({ url: String(input), headers: init?.headers as Record<string, string>, body: init?.body });
+        return new Response(JSON.stringify({ imported: 2, skipped: 1, removed: 0 }), { status: 200 });
+      },
+    });
+    const form = new FormData();
+    form.set('csv', new Blob(['domain\na.example\nb.example\n'], { type: 'text/csv' }), 'list.csv');
+    const result = await client.call(Endpoints.domains.import, {
+      params: { id: 7, action: 'block' },
+      query: { overwrite: 'true' },
+      form,
+    });
+    expect(result).toEqual({ imported: 2, skipped: 1, removed: 0 });
+    expect(sent[0]?.url).toBe('/restapi/policies/7/domains/import/block?overwrite=true');
+    expect(sent[0]?.body).toBe(form);
+    expect(sent[0]?.headers['Content-Type']).toBeUndefined();
+    expect(sent[0]?.headers['Authorization']).toBe('Bearer tok');
+  });
+
+  it('reads a CSV download as text and hands the headers to onHeaders (the server names the file)', async () => {
+    const csv = 'domain,object,include_subdomains,comment,log_requests\n1,block,true,,true\n';
+    const client = createApiClient({
+      getToken: () => 'tok',
+      onOutcome: () => {},
+      fetchImpl: async () =>
+        new Response(csv, {
+          status: 200,
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': 'attachment; filename="domains-all-31-01-2025.csv"',
+          },
+        }),
+    });
+    let disposition: string | null = null;
+    const text = await client.call(Endpoints.domains.globalExport, {
+      params: { action: 'all' },
+      onHeaders: (h) => {
+        disposition = h.get('content-disposition');
+      },
+    });
+    expect(text).toBe(csv);
+    expect(disposition).toBe('attachment; filename="domains-all-31-01-2025.csv"');
+  });
+
+  it('refuses a body and a form together (a programming error), sending nothing', async () => {
+    const { client, sent } = fakeClient({ status: 200, body: {} });
+    await expect(
+      client.call(Endpoints.msps.create, { body: { name: 'A', company_name: 'B' }, form: new FormData() }),
+    ).rejects.toThrow('not both');
+    expect(sent).toEqual([]);
+  });
 });

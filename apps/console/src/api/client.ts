@@ -65,10 +65,18 @@ export type EndpointInput<E extends EndpointDescriptor> = InputPart<'params', En
   InputPart<'query', EndpointQueryInput<E>> &
   InputPart<'body', EndpointBodyInput<E>>;
 
-/** Per-call transport options. `headers` override the bearer header (the login sends Basic credentials). */
+/**
+ * Per-call transport options. `headers` override the bearer header (the login sends Basic credentials).
+ * `form` sends a multipart body instead of JSON (the CSV imports of spec §7 "Domains", field `csv`):
+ * no `Content-Type` is set, so the browser writes `multipart/form-data` with its boundary.
+ * `onHeaders` receives the answer's headers of a successful call (a download's
+ * `Content-Disposition` file name).
+ */
 export interface CallOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  form?: FormData;
+  onHeaders?: (headers: Headers) => void;
 }
 
 /** The input of `call`, optional when the endpoint needs none. */
@@ -84,6 +92,7 @@ export interface ApiClient {
    * descriptors"). Every outcome is reported once to the global response handling (spec §8).
    * @throws ApiCallError on an HTTP error, a network failure, a local cancellation or a contract mismatch
    * @throws Error when a `:name` of the path has no value in `params` (a programming error)
+   * @throws Error when both `body` and `form` are given (a programming error)
    */
   call<E extends EndpointDescriptor>(endpoint: E, ...args: CallArgs<E>): Promise<EndpointResponse<E>>;
 }
@@ -128,9 +137,11 @@ export function isApiErrorBody(body: unknown): body is ApiErrorBody {
   );
 }
 
+/** The answer's body: JSON when it parses as JSON, else its text; a CSV download always as text. */
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return undefined;
+  if (/^text\/csv\b/i.test(res.headers.get('content-type') ?? '')) return text;
   try {
     return JSON.parse(text);
   } catch {
@@ -147,7 +158,7 @@ interface RawInput extends CallOptions {
 
 /**
  * Creates the API client: base `/restapi`, credentials included, bearer header once a token is
- * set, JSON bodies, errors parsed into `ApiCallError`, and every outcome reported to `onOutcome`
+ * set, JSON bodies (or a multipart `form`), errors parsed into `ApiCallError`, and every outcome reported to `onOutcome`
  * so the global handling of spec §8 runs once per response.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -163,8 +174,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const headers: Record<string, string> = { Accept: 'application/json' };
     const token = options.getToken();
     if (token) headers['Authorization'] = `Bearer ${token}`;
+    if (input.form !== undefined && input.body !== undefined)
+      throw new Error('A call sends a body or a form, not both');
     if (input.body !== undefined) headers['Content-Type'] = 'application/json';
     Object.assign(headers, input.headers);
+    const payload = input.form ?? (input.body !== undefined ? JSON.stringify(input.body) : undefined);
 
     let res: Response;
     try {
@@ -172,7 +186,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         method: endpoint.method,
         credentials: 'include',
         headers,
-        ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}),
+        ...(payload !== undefined ? { body: payload } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
       });
     } catch (err) {
@@ -193,6 +207,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       });
     }
     options.onOutcome({ type: 'success' });
+    input.onHeaders?.(res.headers);
     const result = (endpoint.response as z.ZodType).safeParse(body);
     if (!result.success) {
       console.error(`Response of ${endpoint.method} ${target} does not match the contract`, result.error.issues);

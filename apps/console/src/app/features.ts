@@ -1,6 +1,8 @@
 import { authFeature } from '../features/auth/manifest.ts';
+import { certificatesFeature } from '../features/certificates/manifest.ts';
 import { cloudKeysFeature } from '../features/cloudkeys/manifest.ts';
 import { customersFeature } from '../features/customers/manifest.ts';
+import { domainsFeature } from '../features/domains/manifest.ts';
 import { errorsFeature } from '../features/errors/manifest.ts';
 import { locationsFeature } from '../features/locations/manifest.ts';
 import { mspsFeature } from '../features/msps/manifest.ts';
@@ -26,4 +28,6 @@ export const FEATURES: readonly FeatureManifest[] = [
   staticRoutesFeature,
   profileFeature,
   cloudKeysFeature,
+  domainsFeature,
+  certificatesFeature,
 ];

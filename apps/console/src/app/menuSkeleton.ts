@@ -42,9 +42,7 @@ function globalSettings(area: 'system' | 'msp'): SkeletonEntry[] {
       : []),
     item('nav.globalBlockPage', 'global_block_page', 40),
     item('nav.globalDefaultPolicy', 'global_default_policy', 50),
-    item('nav.globalDomains', 'global_domains', 60),
     item('nav.tools', 'tools', 70),
-    item('nav.certificates', 'certificates', 80),
     item('nav.support', 'support', 90),
     item('nav.emailSettings', 'email_settings', 100),
   ];
@@ -71,7 +69,6 @@ export const MENU_SKELETON: readonly SkeletonEntry[] = [
   ...globalSettings('msp'),
   soon('customer', 'nav.recentTraffic', '/customer/recent_traffic', 20),
   ...customerGroup('contentFiltering', 'nav.contentFiltering', 'content_filtering', 30, [
-    ['nav.domains', 'domains', 20],
     ['nav.blockPage', 'block_page', 30],
   ]),
   ...customerGroup('environment', 'nav.environment', 'environment', 40, [
@@ -91,7 +88,6 @@ export const MENU_SKELETON: readonly SkeletonEntry[] = [
     ['nav.administrators', 'administrators', 10],
     ['nav.defaultPolicy', 'default_policy', 20],
     ['nav.tools', 'tools', 30],
-    ['nav.certificates', 'certificates', 40],
     ['nav.deviceExceptions', 'device_exceptions', 50],
     ['nav.deviceConfiguration', 'device_configuration', 60],
   ]),

@@ -56,8 +56,30 @@ describe('the route table built from the feature manifests (spec §2)', () => {
         layout: 'RootLayout > AreaLayout:customer',
         title: 'pages.cloudKey',
       },
+      '/customer/content_filtering/domains': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.domains' },
+      '/customer/content_filtering/domains/5': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.domain' },
+      '/customer/content_filtering/policies/12/domains': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.policy',
+      },
+      '/msp/global_settings/global_domains': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.globalDomains' },
+      '/msp/global_settings/global_domains/5': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.globalDomain' },
+      '/system/global_settings/global_domains': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.globalDomains',
+      },
+      '/system/global_settings/global_domains/5': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.globalDomain',
+      },
       '/customer/environment/locations': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.locations' },
       '/customer/settings/static_routes': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.staticRoutes' },
+      '/system/global_settings/certificates': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.certificates',
+      },
+      '/msp/global_settings/certificates': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.certificates' },
+      '/customer/settings/certificates': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.certificates' },
       '/profile': { layout: 'RootLayout > AreaLayout:profile', title: 'pages.profile' },
       // A page not built yet is an unknown path: 404, never a placeholder.
       '/customer/reporting/summary': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },

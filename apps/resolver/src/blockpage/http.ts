@@ -1,6 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import https from 'node:https';
+import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { ensureRootCa, LeafMinter } from '@cordon/pki';
 import { canonicalIp, categoryById, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
 import type { Logger } from 'pino';
 import { type Decision, evaluate } from '../policy/engine/index.ts';
@@ -15,6 +17,12 @@ export interface BlockPageOptions {
   /** Listen address; port 0 picks a free port. */
   http: { host: string; port: number };
   /**
+   * The HTTPS listener (DESIGN.md §10): the same page over TLS with a leaf certificate minted per SNI
+   * host from the deployment's root CA, which is created on first use. `caSecret` is the CA secret's
+   * text (`@cordon/pki` `loadCaSecret`), plain data so it can cross to the data-plane thread.
+   */
+  https?: { host: string; port: number; caSecret: string };
+  /**
    * The resolver's snapshot when both run in one process, so the category index is held once.
    * Without it the block page loads and follows its own.
    */
@@ -24,6 +32,8 @@ export interface BlockPageOptions {
 /** A running block-page server. */
 export interface RunningBlockPage {
   readonly address: AddressInfo;
+  /** The HTTPS listener's address; null when not asked for. */
+  readonly httpsAddress: AddressInfo | null;
   close(): Promise<void>;
 }
 
@@ -145,13 +155,14 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     await store.load();
     store.follow(opts.changes);
   }
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void respond(req, res).catch((err: unknown) => {
       opts.logger.error({ err }, 'block page request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('Server error. Please try again later.');
     });
-  });
+  };
+  const server = http.createServer(handler);
 
   /** One request: GET/HEAD show the page; POST with a `key` field redeems a cloud key first. */
   async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -207,21 +218,90 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
-  await new Promise<void>((resolve, reject) => {
+  let secure: https.Server | null = null;
+  try {
+    secure = opts.https ? await startHttps(opts.https, handler, opts.logger) : null;
+    await listen(server, opts.http);
+  } catch (err) {
+    if (secure) await closeServer(secure);
+    if (ownStore) store.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const httpsAddress = secure ? (secure.address() as AddressInfo) : null;
+  opts.logger.info(
+    {
+      address: `${address.address}:${address.port}`,
+      ...(httpsAddress ? { https: `${httpsAddress.address}:${httpsAddress.port}` } : {}),
+    },
+    'block page listening',
+  );
+  const secureServer = secure;
+  return {
+    address,
+    httpsAddress,
+    close: async () => {
+      if (ownStore) store.close();
+      await Promise.all([closeServer(server), secureServer ? closeServer(secureServer) : undefined]);
+    },
+  };
+
+  /**
+   * The HTTPS listener: loads (or, on the deployment's first start, creates) the root CA, then
+   * answers each TLS handshake with the leaf of its SNI host, minted on demand and cached
+   * (`LeafMinter`); a client without SNI, or with a name that is not a host name, gets the leaf
+   * of `localhost` and the listen address.
+   */
+  async function startHttps(
+    listenOn: NonNullable<BlockPageOptions['https']>,
+    onRequest: http.RequestListener,
+    logger: Logger,
+  ): Promise<https.Server> {
+    const ca = await ensureRootCa(opts.db, Buffer.from(listenOn.caSecret, 'utf8'));
+    const ips = ['127.0.0.1', '::1', ...(isIP(listenOn.host) !== 0 ? [listenOn.host] : [])];
+    const minter = new LeafMinter(ca, { fallback: { dnsNames: ['localhost'], ipAddresses: [...new Set(ips)] } });
+    const fallback = await minter.fallbackCredentials();
+    const secureServer = https.createServer(
+      {
+        ...fallback,
+        minVersion: 'TLSv1.2',
+        SNICallback: (servername, done) => {
+          const context = minter.contextFor(servername);
+          if (context === null) {
+            done(null, undefined); // the default (fallback) certificate
+            return;
+          }
+          context.then(
+            (ctx) => done(null, ctx),
+            (err: unknown) => {
+              logger.error({ err, servername }, 'block page: minting a certificate failed');
+              done(err as Error, undefined);
+            },
+          );
+        },
+      },
+      onRequest,
+    );
+    // A failed handshake (a client that does not trust the root yet) is the client's business.
+    secureServer.on('tlsClientError', () => undefined);
+    await listen(secureServer, listenOn);
+    return secureServer;
+  }
+}
+
+/** Listens on `addr`; rejects with the socket error (e.g. `EADDRINUSE`). */
+function listen(server: http.Server | https.Server, addr: { host: string; port: number }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.http.port, opts.http.host, () => {
+    server.listen(addr.port, addr.host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
-  opts.logger.info({ address: `${address.address}:${address.port}` }, 'block page listening');
-  return {
-    address,
-    close: async () => {
-      if (ownStore) store.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+}
+
+/** Closes `server` and its open connections. */
+async function closeServer(server: http.Server | https.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
 }

@@ -91,13 +91,19 @@ async function start(): Promise<void> {
       changes: relayed.feed,
       logger: logger.child({ role: 'blockpage' }),
       http: data.blockPage.http,
+      ...(data.blockPage.https ? { https: data.blockPage.https } : {}),
       // One snapshot (and category index) for both roles.
       ...(resolver ? { snapshot: resolver.snapshot } : {}),
     });
     blockPage = page;
     closers.push(() => page.close());
   }
-  send({ kind: 'ready', dns: resolver ? resolver.address : null, blockPage: blockPage ? blockPage.address : null });
+  send({
+    kind: 'ready',
+    dns: resolver ? resolver.address : null,
+    blockPage: blockPage ? blockPage.address : null,
+    blockPageHttps: blockPage ? blockPage.httpsAddress : null,
+  });
 }
 
 const starting = start().then(

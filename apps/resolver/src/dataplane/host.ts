@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ResolverMetrics } from '../index.ts';
 import { startModuleWorker } from '../threads.ts';
 import {
+  type DataPlaneBlockPageOptions,
   type DataPlaneResolverOptions,
   type DataPlaneWorkerData,
   type FromDataPlane,
@@ -18,7 +19,7 @@ import {
   type ToDataPlane,
 } from './protocol.ts';
 
-export type { DataPlaneResolverOptions } from './protocol.ts';
+export type { DataPlaneBlockPageOptions, DataPlaneResolverOptions } from './protocol.ts';
 
 /**
  * File name of the data-plane thread's entry in the production bundle: apps/cli/scripts/bundle.mjs
@@ -41,8 +42,11 @@ export interface DataPlaneOptions {
   logLevel?: string;
   /** Runs the resolver with these settings: `ResolverOptions` as plain data (structured clone). */
   resolver?: DataPlaneResolverOptions;
-  /** Runs the block page on this address; with the resolver it shares the resolver's snapshot. */
-  blockPage?: { http: { host: string; port: number } };
+  /**
+   * Runs the block page on these addresses (HTTP, and HTTPS with the CA secret); with the resolver
+   * it shares the resolver's snapshot.
+   */
+  blockPage?: DataPlaneBlockPageOptions;
   /** How often the thread polls for other processes' changes, ms (default 500: seen within 1 s, docs/architecture.md "Decision order"). */
   changePollMs?: number;
 }
@@ -53,6 +57,8 @@ export interface RunningDataPlane {
   readonly dns: { udp: AddressInfo; tcp: AddressInfo } | null;
   /** The block page's bound address; null without the `blockpage` role. */
   readonly blockPage: AddressInfo | null;
+  /** The block page's bound HTTPS address; null without the role or without `blockPage.https`. */
+  readonly blockPageHttps: AddressInfo | null;
   /**
    * Hands a topic this process published (the API's `changes.publish`) to the thread at once, so
    * the change is enforced without waiting for the thread's poller. Ignored once the thread ended.
@@ -153,6 +159,7 @@ export async function startDataPlane(
   return {
     dns: ready.dns,
     blockPage: ready.blockPage,
+    blockPageHttps: ready.blockPageHttps ?? null,
     relay(topic) {
       if (state === 'running') post({ kind: 'changed', topic });
     },

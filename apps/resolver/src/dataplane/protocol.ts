@@ -14,6 +14,15 @@ import type { ResolverMetrics, ResolverOptions } from '../index.ts';
  */
 export type DataPlaneResolverOptions = Omit<ResolverOptions, 'db' | 'changes' | 'logger'>;
 
+/**
+ * The block page's listeners: HTTP, and HTTPS with the CA secret's text (the thread loads or
+ * creates the root CA itself; docs/decisions.md "Root CA").
+ */
+export interface DataPlaneBlockPageOptions {
+  http: { host: string; port: number };
+  https?: { host: string; port: number; caSecret: string };
+}
+
 /** `workerData` of the data-plane thread. */
 export interface DataPlaneWorkerData {
   /** The thread's own database connection (a SQLite file in WAL mode, or the PostgreSQL URL). */
@@ -22,8 +31,8 @@ export interface DataPlaneWorkerData {
   logLevel: string;
   /** Run the `resolver` role with these settings. */
   resolver: DataPlaneResolverOptions | null;
-  /** Run the `blockpage` role on this address (port 0 picks one). */
-  blockPage: { http: { host: string; port: number } } | null;
+  /** Run the `blockpage` role on these addresses (port 0 picks one). */
+  blockPage: DataPlaneBlockPageOptions | null;
   /** How often the thread's own change feed polls for other processes' changes, ms. */
   changePollMs: number;
 }
@@ -46,7 +55,12 @@ export type ToDataPlane =
 
 /** Data-plane thread → main thread. */
 export type FromDataPlane =
-  | { kind: 'ready'; dns: { udp: AddressInfo; tcp: AddressInfo } | null; blockPage: AddressInfo | null }
+  | {
+      kind: 'ready';
+      dns: { udp: AddressInfo; tcp: AddressInfo } | null;
+      blockPage: AddressInfo | null;
+      blockPageHttps: AddressInfo | null;
+    }
   /** Start failed; whatever had started is stopped again and the thread ends. */
   | { kind: 'failed'; error: ThreadError }
   | { kind: 'metrics'; seq: number; metrics: ResolverMetrics | null }

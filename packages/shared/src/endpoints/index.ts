@@ -1,5 +1,6 @@
 import { authEndpoints } from './auth.ts';
 import { batchEndpoints } from './batch.ts';
+import { certificateEndpoints } from './certificates.ts';
 import { cloudKeyEndpoints } from './cloudkeys.ts';
 import { customerEndpoints } from './customers.ts';
 import type { EndpointDescriptor } from './define.ts';
@@ -10,6 +11,7 @@ import { policyEndpoints } from './policies.ts';
 import { staticRouteEndpoints } from './static-routes.ts';
 import { statsEndpoints } from './stats.ts';
 
+export * from './certificates.ts';
 export * from './define.ts';
 
 /**
@@ -27,6 +29,7 @@ export const Endpoints = {
   batch: batchEndpoints,
   cloudkeys: cloudKeyEndpoints,
   staticroutes: staticRouteEndpoints,
+  certificates: certificateEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;

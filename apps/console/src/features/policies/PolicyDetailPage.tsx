@@ -1,65 +1,101 @@
-import { Anchor, Badge, Grid, Paper, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Grid, Paper, Tabs, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, useParams } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate, useParams } from 'react-router';
+import { DomainListPanel } from '../../components/domainList/DomainListPanel.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { usePolicyCategoriesQuery, usePolicyQuery } from './api.ts';
 import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';
 import { PolicyEditForm } from './PolicyEditForm.tsx';
 
-function PolicyDetail({ id }: { id: number }) {
+/** The policy's tabs (spec §2 "Policy {id}"): details at the id, domains at `/domains`. */
+type PolicyTab = 'details' | 'domains';
+
+function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   const policy = usePolicyQuery(id);
-  const categories = usePolicyCategoriesQuery(id);
   usePageSubtitle(policy.data?.name);
+  const base = `/customer/content_filtering/policies/${id}`;
   return (
     <>
       <Anchor component={Link} to="/customer/content_filtering/policies" size="sm">
         <IconArrowLeft size={14} style={{ verticalAlign: 'middle' }} /> {t('policies.back')}
       </Anchor>
       <PageHeader />
-      <Grid>
-        <Grid.Col span={{ base: 12, md: 4 }}>
+      <Tabs value={tab} onChange={(v) => navigate(v === 'domains' ? `${base}/domains` : base)} keepMounted={false}>
+        <Tabs.List mb="md">
+          <Tabs.Tab value="details">{t('policies.details')}</Tabs.Tab>
+          <Tabs.Tab value="domains">{t('policies.domainsTab')}</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="details">
+          <PolicyDetailsTab id={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="domains">
           <Paper withBorder p="md" radius="md">
-            <Title order={2} size="h4" mb="sm">
-              {t('policies.details')}
-            </Title>
-            <QueryState query={policy}>
-              {(p) => (
-                <>
-                  {p.is_default ? (
-                    <Badge variant="light" mb="sm">
-                      {t('policies.default')}
-                    </Badge>
-                  ) : null}
-                  <PolicyEditForm key={p.updated_at} policy={p} />
-                  <Text size="sm" c="dimmed" mt="md">
-                    {t('policies.locations')}: {p.locations.map((l) => l.name).join(', ') || '—'}
-                  </Text>
-                </>
-              )}
-            </QueryState>
+            {policy.data ? (
+              <DomainListPanel owner={{ kind: 'policy', policyId: id, userId: policy.data.user_id }} area="customer" />
+            ) : (
+              <QueryState query={policy}>{() => null}</QueryState>
+            )}
           </Paper>
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 8 }}>
-          <Paper withBorder p="md" radius="md">
-            <Title order={2} size="h4" mb="sm">
-              {t('policies.categories')}
-            </Title>
-            <QueryState query={categories}>
-              {(list) => <PolicyCategoriesForm key={categories.dataUpdatedAt} policyId={id} categories={list} />}
-            </QueryState>
-          </Paper>
-        </Grid.Col>
-      </Grid>
+        </Tabs.Panel>
+      </Tabs>
     </>
   );
 }
 
-/** `/customer/content_filtering/policies/{id}` (spec §2 "Policy {id}": details and categories). */
+/** The details tab: the policy form and its categories. */
+function PolicyDetailsTab({ id }: { id: number }) {
+  const { t } = useTranslation();
+  const policy = usePolicyQuery(id);
+  const categories = usePolicyCategoriesQuery(id);
+  return (
+    <Grid>
+      <Grid.Col span={{ base: 12, md: 4 }}>
+        <Paper withBorder p="md" radius="md">
+          <Title order={2} size="h4" mb="sm">
+            {t('policies.details')}
+          </Title>
+          <QueryState query={policy}>
+            {(p) => (
+              <>
+                {p.is_default ? (
+                  <Badge variant="light" mb="sm">
+                    {t('policies.default')}
+                  </Badge>
+                ) : null}
+                <PolicyEditForm key={p.updated_at} policy={p} />
+                <Text size="sm" c="dimmed" mt="md">
+                  {t('policies.locations')}: {p.locations.map((l) => l.name).join(', ') || '—'}
+                </Text>
+              </>
+            )}
+          </QueryState>
+        </Paper>
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, md: 8 }}>
+        <Paper withBorder p="md" radius="md">
+          <Title order={2} size="h4" mb="sm">
+            {t('policies.categories')}
+          </Title>
+          <QueryState query={categories}>
+            {(list) => <PolicyCategoriesForm key={categories.dataUpdatedAt} policyId={id} categories={list} />}
+          </QueryState>
+        </Paper>
+      </Grid.Col>
+    </Grid>
+  );
+}
+
+/**
+ * `/customer/content_filtering/policies/{id}` (spec §2 "Policy {id}": details and categories) and
+ * its domains tab at `…/{id}/domains` (the policy's allow and block lists, the shared list view).
+ */
 export function PolicyDetailPage() {
   const id = Number(useParams().id);
+  const tab: PolicyTab = useLocation().pathname.endsWith('/domains') ? 'domains' : 'details';
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;
-  return <PolicyDetail id={id} />;
+  return <PolicyDetail id={id} tab={tab} />;
 }

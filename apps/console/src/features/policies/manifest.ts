@@ -22,6 +22,12 @@ export const policiesFeature = defineFeature({
       page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
     },
     {
+      path: '/customer/content_filtering/policies/:id/domains',
+      area: 'customer',
+      titleKey: 'pages.policy',
+      page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
+    },
+    {
       path: '/customer/settings/default_policy',
       area: 'customer',
       titleKey: 'pages.defaultPolicy',

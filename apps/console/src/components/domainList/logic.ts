@@ -1,0 +1,88 @@
+import { type DomainAction, type DomainListKind, ErrorTexts } from '@cordon/shared';
+import { ApiCallError } from '../../api/client.ts';
+
+/**
+ * Whose lists a domain-list view shows (spec §7 Domains): a policy's (with its customer as
+ * `user_id`, which the API checks against the policy), or a global list, an MSP's (`msp_id`) or the
+ * system's (no owner: system admins only).
+ */
+export type DomainListOwner =
+  | { readonly kind: 'policy'; readonly policyId: number; readonly userId?: number }
+  | { readonly kind: 'global'; readonly mspId?: number };
+
+/** The tabs of a list view, in order (spec §2 "Allowed & Blocked Domains"): each is a list kind of the API. */
+export const DOMAIN_TABS: readonly { readonly kind: DomainListKind; readonly labelKey: string }[] = [
+  { kind: 'allow', labelKey: 'domainList.allowed' },
+  { kind: 'block', labelKey: 'domainList.blocked' },
+  { kind: 'all', labelKey: 'domainList.all' },
+];
+
+/** True when `value` names a tab (`allow`, `block`, `all`), e.g. from the URL's `?list=`. */
+export function isDomainListKind(value: unknown): value is DomainListKind {
+  return value === 'allow' || value === 'block' || value === 'all';
+}
+
+/** The list a new entry or an import goes to from a tab: the tab's own list, `block` from "All". */
+export function targetList(kind: DomainListKind): DomainAction {
+  return kind === 'all' ? 'block' : kind;
+}
+
+/**
+ * The file name of a download from its `Content-Disposition` header (RFC 6266 §4.1:
+ * `filename*=UTF-8''…` preferred over `filename="…"`), without any directory part; null when the
+ * header is absent or names no file.
+ */
+export function fileNameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  let name: string | null = null;
+  if (extended?.[1]) {
+    try {
+      name = decodeURIComponent(extended[1].trim());
+    } catch {
+      name = null;
+    }
+  }
+  if (name === null) {
+    const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/.exec(header);
+    name = plain ? (plain[1] ?? plain[2] ?? '').replace(/\\(.)/g, '$1').trim() : null;
+  }
+  const base = name?.split(/[\\/]/).pop() ?? '';
+  return base === '' ? null : base;
+}
+
+/**
+ * What a failed CSV import tells the user: the server's message for the file (`fields.csv`, e.g.
+ * "Line 3: Please specify domain or partial domain only, URLs are not permitted."; docs/api.md
+ * "Domain lists"), else its error text, else the spec §8 upload failure text.
+ */
+export function importErrorText(error: unknown): string {
+  if (error instanceof ApiCallError) {
+    const field = error.fields?.['csv'];
+    if (field) return field;
+    if (error.kind === 'http' && error.message) return error.message;
+  }
+  return ErrorTexts.uploadFailed;
+}
+
+/** The detail page of an entry: the customer's (`?policy=`, the API needs the policy) or a global one. */
+export function entryPath(owner: DomainListOwner, entryId: number, area: 'customer' | 'msp' | 'system'): string {
+  if (owner.kind === 'policy') return `/customer/content_filtering/domains/${entryId}?policy=${owner.policyId}`;
+  return `/${area}/global_settings/global_domains/${entryId}`;
+}
+
+/**
+ * Saves `text` as a file named `fileName` in the browser (an object URL on a temporary link).
+ * `doc` is injectable for tests.
+ */
+export function saveTextFile(text: string, fileName: string, type = 'text/csv', doc: Document = document): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = doc.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.rel = 'noopener';
+  doc.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

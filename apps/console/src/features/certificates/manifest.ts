@@ -1,0 +1,36 @@
+import { defineFeature } from '../../platform/manifest.ts';
+import en from './i18n/en.json';
+
+const page = () => import('./CertificatesPage.tsx').then((m) => m.CertificatesPage);
+
+/**
+ * The root CA certificate download with install steps (spec §2 `certificates` at customer, MSP and
+ * system level; DESIGN.md §10), one page for the three areas.
+ */
+export const certificatesFeature = defineFeature({
+  name: 'certificates',
+  routes: [
+    {
+      path: '/system/global_settings/certificates',
+      area: 'system',
+      titleKey: 'pages.certificates',
+      page,
+      menu: { labelKey: 'nav.certificates', parent: 'globalSettings', order: 80 },
+    },
+    {
+      path: '/msp/global_settings/certificates',
+      area: 'msp',
+      titleKey: 'pages.certificates',
+      page,
+      menu: { labelKey: 'nav.certificates', parent: 'globalSettings', order: 80 },
+    },
+    {
+      path: '/customer/settings/certificates',
+      area: 'customer',
+      titleKey: 'pages.certificates',
+      page,
+      menu: { labelKey: 'nav.certificates', parent: 'settings', order: 40 },
+    },
+  ],
+  messages: { en },
+});

@@ -1,0 +1,16 @@
+/**
+ * `@cordon/pki`: the deployment's root CA and the leaf certificates of the HTTPS block page
+ * (DESIGN.md §10; docs/decisions.md "Root CA"). A package of its own so that both the data plane
+ * (`apps/resolver`, which may not import core) and core (the certificate download) use one code.
+ */
+export {
+  type CertificateFormat,
+  certificateAs,
+  ensureRootCa,
+  generateRootCa,
+  type RootCa,
+  readRootCertificatePem,
+} from './ca.ts';
+export { LeafMinter, type LeafMinterOptions } from './leaf.ts';
+export { seal, unseal } from './seal.ts';
+export { loadCaSecret } from './secret.ts';
