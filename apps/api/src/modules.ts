@@ -1,6 +1,7 @@
 import type { AnyApiModule } from './http/module.ts';
 import { authModule } from './modules/auth/index.ts';
 import { batchModule } from './modules/batch/index.ts';
+import { blockPageModule } from './modules/blockpage/index.ts';
 import { certificateModule } from './modules/certificates/index.ts';
 import { cloudKeyModule } from './modules/cloudkeys/index.ts';
 import { customerModule } from './modules/customers/index.ts';
@@ -27,5 +28,6 @@ export const API_MODULES: readonly AnyApiModule[] = [
   statsModule,
   staticRouteModule,
   certificateModule,
+  blockPageModule,
   batchModule,
 ];

@@ -16,7 +16,7 @@ describe('cordon command', () => {
     expect(migrate.code).toBe(0);
     // Every migration, in order, on a fresh database.
     expect(migrate.output.join('\n')).toMatch(
-      /^applied: 0001_initial, 0002_address_claims, 0003_login_throttle, 0004_audit_log, 0005_domain_lists, 0006_static_routes, 0007_cloud_keys, 0008_default_policies, 0009_root_ca$/m,
+      /^applied: 0001_initial, 0002_address_claims, 0003_login_throttle, 0004_audit_log, 0005_domain_lists, 0006_static_routes, 0007_cloud_keys, 0008_default_policies, 0009_root_ca, 0010_blockpage_branding$/m,
     );
     expect((await runCordon(['migrate'], env)).output).toContain('database is up to date');
 

@@ -5,6 +5,7 @@
  * each aggregate is a namespace: `msps.createMsp(deps, caller, body)`.
  */
 export * as admins from './admins/index.ts';
+export * as blockpage from './blockpage/index.ts';
 export * as categories from './categories/index.ts';
 export * as certificates from './certificates/index.ts';
 export * as cloudkeys from './cloudkeys/index.ts';

@@ -10,6 +10,7 @@ import type { DatabaseHandle } from './connection.ts';
  * - `lists`: domain lists (policies' allow/block lists, MSP and system global lists)
  * - `staticroutes`: customers' static routes (conditional forwarding)
  * - `bypasses`: cloud keys and the bypasses they start (the block page writes bypasses too)
+ * - `blockpages`: block-page branding (customer, MSP and system texts)
  */
 export const CHANGE_TOPICS = [
   'tenants',
@@ -19,6 +20,7 @@ export const CHANGE_TOPICS = [
   'lists',
   'staticroutes',
   'bypasses',
+  'blockpages',
 ] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 

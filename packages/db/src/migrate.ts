@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_static_routes.ts';
 import * as m0007 from './migrations/0007_cloud_keys.ts';
 import * as m0008 from './migrations/0008_default_policies.ts';
 import * as m0009 from './migrations/0009_root_ca.ts';
+import * as m0010 from './migrations/0010_blockpage_branding.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_cloud_keys': m0007,
   '0008_default_policies': m0008,
   '0009_root_ca': m0009,
+  '0010_blockpage_branding': m0010,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -29,6 +29,7 @@ export interface Database {
   default_policy_categories: DefaultPolicyCategoriesTable;
   settings: SettingsTable;
   root_ca: RootCaTable;
+  blockpages: BlockpagesTable;
 }
 
 export interface MspsTable {
@@ -320,4 +321,21 @@ export interface RootCaTable {
   certificate_pem: string;
   key_sealed: string;
   created_at: string;
+}
+
+/**
+ * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): a customer's (`customer_id`), an
+ * MSP's (`msp_id`) or the system's (both null) texts; one row per owner. Empty text: not set.
+ */
+export interface BlockpagesTable {
+  id: Generated<number>;
+  customer_id: number | null;
+  msp_id: number | null;
+  title: string;
+  message: string;
+  footer: string;
+  /** An email address or an http(s) URL, shown as a link; empty: none. */
+  support_contact: string;
+  created_at: string;
+  updated_at: string;
 }

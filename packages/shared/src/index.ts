@@ -9,6 +9,7 @@ export * from './outcome.ts';
 export * from './roles.ts';
 export * from './schemas/auth.ts';
 export * from './schemas/batch.ts';
+export * from './schemas/blockpage.ts';
 export * from './schemas/cloudkey.ts';
 export * from './schemas/common.ts';
 export * from './schemas/customer.ts';

@@ -1,4 +1,5 @@
 import { authFeature } from '../features/auth/manifest.ts';
+import { blockPageFeature } from '../features/blockpage/manifest.ts';
 import { certificatesFeature } from '../features/certificates/manifest.ts';
 import { cloudKeysFeature } from '../features/cloudkeys/manifest.ts';
 import { customersFeature } from '../features/customers/manifest.ts';
@@ -30,4 +31,5 @@ export const FEATURES: readonly FeatureManifest[] = [
   cloudKeysFeature,
   domainsFeature,
   certificatesFeature,
+  blockPageFeature,
 ];

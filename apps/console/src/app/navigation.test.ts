@@ -17,7 +17,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
         ready('nav.overview', '/system/overview'),
         group('nav.globalSettings', '/system/global_settings', [
           soon('nav.administrators', '/system/global_settings/administrators'),
-          soon('nav.globalBlockPage', '/system/global_settings/global_block_page'),
+          ready('nav.globalBlockPage', '/system/global_settings/global_block_page'),
           ready('nav.globalDefaultPolicy', '/system/global_settings/global_default_policy'),
           ready('nav.globalDomains', '/system/global_settings/global_domains'),
           soon('nav.tools', '/system/global_settings/tools'),
@@ -33,7 +33,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           soon('nav.administrators', '/msp/global_settings/administrators'),
           soon('nav.securitySettings', '/msp/global_settings/security_settings'),
           soon('nav.interface', '/msp/global_settings/interface'),
-          soon('nav.globalBlockPage', '/msp/global_settings/global_block_page'),
+          ready('nav.globalBlockPage', '/msp/global_settings/global_block_page'),
           ready('nav.globalDefaultPolicy', '/msp/global_settings/global_default_policy'),
           ready('nav.globalDomains', '/msp/global_settings/global_domains'),
           soon('nav.tools', '/msp/global_settings/tools'),
@@ -48,7 +48,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
         group('nav.contentFiltering', '/customer/content_filtering', [
           ready('nav.policies', '/customer/content_filtering/policies'),
           ready('nav.domains', '/customer/content_filtering/domains'),
-          soon('nav.blockPage', '/customer/content_filtering/block_page'),
+          ready('nav.blockPage', '/customer/content_filtering/block_page'),
           ready('nav.cloudKeys', '/customer/content_filtering/cloud_keys'),
         ]),
         group('nav.environment', '/customer/environment', [

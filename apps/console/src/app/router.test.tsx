@@ -48,6 +48,18 @@ describe('the route table built from the feature manifests (spec §2)', () => {
         layout: 'RootLayout > AreaLayout:system',
         title: 'pages.globalDefaultPolicy',
       },
+      '/customer/content_filtering/block_page': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.blockPage',
+      },
+      '/msp/global_settings/global_block_page': {
+        layout: 'RootLayout > AreaLayout:msp',
+        title: 'pages.globalBlockPage',
+      },
+      '/system/global_settings/global_block_page': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.globalBlockPage',
+      },
       '/customer/content_filtering/cloud_keys': {
         layout: 'RootLayout > AreaLayout:customer',
         title: 'pages.cloudKeys',

@@ -72,3 +72,46 @@ export async function redeemCloudKey(
   await changes.publish('bypasses');
   return started;
 }
+
+/** Failed cloud-key attempts one client may make per window before the block page stops checking. */
+export const KEY_ATTEMPTS = { maxFailures: 10, windowMs: 15 * 60_000, maxClients: 10_000 } as const;
+
+/**
+ * Slows down guessing of cloud keys at the block page (docs/security.md "Logins"; the same idea as
+ * the login throttle): at most `maxFailures` refused keys per client address per `windowMs`; past
+ * that, keys from that client are refused without being looked up until the window ends. Bounded to
+ * `maxClients` addresses (the oldest window is forgotten first), in memory: a block page serves the
+ * clients that resolve to it, and a restart forgives at most one window.
+ */
+export class KeyAttemptLimiter {
+  private readonly windows = new Map<string, { start: number; failures: number }>();
+
+  constructor(private readonly limits: { maxFailures: number; windowMs: number; maxClients: number } = KEY_ATTEMPTS) {}
+
+  /** True when `clientIp` may try a key at `now` (epoch ms). */
+  allows(clientIp: string, now: number): boolean {
+    const w = this.windows.get(clientIp);
+    if (w === undefined || now - w.start >= this.limits.windowMs) return true;
+    return w.failures < this.limits.maxFailures;
+  }
+
+  /** Counts one refused key of `clientIp` at `now`. */
+  fail(clientIp: string, now: number): void {
+    let w = this.windows.get(clientIp);
+    if (w === undefined || now - w.start >= this.limits.windowMs) {
+      this.windows.delete(clientIp);
+      if (this.windows.size >= this.limits.maxClients) {
+        const oldest = this.windows.keys().next().value;
+        if (oldest !== undefined) this.windows.delete(oldest);
+      }
+      w = { start: now, failures: 0 };
+      this.windows.set(clientIp, w);
+    }
+    w.failures += 1;
+  }
+
+  /** Forgets `clientIp`'s failures (a key was accepted). */
+  succeed(clientIp: string): void {
+    this.windows.delete(clientIp);
+  }
+}

@@ -6,8 +6,9 @@ import { ensureRootCa, LeafMinter } from '@cordon/pki';
 import { canonicalIp, categoryById, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
 import type { Logger } from 'pino';
 import { type Decision, evaluate } from '../policy/engine/index.ts';
+import { type BlockPageTexts, brandingFor } from '../snapshot/branding.ts';
 import { SnapshotStore } from '../snapshot/store.ts';
-import { redeemCloudKey } from './cloud-key.ts';
+import { KeyAttemptLimiter, redeemCloudKey } from './cloud-key.ts';
 
 /** Block-page server settings (the CLI's `blockpage` role). */
 export interface BlockPageOptions {
@@ -48,6 +49,11 @@ export interface BlockPageView {
    * (unknown client, or a name in a security category, which no key unblocks).
    */
   readonly cloudKey?: { readonly state: 'form' | 'refused' } | { readonly state: 'bypassed'; readonly until: number };
+  /**
+   * The branding to show (spec §7 `/ui/blockpage`), resolved field by field: the customer's, else its
+   * MSP's, else the system's; an empty or absent field uses the built-in text (or shows nothing).
+   */
+  readonly branding?: BlockPageTexts;
 }
 
 /** True when `decision` names a security category (1, 5, 6, 53): no cloud key unblocks it (DESIGN.md §10). */
@@ -103,18 +109,44 @@ export function reasonText(decision: Decision | null): string {
   return `Category: ${names.join(', ')}`;
 }
 
+/** The built-in heading and `<title>` when no branding sets one. */
+export const DEFAULT_BLOCKPAGE_TITLE = 'This site is blocked';
+
 /**
- * Renders the block page (docs/architecture.md "Data plane"): static HTML, every dynamic value escaped, no script.
- * Branding (customer / MSP / global texts and logo) comes in a later issue.
+ * The support contact as a link: `mailto:` for an e-mail address, the URL itself for an http(s) URL
+ * (the only forms the API accepts); anything else (a row written by other means) as plain text.
+ */
+function renderSupport(contact: string): string {
+  if (contact === '') return '';
+  const text = escapeHtml(contact);
+  const href = /^https?:\/\//i.test(contact)
+    ? contact
+    : /^[^\s@<>"']+@[^\s@<>"']+$/.test(contact)
+      ? `mailto:${contact}`
+      : null;
+  const link = href === null ? text : `<a href="${escapeHtml(href)}">${text}</a>`;
+  return `<p>Need help? Contact ${link}</p>`;
+}
+
+/**
+ * Renders the block page (docs/architecture.md "Data plane"): static HTML, every dynamic value
+ * escaped (the host, the reason and each branding text), no script. The branding's title replaces the
+ * heading and the document title, its message (line breaks kept) follows the reason, then the support
+ * contact and the footer. No logo yet.
  */
 export function renderBlockPage(view: BlockPageView): string {
   const host = view.host ? escapeHtml(view.host) : 'this site';
   const reason = escapeHtml(view.known ? reasonText(view.decision) : 'Access to this site is restricted.');
+  const brand = view.branding;
+  const title = escapeHtml(brand?.title || DEFAULT_BLOCKPAGE_TITLE);
+  const message = brand?.message ? `<p>${escapeHtml(brand.message).replace(/\n/g, '<br>')}</p>` : '';
+  const support = renderSupport(brand?.support_contact ?? '');
+  const footer = brand?.footer ? `<footer><p>${escapeHtml(brand.footer)}</p></footer>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>This site is blocked</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}</style>
-</head><body><h1>This site is blocked</h1><p><code>${host}</code></p><p>${reason}</p>${renderCloudKey(view)}</body></html>
+<meta name="robots" content="noindex"><title>${title}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}footer{margin-top:3rem;font-size:.9rem;color:#555}</style>
+</head><body><h1>${title}</h1><p><code>${host}</code></p><p>${reason}</p>${message}${renderCloudKey(view)}${support}${footer}</body></html>
 `;
 }
 
@@ -163,6 +195,8 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     });
   };
   const server = http.createServer(handler);
+  // Refused keys per client address: guessing keys is slowed down like guessing passwords.
+  const keyAttempts = new KeyAttemptLimiter();
 
   /** One request: GET/HEAD show the page; POST with a `key` field redeems a cloud key first. */
   async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -183,18 +217,15 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
         return;
       }
       if (identity.kind === 'ok' && keyAllowed) {
-        const result = await redeemCloudKey(
-          opts.db,
-          opts.changes,
-          identity.customerId,
-          clientIp,
-          form.get('key') ?? '',
-          now,
-        );
+        const result = keyAttempts.allows(clientIp, now)
+          ? await redeemCloudKey(opts.db, opts.changes, identity.customerId, clientIp, form.get('key') ?? '', now)
+          : 'throttled';
         if (typeof result === 'string') {
+          if (result !== 'throttled') keyAttempts.fail(clientIp, now);
           cloudKey = { state: 'refused' };
-          opts.logger.info({ customerId: identity.customerId, clientIp, host }, 'cloud key refused');
+          opts.logger.info({ customerId: identity.customerId, clientIp, host, result }, 'cloud key refused');
         } else {
+          keyAttempts.succeed(clientIp);
           cloudKey = { state: 'bypassed', until: result.expiresAt };
           opts.logger.info(
             { customerId: identity.customerId, keyId: result.keyId, clientIp, host, until: result.expiresAt },
@@ -203,10 +234,14 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
         }
       }
     }
+    const branding =
+      identity.kind === 'ok'
+        ? brandingFor(store.branding, identity.customerId, identity.mspId)
+        : brandingFor(store.branding, null, null);
     const view: BlockPageView =
       identity.kind === 'ok'
-        ? { host, known: true, decision, ...(cloudKey ? { cloudKey } : {}) }
-        : { host, known: false, decision: null };
+        ? { host, known: true, decision, branding, ...(cloudKey ? { cloudKey } : {}) }
+        : { host, known: false, decision: null, branding };
     const body = renderBlockPage(view);
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',

@@ -4,6 +4,7 @@ import type { CategoryIndex } from '../policy/category-index.ts';
 import type { CompiledPolicy } from '../policy/compiled-policy.ts';
 import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
 import type { Decision, EngineSnapshot, Identity, KnownIdentity } from '../policy/engine/index.ts';
+import { type BrandingSnapshot, brandingPart } from './branding.ts';
 import { type BypassesSnapshot, bypassesPart } from './bypasses.ts';
 import { categoriesPart } from './categories.ts';
 import { linkLists, listsPart } from './lists.ts';
@@ -108,6 +109,11 @@ export class SnapshotStore implements EngineSnapshot {
     () => undefined,
   );
   private readonly bypassSlot: Slot<BypassesSnapshot>;
+  private readonly brandingSlot = new Slot(
+    brandingPart,
+    (p, prev) => this.loadPart(p, prev),
+    () => undefined,
+  );
   private readonly slots: readonly Slot<unknown>[];
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -155,6 +161,7 @@ export class SnapshotStore implements EngineSnapshot {
       this.routes,
       devices,
       this.bypassSlot,
+      this.brandingSlot,
     ];
   }
 
@@ -171,6 +178,11 @@ export class SnapshotStore implements EngineSnapshot {
   /** MSP id → global lists (step 4); empty until their table exists. */
   get mspLists(): ReadonlyMap<number, DomainLists> {
     return this.lists.value.msp;
+  }
+
+  /** Block-page branding by customer, MSP and the system's (the block page only; no rule reads it). */
+  get branding(): BrandingSnapshot {
+    return this.brandingSlot.value;
   }
 
   /** Client address → its active cloud-key bypass (step 1). */

@@ -1,5 +1,6 @@
 import { authEndpoints } from './auth.ts';
 import { batchEndpoints } from './batch.ts';
+import { blockPageEndpoints } from './blockpage.ts';
 import { certificateEndpoints } from './certificates.ts';
 import { cloudKeyEndpoints } from './cloudkeys.ts';
 import { customerEndpoints } from './customers.ts';
@@ -30,6 +31,7 @@ export const Endpoints = {
   cloudkeys: cloudKeyEndpoints,
   staticroutes: staticRouteEndpoints,
   certificates: certificateEndpoints,
+  blockpage: blockPageEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;

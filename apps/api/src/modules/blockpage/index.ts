@@ -1,0 +1,26 @@
+import { defineModule } from '../../http/module.ts';
+import { registerBlockPageRoutes } from './routes.ts';
+
+const body = () => ({ title: 'Hijacked' });
+
+/** Block-page branding (spec §7 `/ui/blockpage`): the customer's, MSP's and system's texts of the block page. */
+export const blockPageModule = defineModule({
+  name: 'blockpage',
+  resources: ['blockpage'],
+  register: registerBlockPageRoutes,
+  isolationCases: {
+    'blockpage.get': [
+      { query: (_, b) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403 },
+      { query: (_, b) => ({ msp_id: b.mspId }), msp: 404, customer: 404, sales: 403 },
+    ],
+    'blockpage.set': [
+      { query: (_, b) => ({ user_id: b.customerId }), body, msp: 404, customer: 404, sales: 403 },
+      { query: (_, b) => ({ msp_id: b.mspId }), body, msp: 404, customer: 404, sales: 403 },
+    ],
+    'blockpage.remove': [
+      { query: (_, b) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403 },
+      { query: (_, b) => ({ msp_id: b.mspId }), msp: 404, customer: 404, sales: 403 },
+    ],
+  },
+  topics: ['blockpages'],
+});

@@ -1,0 +1,78 @@
+import type { SnapshotPart } from './part.ts';
+
+/** The texts of one level's block page ('' = not set at this level). */
+export interface BlockPageTexts {
+  readonly title: string;
+  readonly message: string;
+  readonly footer: string;
+  readonly support_contact: string;
+}
+
+/** Block-page branding by owner: customer id → texts, MSP id → texts, and the system's (null: none). */
+export interface BrandingSnapshot {
+  readonly customer: ReadonlyMap<number, BlockPageTexts>;
+  readonly msp: ReadonlyMap<number, BlockPageTexts>;
+  readonly system: BlockPageTexts | null;
+}
+
+const FIELDS = ['title', 'message', 'footer', 'support_contact'] as const;
+
+/**
+ * The texts the block page shows a client of customer `customerId` of MSP `mspId` (spec §7
+ * `/ui/blockpage`): each field from the customer's branding, else its MSP's, else the system's;
+ * '' when no level sets it (the page then uses its built-in text). Without a customer (an unknown
+ * client), only the system's applies.
+ */
+export function brandingFor(
+  snapshot: BrandingSnapshot,
+  customerId: number | null,
+  mspId: number | null,
+): BlockPageTexts {
+  const levels = [
+    customerId === null ? undefined : snapshot.customer.get(customerId),
+    mspId === null ? undefined : snapshot.msp.get(mspId),
+    snapshot.system ?? undefined,
+  ];
+  const out = { title: '', message: '', footer: '', support_contact: '' };
+  for (const field of FIELDS) {
+    for (const level of levels) {
+      if (level !== undefined && level[field] !== '') {
+        out[field] = level[field];
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): every row of `blockpages`, a few
+ * per tenant at most, so a change re-reads it whole. Follows the `blockpages` topic.
+ */
+export const brandingPart: SnapshotPart<BrandingSnapshot> = {
+  name: 'branding',
+  topics: ['blockpages'],
+  empty: () => ({ customer: new Map(), msp: new Map(), system: null }),
+  load: async (handle) => {
+    const rows = await handle.db
+      .selectFrom('blockpages')
+      .select(['customer_id', 'msp_id', 'title', 'message', 'footer', 'support_contact'])
+      .orderBy('id')
+      .execute();
+    const customer = new Map<number, BlockPageTexts>();
+    const msp = new Map<number, BlockPageTexts>();
+    let system: BlockPageTexts | null = null;
+    for (const r of rows) {
+      const texts = Object.freeze({
+        title: r.title,
+        message: r.message,
+        footer: r.footer,
+        support_contact: r.support_contact,
+      });
+      if (r.customer_id !== null) customer.set(r.customer_id, texts);
+      else if (r.msp_id !== null) msp.set(r.msp_id, texts);
+      else system = texts;
+    }
+    return { customer, msp, system };
+  },
+};

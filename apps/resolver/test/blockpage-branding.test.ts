@@ -1,0 +1,119 @@
+import http from 'node:http';
+import { type ChangeFeed, createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import { createTestDatabase, testDialects } from '@cordon/db/testing';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningBlockPage, renderBlockPage, startBlockPage } from '../src/blockpage/http.ts';
+import { seedTenants } from './helpers/seed.ts';
+
+/** GET `/` with `Host: host` from `localAddress`; resolves with the status and body. */
+function get(port: number, host: string, localAddress: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/', localAddress, headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls `fn` until it returns true (the snapshot reloads after a change is published), at most ~3 s. */
+async function eventually(fn: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe.each(testDialects())('block-page branding on %s', (dialect) => {
+  let handle: DatabaseHandle;
+  let changes: ChangeFeed;
+  let page: RunningBlockPage;
+  let customerId: number;
+  let mspId: number;
+
+  beforeAll(async () => {
+    handle = await createTestDatabase(dialect);
+    const seeded = await seedTenants(handle);
+    customerId = seeded.customerId;
+    const customer = await handle.db
+      .selectFrom('customers')
+      .select('msp_id')
+      .where('id', '=', customerId)
+      .executeTakeFirstOrThrow();
+    mspId = customer.msp_id;
+    const at = new Date().toISOString();
+    const row = { message: '', footer: '', support_contact: '', created_at: at, updated_at: at };
+    await handle.db
+      .insertInto('blockpages')
+      .values([
+        {
+          ...row,
+          customer_id: customerId,
+          msp_id: null,
+          title: '<script>alert(1)</script> Acme',
+          support_contact: 'help@acme.test',
+        },
+        { ...row, customer_id: null, msp_id: mspId, title: 'MSP branded', message: 'Call us\nany time' },
+        { ...row, customer_id: null, msp_id: null, title: 'System branded', footer: 'Operated by Cordon' },
+      ])
+      .execute();
+    changes = createChangeFeed(handle);
+    page = await startBlockPage({
+      db: handle,
+      changes,
+      logger: pino({ level: 'silent' }),
+      http: { host: '127.0.0.1', port: 0 },
+    });
+  });
+
+  afterAll(async () => {
+    await page.close();
+    await changes.close();
+    await handle.close();
+  });
+
+  it("shows the customer's branding, escaped, then the MSP's after it is deleted", async () => {
+    // 127.0.0.1 is Acme's claimed address; gambling.example is blocked for it.
+    const res = await get(page.address.port, 'gambling.example', '127.0.0.1');
+    expect(res.status).toBe(200);
+    expect(res.body).not.toContain('<script');
+    expect(res.body).toContain('<h1>&#60;script&#62;alert(1)&#60;/script&#62; Acme</h1>');
+    expect(res.body).toContain('<title>&#60;script&#62;alert(1)&#60;/script&#62; Acme</title>');
+    expect(res.body).toContain('<a href="mailto:help@acme.test">help@acme.test</a>');
+    // Fields the customer leaves empty come from the next level: the MSP's message, the system's footer.
+    expect(res.body).toContain('<p>Call us<br>any time</p>');
+    expect(res.body).toContain('Operated by Cordon');
+    expect(res.body).toContain('Gambling');
+
+    await handle.db.deleteFrom('blockpages').where('customer_id', '=', customerId).execute();
+    await changes.publish('blockpages');
+    await eventually(async () =>
+      (await get(page.address.port, 'gambling.example', '127.0.0.1')).body.includes('<h1>MSP branded</h1>'),
+    );
+    const after = await get(page.address.port, 'gambling.example', '127.0.0.1');
+    expect(after.body).not.toContain('Acme</h1>');
+    expect(after.body).toContain('<title>MSP branded</title>');
+  });
+
+  it("shows an unknown client only the system's branding", async () => {
+    const res = await get(page.address.port, 'gambling.example', '127.0.0.2');
+    expect(res.body).toContain('<h1>System branded</h1>');
+    expect(res.body).not.toContain('MSP branded');
+  });
+});
+
+describe('renderBlockPage without branding', () => {
+  it("keeps today's built-in text", () => {
+    const html = renderBlockPage({ host: 'x.example', known: false, decision: null });
+    expect(html).toContain('<h1>This site is blocked</h1>');
+    expect(html).not.toContain('<footer>');
+    expect(html).not.toContain('Need help?');
+  });
+});

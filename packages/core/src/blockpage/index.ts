@@ -1,0 +1,3 @@
+/** Block-page branding (spec §7 `/ui/blockpage`): customer, MSP and system texts of the block page. */
+
+export { deleteBlockPage, getBlockPage, setBlockPage } from './service.ts';
