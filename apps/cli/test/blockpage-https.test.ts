@@ -51,7 +51,7 @@ function tlsGet(port: number, servername: string, ca: string): Promise<{ authori
   });
 }
 
-describe('cordon serve: the HTTPS block page with the downloaded root (DESIGN.md §10)', () => {
+describe('cordon serve: the HTTPS block page with the downloaded root (docs/architecture.md "Block page")', () => {
   it('serves a leaf for the blocked host that the downloaded root verifies, and keeps the root across restarts', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'cordon-https-')), 'data');
     dirs.push(dataDir);

@@ -34,7 +34,7 @@ function fetchOverTls(
   });
 }
 
-describe.each(testDialects())('HTTPS block page on %s (DESIGN.md §10)', (dialect) => {
+describe.each(testDialects())('HTTPS block page on %s (docs/architecture.md "Block page")', (dialect) => {
   let handle: DatabaseHandle;
   let changes: ChangeFeed;
   let page: RunningBlockPage;

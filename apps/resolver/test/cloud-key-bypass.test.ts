@@ -54,7 +54,7 @@ const BLOCKED = '127.0.0.1'; // the block address the resolver answers for block
 const UPSTREAM = '192.0.2.10'; // what the fake upstream answers for any other name
 
 /**
- * Cloud keys end to end (DESIGN.md §10; docs/architecture.md "Decision order" step 1): a key entered
+ * Cloud keys end to end (docs/architecture.md "Block page"; docs/architecture.md "Decision order" step 1): a key entered
  * on the block page over HTTP starts a bypass for that client only, which `dig` sees within a
  * second, never for a security category, and which ends by itself.
  */

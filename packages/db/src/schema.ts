@@ -245,7 +245,7 @@ export interface StaticRoutesTable {
 }
 
 /**
- * A customer's cloud key (spec §3 "Cloud key"; DESIGN.md §10; migration 0007). Entered on the block
+ * A customer's cloud key (spec §3 "Cloud key"; docs/architecture.md "Block page"; migration 0007). Entered on the block
  * page it starts a bypass for the client for `expires_after_s` seconds, while active, inside
  * `valid_from`–`valid_to` (ISO-8601 UTC, null = open) and below `max_uses` (null = unlimited).
  */

@@ -56,7 +56,7 @@ export async function generateRootCa(now: number = Date.now()): Promise<{ certif
 }
 
 /**
- * The deployment's root CA, created on the first call (DESIGN.md §10): read from `root_ca`, else
+ * The deployment's root CA, created on the first call (docs/architecture.md "Block page"): read from `root_ca`, else
  * generated, its key sealed with `secret` ({@link seal}) and inserted as row 1. Two processes
  * starting at once both insert; the second insert does nothing and both read the first one's row.
  * Not an audited tenant change: deployment key material, like the access-token key file.

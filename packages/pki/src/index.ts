@@ -1,6 +1,6 @@
 /**
  * `@cordon/pki`: the deployment's root CA and the leaf certificates of the HTTPS block page
- * (DESIGN.md §10; docs/decisions.md "Root CA"). A package of its own so that both the data plane
+ * (docs/architecture.md "Block page"; docs/decisions.md "Root CA"). A package of its own so that both the data plane
  * (`apps/resolver`, which may not import core) and core (the certificate download) use one code.
  */
 export {

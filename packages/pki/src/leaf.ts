@@ -23,7 +23,7 @@ export interface LeafMinterOptions {
 
 /**
  * Mints a TLS server certificate per SNI host on demand, signed by the deployment's root CA
- * (DESIGN.md §10), and keeps the secure contexts in a bounded LRU cache. All leaves of one process
+ * (docs/architecture.md "Block page"), and keeps the secure contexts in a bounded LRU cache. All leaves of one process
  * share one ECDSA P-256 key made at start, so a new host costs one signature, not a key generation.
  * Each leaf: subject CN = the host, subjectAltName dNSName (or iPAddress) = the host (RFC 6125 §6.4),
  * basicConstraints CA false, keyUsage digitalSignature, extKeyUsage serverAuth, authority and

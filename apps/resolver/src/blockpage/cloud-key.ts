@@ -12,7 +12,7 @@ export interface StartedBypass {
 }
 
 /**
- * Redeems cloud key `text` of customer `customerId` for client `clientIp` (DESIGN.md §10): the key
+ * Redeems cloud key `text` of customer `customerId` for client `clientIp` (docs/architecture.md "Block page"): the key
  * must exist for that customer, be active, be inside its validity window at `now` and have uses left
  * (`max_uses` null = unlimited). In one transaction the use is counted (a conditional increment, so
  * two clients racing for the last use cannot both get it), the bypass row written for the key's

@@ -18,7 +18,7 @@ export interface BlockPageOptions {
   /** Listen address; port 0 picks a free port. */
   http: { host: string; port: number };
   /**
-   * The HTTPS listener (DESIGN.md §10): the same page over TLS with a leaf certificate minted per SNI
+   * The HTTPS listener (docs/architecture.md "Block page"): the same page over TLS with a leaf certificate minted per SNI
    * host from the deployment's root CA, which is created on first use. `caSecret` is the CA secret's
    * text (`@cordon/pki` `loadCaSecret`), plain data so it can cross to the data-plane thread.
    */
@@ -44,7 +44,7 @@ export interface BlockPageView {
   readonly known: boolean;
   readonly decision: Decision | null;
   /**
-   * The cloud-key form's state (DESIGN.md §10): `form` shows it, `refused` adds the refusal,
+   * The cloud-key form's state (docs/architecture.md "Block page"): `form` shows it, `refused` adds the refusal,
    * `bypassed` replaces it by the confirmation with the bypass's end (epoch ms); absent: no form
    * (unknown client, or a name in a security category, which no key unblocks).
    */
@@ -56,7 +56,7 @@ export interface BlockPageView {
   readonly branding?: BlockPageTexts;
 }
 
-/** True when `decision` names a security category (1, 5, 6, 53): no cloud key unblocks it (DESIGN.md §10). */
+/** True when `decision` names a security category (1, 5, 6, 53): no cloud key unblocks it (docs/architecture.md "Block page"). */
 function securityBlocked(decision: Decision | null): boolean {
   return decision?.categories.some((id) => SECURITY_CATEGORY_IDS.includes(id)) === true;
 }

@@ -13,7 +13,7 @@ const QTYPE_ANY = 255;
 const QCLASS_IN = 1;
 
 /**
- * safe-search (DESIGN.md §8 "Answers"; docs/architecture.md "Safe search"): when the client's
+ * safe-search (docs/architecture.md "Decision order" "Answers"; docs/architecture.md "Safe search"): when the client's
  * policy turns safe search on and the allowed qname is a search engine's host
  * (`policy/safe-search.ts`), the answer is a CNAME from the qname to the engine's safe-search host
  * (TTL {@link SAFE_SEARCH_CNAME_TTL}), followed by that host's records of the asked type, resolved

@@ -1,5 +1,5 @@
 /**
- * Safe-search enforcement (DESIGN.md §8 "Answers"; docs/architecture.md "Safe search"): when a
+ * Safe-search enforcement (docs/architecture.md "Decision order" "Answers"; docs/architecture.md "Safe search"): when a
  * policy turns it on, each search engine's hosts are answered with a CNAME to the engine's
  * safe-search host, whose addresses are then resolved upstream. The ONE list of those hosts,
  * each set with the engine's own documentation as its source.

@@ -5,7 +5,7 @@ import type { SnapshotPart } from './part.ts';
 export type BypassesSnapshot = ReadonlyMap<string, ActiveBypass>;
 
 /**
- * The bypass part (DESIGN.md §10): the `bypasses` rows not yet expired, one entry per client address
+ * The bypass part (docs/architecture.md "Block page"): the `bypasses` rows not yet expired, one entry per client address
  * (of several, the latest end wins). Reloaded on the `bypasses` topic, which the block page publishes
  * when a key starts one and the API when a key changes; an entry past its end stops applying by the
  * rule's `now` check, before any reload.

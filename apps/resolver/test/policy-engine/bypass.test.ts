@@ -4,7 +4,7 @@ import { evaluate } from '../../src/policy/engine/index.ts';
 import { bypassRule } from '../../src/policy/engine/rules/bypass.ts';
 import { index, snapshot, who } from './helpers.ts';
 
-describe('bypass rule (step 1, DESIGN.md §10)', () => {
+describe('bypass rule (step 1, docs/architecture.md "Block page")', () => {
   const policy = compilePolicy(1, 1, [6, 20], true, {});
   const categories = index([
     ['gambling.example', [20]],

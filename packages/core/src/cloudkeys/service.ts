@@ -49,7 +49,7 @@ export async function getCloudKey(deps: CoreDeps, caller: Caller, customerId: nu
 }
 
 /**
- * `POST /users/{id}/cloudkeys`: a new key (DESIGN.md §10), times used 0. Audit `cloudkey.create`
+ * `POST /users/{id}/cloudkeys`: a new key (docs/architecture.md "Block page"), times used 0. Audit `cloudkey.create`
  * (the key text left out); publishes `bypasses`.
  * @throws ApiError ERR_CONFLICT when the customer already has this key text
  */

@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Cloud keys and the bypasses they start (DESIGN.md §10; docs/architecture.md "Decision order" step 1).
+ * Cloud keys and the bypasses they start (docs/architecture.md "Block page"; docs/architecture.md "Decision order" step 1).
  *
  * - `cloud_keys`: a customer's keys (spec §3 "Cloud key"): the key text (unique per customer),
  *   description, maximum uses (null = unlimited), times used, validity window (ISO-8601 UTC text,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect-kind.ts';
 
 /**
- * The deployment's root CA (DESIGN.md §10; docs/decisions.md "Root CA"): at most one row, `id` 1,
+ * The deployment's root CA (docs/architecture.md "Block page"; docs/decisions.md "Root CA"): at most one row, `id` 1,
  * created on the first start by `@cordon/pki`'s `ensureRootCa`.
  *
  * - `certificate_pem`: the self-signed root certificate (public; `GET /certificates/machine/download`).

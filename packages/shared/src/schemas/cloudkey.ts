@@ -43,7 +43,7 @@ const expiresAfterSchema = z
   .max(CLOUD_KEY_EXPIRES_AFTER.max, { error: expiresAfterMessage });
 
 /**
- * A cloud key (spec §3 "Cloud key"; DESIGN.md §10). `max_uses` null = unlimited; `valid_from` /
+ * A cloud key (spec §3 "Cloud key"; docs/architecture.md "Block page"). `max_uses` null = unlimited; `valid_from` /
  * `valid_to` ISO-8601 UTC or null (open); `expires_after` is the bypass duration in seconds.
  */
 export const cloudKeySchema = z.object({

@@ -16,7 +16,7 @@ export const policySchema = z.object({
   filtering_level: z.enum(FILTERING_LEVELS),
   is_default: z.boolean(),
   allow_unclassified: z.boolean(),
-  /** Safe search enforced by the resolver (DESIGN.md §8; docs/architecture.md "Safe search"). */
+  /** Safe search enforced by the resolver (docs/architecture.md "Decision order"; docs/architecture.md "Safe search"). */
   safe_search: z.boolean(),
   first_location: z.string().nullable(),
   locations: z.array(

@@ -5,7 +5,7 @@ const page = () => import('./CertificatesPage.tsx').then((m) => m.CertificatesPa
 
 /**
  * The root CA certificate download with install steps (spec §2 `certificates` at customer, MSP and
- * system level; DESIGN.md §10), one page for the three areas.
+ * system level; docs/architecture.md "Block page"), one page for the three areas.
  */
 export const certificatesFeature = defineFeature({
   name: 'certificates',

@@ -49,7 +49,7 @@ export interface EngineQuestion {
 }
 
 /**
- * An active cloud-key bypass of one client address (DESIGN.md §10): the customer whose key started
+ * An active cloud-key bypass of one client address (docs/architecture.md "Block page"): the customer whose key started
  * it and when it ends, epoch ms. Built when the snapshot's bypass part loads, frozen.
  */
 export interface ActiveBypass {

@@ -5,7 +5,7 @@ import type { Rule } from '../types.ts';
 const SECURITY: ReadonlySet<number> = new Set(SECURITY_CATEGORY_IDS);
 
 /**
- * Step 1, an active cloud-key bypass of this client (DESIGN.md §10; docs/architecture.md "Decision
+ * Step 1, an active cloud-key bypass of this client (docs/architecture.md "Block page"; docs/architecture.md "Decision
  * order") → action `bypassed`, reason `bypass` (answered like an allowed name, logged as bypassed).
  * The bypass must belong to the client's customer and end after `now`. Names in a security category
  * (1, 5, 6, 53) are never bypassed: the rule passes and the later steps decide. No bypass at all:
