@@ -1,11 +1,13 @@
 /**
  * Issue #7's story, end to end as a customer admin would live it: a policy's Blocked list edited in
  * the console, the resolver answering the listed name (and its subdomains) with the block address,
- * the HTTPS block page served with a certificate minted from the deployment's root CA (trusted by
+ * the block page branded in the console (a logo upload, refused when too large or too wide; a title
+ * and a support contact), the HTTPS block page, with that branding, served with a certificate minted from the deployment's root CA (trusted by
  * Chromium through that CA's SPKI pin), a cloud key created in the console and entered on the block
  * page lifting the block for that device only, and a CSV import with a bad line refused as a whole.
  * Screenshots of every step land in e2e/artifacts/cf-*.png.
  */
+
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +15,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
-import { chromiumPath, launchBrowser } from './support/browser.ts';
+import { chromiumPath, horizontalOverflow, launchBrowser } from './support/browser.ts';
 import { type CordonProcess, startCordon } from './support/cordon.ts';
 import { dig, type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
+import { solidPng } from './support/png.ts';
 
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const ADMIN_EMAIL = 'admin@example.com';
@@ -175,6 +179,29 @@ describe('content filtering story (issue #7)', () => {
     expect(upstream.asked).not.toContain(BLOCKED);
   });
 
+  it("brands the customer's block page in the console: a logo, a title and a support contact", async () => {
+    await page.getByRole('link', { name: 'Block page', exact: true }).click();
+    await page.waitForURL('**/customer/content_filtering/block_page');
+    const logoSection = page.getByRole('region', { name: 'Logo' });
+    const picker = logoSection.locator('input[type="file"]');
+    // Too large for the 1 MB limit: refused in the page before anything is sent.
+    await picker.setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: Buffer.alloc(1024 * 1024 + 1) });
+    await logoSection.getByText('File size exceeds maximum of 1mb.').waitFor();
+    // Too wide: the server's dimension message under the field, nothing stored.
+    await picker.setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: solidPng(2000, 10) });
+    await page.getByRole('button', { name: 'Upload logo' }).click();
+    await logoSection.getByText('The image dimensions are too big.').waitFor();
+    await picker.setInputFiles({ name: 'springfield.png', mimeType: 'image/png', buffer: solidPng(160, 48) });
+    await page.getByRole('button', { name: 'Upload logo' }).click();
+    await page.getByText('Logo uploaded.').waitFor();
+    await page.getByRole('img', { name: 'Current logo' }).waitFor();
+    await page.getByLabel('Title').fill('Springfield School network');
+    await page.getByLabel('Support contact').fill('helpdesk@springfield.test');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Block page saved.').waitFor();
+    await shot(page, '03b-block-page-branding');
+  });
+
   it('serves the HTTPS block page with a certificate from the root CA, the host and the reason', async () => {
     const pem = await downloadRootCa(httpPort, CUSTOMER_EMAIL, CUSTOMER_PASSWORD);
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----/);
@@ -199,7 +226,19 @@ describe('content filtering story (issue #7)', () => {
     const tls = await response?.securityDetails();
     expect(tls?.subjectName).toBe(BLOCKED);
     expect(tls?.protocol).toMatch(/TLS/);
-    expect(await blockPage.title()).toBe('This site is blocked');
+    // The customer's branding: its title, its support contact and its logo, loaded over the same TLS.
+    expect(await blockPage.title()).toBe('Springfield School network');
+    await blockPage.getByRole('heading', { name: 'Springfield School network' }).waitFor();
+    await blockPage.getByRole('link', { name: 'helpdesk@springfield.test' }).waitFor();
+    const logo = blockPage.locator('img.logo');
+    await expect
+      .poll(() =>
+        logo.evaluate((img) => {
+          const image = img as unknown as { complete: boolean; naturalWidth: number };
+          return image.complete && image.naturalWidth;
+        }),
+      )
+      .toBe(160);
     await blockPage.getByText(BLOCKED, { exact: true }).waitFor();
     await blockPage.getByText('This site is on your organisation’s block list.').waitFor();
     await blockPage.getByLabel('Cloud key').waitFor();
@@ -264,6 +303,87 @@ describe('content filtering story (issue #7)', () => {
     const table = (await page.getByTestId('domains-table').textContent()) ?? '';
     expect(table).not.toContain('fine-one.example');
     await shot(page, '10-domains-unchanged');
+    expect(browserProblems).toEqual([]);
+  });
+
+  it('shows every content-filtering page without a serious or critical axe violation, at desktop and phone width', async () => {
+    const pages = [
+      '/customer/content_filtering/policies',
+      `/customer/content_filtering/policies/${policyId}/domains`,
+      '/customer/content_filtering/domains',
+      '/customer/content_filtering/block_page',
+      '/customer/content_filtering/cloud_keys',
+      '/customer/settings/default_policy',
+      '/customer/settings/default_policy/domains',
+      '/customer/settings/static_routes',
+      '/customer/settings/certificates',
+    ];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      for (const path of pages) {
+        await page.goto(`http://127.0.0.1:${httpPort}${path}`);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        const violations = await axeViolations(page);
+        expect(violations, `${path} at ${width} px: ${formatViolations(violations)}`).toEqual([]);
+        // Nothing wider than the screen: tables scroll inside their own box.
+        const overflow = await horizontalOverflow(page);
+        expect(overflow, `${path} at ${width} px is wider than the screen`).toBeLessThanOrEqual(0);
+      }
+      await shot(page, `11-last-page-${width}px`);
+    }
+    // The default policy's domains tab lists the same Blocked list as its policy page.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/settings/default_policy/domains`);
+    await page.getByRole('tab', { name: 'Blocked', exact: true }).click();
+    await expect.poll(() => page.getByTestId('domains-table').textContent()).toContain(BLOCKED);
+  });
+
+  it('lets the system admin add a hosts feed, fill it from a file, and dig answer its names as that category', async () => {
+    const system = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await system.goto(`http://127.0.0.1:${httpPort}/`);
+    await system.getByLabel('Email').fill(ADMIN_EMAIL);
+    await system.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await system.getByRole('button', { name: 'Log in' }).click();
+    await system.waitForURL('**/system/overview');
+    await system.goto(`http://127.0.0.1:${httpPort}/system/global_settings/category_feeds`);
+    await system.getByText('No feeds yet: UT1 is the only source.').waitFor();
+    await system.getByRole('button', { name: 'New feed' }).click();
+    const dialog = system.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: /^Name/ }).fill('Phishing hosts');
+    await dialog.getByLabel(/^Category/).click();
+    await system.getByRole('option', { name: 'Phishing/Fraud', exact: true }).click();
+    await dialog.getByLabel('Address (https://)').fill('http://not-secure.example/hosts');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByText('Please enter a valid URL starting with https://.').waitFor();
+    await dialog.getByLabel('Address (https://)').fill('');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await system.getByText('Feed added.').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await system.getByRole('button', { name: 'Upload a file to Phishing hosts' }).click();
+    await system
+      .getByRole('dialog')
+      .locator('input[type="file"]')
+      .setInputFiles({
+        name: 'phish.hosts',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('0.0.0.0 phish-feed.example\n'),
+      });
+    await system.getByRole('dialog').getByRole('button', { name: 'Upload file' }).click();
+    await system.getByText('File imported: 1 names.').waitFor();
+    await system.getByRole('dialog').waitFor({ state: 'hidden' });
+    await expect.poll(() => system.getByTestId('feeds-table').textContent()).toContain('OK');
+    await shot(system, '12-category-feeds');
+    const violations = await axeViolations(system);
+    expect(violations, formatViolations(violations)).toEqual([]);
+    await system.close();
+    // Phishing is a security category every policy blocks: the resolver follows within a second or two.
+    await expect
+      .poll(async () => (await dig(dnsPort, 'phish-feed.example')).answers.map((a) => a.data), {
+        timeout: 10_000,
+        interval: 250,
+      })
+      .toEqual(['127.0.0.1']);
     expect(browserProblems).toEqual([]);
   });
 });

@@ -1,11 +1,55 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/** Files worth compressing: text formats only (images and fonts are compressed already). */
+const COMPRESSIBLE = /\.(?:js|mjs|css|html|svg|json|txt|map)$/;
+/** Below this many bytes a compressed copy saves nothing worth a second file. */
+const MIN_BYTES = 1024;
+
+/**
+ * Writes a `.br` (brotli, quality 11) and a `.gz` (gzip, level 9) copy beside every compressible
+ * output file at build, so the API serves them precompressed (`@fastify/static` `preCompressed`,
+ * RFC 9110 §8.4 Content-Encoding) without compressing per request.
+ */
+function precompress(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'cordon-precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = join(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((name) => {
+          const path = join(dir, name);
+          return statSync(path).isDirectory() ? walk(path) : [path];
+        });
+      for (const file of walk(outDir)) {
+        if (!COMPRESSIBLE.test(file) || !existsSync(file)) continue;
+        const data = readFileSync(file);
+        if (data.length < MIN_BYTES) continue;
+        const gz = gzipSync(data, { level: 9 });
+        const br = brotliCompressSync(data, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+        });
+        // A concurrent build may have emptied the directory meanwhile: its own run writes the copies.
+        if (!existsSync(file)) continue;
+        writeFileSync(`${file}.gz`, gz);
+        writeFileSync(`${file}.br`, br);
+      }
+    },
+  };
+}
 
 // The console is served by the API at `/` (index.html fallback); in development Vite proxies the API.
 // packages/shared declares "sideEffects": false, so the first-load chunk takes only the shared modules
 // it imports and the domain/IP helpers (tldts, ipaddr.js) stay in the lazy form chunks (bench/README.md).
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   server: {
     proxy: { '/restapi': 'http://127.0.0.1:8080' },
   },

@@ -40,7 +40,11 @@ export async function runCordon(
  */
 export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000, entry = BUNDLE): Promise<CordonProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:server`);
-  const child = spawn(process.execPath, [entry, 'serve'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  // The DoH listener is off unless a test asks for it: its default port would clash between runs.
+  const child = spawn(process.execPath, [entry, 'serve'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CORDON_DOH_ADDR: 'off', ...env },
+  });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   await new Promise<void>((resolve, reject) => {

@@ -98,12 +98,15 @@ function isFileRequest(path: string): boolean {
 
 /**
  * Cache headers of console files: hashed `assets/*` are immutable; everything else (index.html, which
- * names the current chunks, and unhashed files) is revalidated on every use (`no-cache`).
+ * names the current chunks, and unhashed files) is revalidated on every use (`no-cache`); all vary
+ * by `Accept-Encoding` (precompressed copies).
  */
 function consoleCacheHeaders(root: string): (res: SetHeadersResponse, path: string) => void {
   return (res, path) => {
     const inAssets = relative(root, path).startsWith(`assets${sep}`);
     res.setHeader('cache-control', inAssets ? IMMUTABLE : 'no-cache');
+    // A cache must key the precompressed copies by the encoding asked for (RFC 9110 §12.5.5).
+    res.setHeader('vary', 'accept-encoding');
   };
 }
 
@@ -197,6 +200,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       root: consoleDir,
       wildcard: true,
       cacheControl: false,
+      // The console build writes `.br` and `.gz` beside each text file (apps/console/vite.config.ts):
+      // served as-is to a client that accepts them (RFC 9110 §8.4, §12.5.3), with `Vary: Accept-Encoding`.
+      preCompressed: true,
       setHeaders: consoleCacheHeaders(consoleDir),
     });
   }

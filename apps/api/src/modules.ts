@@ -1,16 +1,28 @@
 import type { AnyApiModule } from './http/module.ts';
+import { adminModule } from './modules/admins/index.ts';
+import { auditModule } from './modules/audit/index.ts';
 import { authModule } from './modules/auth/index.ts';
 import { batchModule } from './modules/batch/index.ts';
 import { blockPageModule } from './modules/blockpage/index.ts';
 import { certificateModule } from './modules/certificates/index.ts';
 import { cloudKeyModule } from './modules/cloudkeys/index.ts';
 import { customerModule } from './modules/customers/index.ts';
+import { deviceExceptionModule } from './modules/deviceexceptions/index.ts';
+import { deviceModule } from './modules/devices/index.ts';
 import { domainModule } from './modules/domains/index.ts';
+import { feedModule } from './modules/feeds/index.ts';
+import { groupModule } from './modules/groups/index.ts';
+import { historyModule } from './modules/history/index.ts';
+import { internalUserModule } from './modules/internalusers/index.ts';
 import { locationModule } from './modules/locations/index.ts';
+import { mailModule } from './modules/mail/index.ts';
 import { mspModule } from './modules/msps/index.ts';
 import { policyModule } from './modules/policies/index.ts';
+import { reportModule } from './modules/reports/index.ts';
 import { staticRouteModule } from './modules/staticroutes/index.ts';
 import { statsModule } from './modules/stats/index.ts';
+import { toolModule } from './modules/tools/index.ts';
+import { uiModule } from './modules/ui/index.ts';
 
 /**
  * Every API module, in registration order (docs/contributing.md "Add a route"). `buildApp` registers
@@ -24,10 +36,22 @@ export const API_MODULES: readonly AnyApiModule[] = [
   policyModule,
   domainModule,
   locationModule,
+  deviceModule,
+  deviceExceptionModule,
+  groupModule,
+  internalUserModule,
   cloudKeyModule,
   statsModule,
+  historyModule,
+  reportModule,
   staticRouteModule,
   certificateModule,
   blockPageModule,
+  mailModule,
+  adminModule,
+  auditModule,
+  uiModule,
+  toolModule,
+  feedModule,
   batchModule,
 ];

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import { ErrorTexts } from '@cordon/shared';
@@ -180,5 +181,25 @@ describe.each(testDialects())('console files on %s', (dialect) => {
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     // An unhashed file may change with a rebuild: revalidated like index.html.
     expect((await app.inject({ method: 'GET', url: '/app.js' })).headers['cache-control']).toBe('no-cache');
+  });
+
+  it('serves the precompressed brotli or gzip copy to a client that accepts it, the plain file otherwise', async () => {
+    const plain = 'console.log("precompressed");'.repeat(100);
+    writeFileSync(join(dir, 'assets', 'big-Zz9.js'), plain);
+    writeFileSync(join(dir, 'assets', 'big-Zz9.js.br'), brotliCompressSync(plain));
+    writeFileSync(join(dir, 'assets', 'big-Zz9.js.gz'), gzipSync(plain));
+    const url = '/assets/big-Zz9.js';
+    const br = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toContain('accept-encoding');
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain);
+    const gz = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain);
+    const identity = await app.inject({ method: 'GET', url });
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body).toBe(plain);
   });
 });

@@ -136,6 +136,10 @@ export interface TenantFixture {
   staticRouteId: number;
   /** A cloud key of the customer (`Tenant n key`). */
   cloudKeyId: number;
+  /** The MSP's primary admin (role 3, `msp<n>@example.test`). */
+  mspAdminId: number;
+  /** The customer's primary admin (role 4, `cust<n>@example.test`). */
+  customerAdminId: number;
   mspToken: string;
   customerToken: string;
 }
@@ -199,9 +203,80 @@ export async function createTenant(t: TestApp, n: number): Promise<TenantFixture
     addressId: location.addresses[0].id,
     staticRouteId: route.id,
     cloudKeyId: cloudKey.id,
+    mspAdminId: await adminIdOf(t, `msp${n}@example.test`),
+    customerAdminId: await adminIdOf(t, `cust${n}@example.test`),
     mspToken: await login(t.app, `msp${n}@example.test`, password),
     customerToken: await login(t.app, `cust${n}@example.test`, password),
   };
+}
+
+/** The ids {@link createEnvironment} makes. */
+export interface EnvironmentFixture {
+  /** A virtual location of the customer (`Virtual n`). */
+  virtualLocationId: number;
+  /** A device enrolled with the customer's install key, and its internal user (`user<n>`) reported by a heartbeat. */
+  deviceId: number;
+  internalUserId: number;
+  /** A device exception of the customer with one rule, and a group. */
+  deviceExceptionId: number;
+  ruleId: number;
+  groupId: number;
+}
+
+/**
+ * The environment of one tenant (issue 8), through the API as the system admin and the agent: a
+ * virtual location, a device enrolled with the install key whose heartbeat reports `user<n>`, a
+ * device exception with one rule, and a group.
+ * @throws Error when any call fails
+ */
+export async function createEnvironment(t: TestApp, customerId: number, n: number): Promise<EnvironmentFixture> {
+  const ok = async (res: LightMyRequestResponse) => {
+    if (res.statusCode >= 300) throw new Error(`${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const root = (method: string, url: string, body?: unknown) => call(t.app, t.rootToken, method, url, body);
+  const virtual = await ok(
+    await root('POST', `/restapi/users/${customerId}/locations/virtual`, { name: `Virtual ${n}` }),
+  );
+  const config = await ok(await root('GET', `/restapi/users/${customerId}/devices/config`));
+  const enrolled = await ok(
+    await t.app.inject({
+      method: 'POST',
+      url: '/restapi/agent/enrol',
+      payload: { install_key: config.install_key, name: `laptop-${n}`, os_type: 'linux', version: '1.0.0' },
+    }),
+  );
+  await ok(
+    await t.app.inject({
+      method: 'POST',
+      url: '/restapi/agent/heartbeat',
+      payload: { device_key: enrolled.device_key, user: `user${n}` },
+    }),
+  );
+  const users = await ok(await root('GET', `/restapi/users/${customerId}/users/`));
+  const exception = await ok(
+    await root('POST', `/restapi/device_exceptions?user_id=${customerId}`, { name: `Exception ${n}` }),
+  );
+  const rule = await ok(
+    await root('POST', `/restapi/device_exceptions/${exception.id}/rules`, {
+      domain: `intranet${n}.example`,
+      rule_type: 'ByPass OTG',
+    }),
+  );
+  const group = await ok(await root('POST', `/restapi/users/${customerId}/groups`, { name: `Group ${n}` }));
+  return {
+    virtualLocationId: virtual.id,
+    deviceId: enrolled.device_id,
+    internalUserId: users.data[0].id,
+    deviceExceptionId: exception.id,
+    ruleId: rule.id,
+    groupId: group.id,
+  };
+}
+
+/** The id of the admin with this e-mail. @throws Error when there is none */
+async function adminIdOf(t: TestApp, email: string): Promise<number> {
+  return (await t.handle.db.selectFrom('admins').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
 }
 
 /** A dump of every tenant table, to prove a refused call changed nothing. */
@@ -210,6 +285,9 @@ export async function snapshot(handle: DatabaseHandle): Promise<string> {
     'msps',
     'customers',
     'admins',
+    'admin_recovery_codes',
+    'account_tokens',
+    'mail_settings',
     'policies',
     'policy_categories',
     'locations',
@@ -222,6 +300,13 @@ export async function snapshot(handle: DatabaseHandle): Promise<string> {
     'default_policies',
     'default_policy_categories',
     'categories',
+    'device_settings',
+    'devices',
+    'device_exceptions',
+    'device_exception_rules',
+    'user_groups',
+    'internal_users',
+    'user_group_members',
   ] as const;
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
@@ -231,4 +316,31 @@ export async function snapshot(handle: DatabaseHandle): Promise<string> {
   return JSON.stringify(
     Object.fromEntries(Object.entries(out).map(([k, rows]) => [k, rows.map((r) => JSON.stringify(r)).sort()])),
   );
+}
+
+/**
+ * A multipart upload of `content` as the file field `field`, what a browser's FormData sends (the CSV
+ * imports' `csv`, the logos' `logo`).
+ */
+export function uploadFile(
+  app: FastifyInstance,
+  token: string,
+  url: string,
+  content: string | Buffer,
+  file: { field: string; filename: string; contentType: string },
+): Promise<LightMyRequestResponse> {
+  const boundary = '----cordon-test-boundary';
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+    ),
+    Buffer.isBuffer(content) ? content : Buffer.from(content),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload,
+  });
 }

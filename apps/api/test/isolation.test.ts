@@ -4,7 +4,17 @@ import { type EndpointKey, ErrorTexts, endpointByKey, fillPath, listEndpoints, R
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IsolationCase, TenantIds } from '../src/http/module.ts';
 import { API_MODULES } from '../src/index.ts';
-import { call, createTenant, createTestApp, login, snapshot, type TenantFixture, type TestApp } from './helpers.ts';
+import {
+  call,
+  createEnvironment,
+  createTenant,
+  createTestApp,
+  type EnvironmentFixture,
+  login,
+  snapshot,
+  type TenantFixture,
+  type TestApp,
+} from './helpers.ts';
 
 /**
  * Tenant isolation (docs/security.md "Tenant isolation"): every endpoint, called by tenant A's MSP
@@ -44,6 +54,14 @@ const fakeIds = (n: number): TenantIds => ({
   addressId: n,
   staticRouteId: n,
   cloudKeyId: n,
+  mspAdminId: n,
+  customerAdminId: n,
+  virtualLocationId: n,
+  deviceId: n,
+  internalUserId: n,
+  deviceExceptionId: n,
+  ruleId: n,
+  groupId: n,
 });
 
 describe('isolation cases', () => {
@@ -64,14 +82,16 @@ describe('isolation cases', () => {
 
 describe.each(testDialects())('tenant isolation on %s', (dialect) => {
   let t: TestApp;
-  let a: TenantFixture;
-  let b: TenantFixture;
+  let a: TenantFixture & EnvironmentFixture;
+  let b: TenantFixture & EnvironmentFixture;
   let salesToken: string;
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    a = await createTenant(t, 1);
-    b = await createTenant(t, 2);
+    const tenantA = await createTenant(t, 1);
+    a = { ...tenantA, ...(await createEnvironment(t, tenantA.customerId, 1)) };
+    const tenantB = await createTenant(t, 2);
+    b = { ...tenantB, ...(await createEnvironment(t, tenantB.customerId, 2)) };
     await admins.createAdmin(admins.operatorDeps(t.handle), OPERATOR, {
       email: 'sales@cordon.test',
       password: 'S4les-pass',

@@ -10,7 +10,7 @@ export interface HostPort {
 }
 
 /** The roles one `cordon serve` process runs (docs/architecture.md scale-out). */
-export const SERVE_ROLES = ['api', 'resolver', 'blockpage'] as const;
+export const SERVE_ROLES = ['api', 'resolver', 'blockpage', 'worker'] as const;
 export type ServeRole = (typeof SERVE_ROLES)[number];
 
 /** The effective configuration of `cordon serve`. Every field is a flag and a `CORDON_*` variable. */
@@ -22,6 +22,11 @@ export interface ServeConfig {
   blockPageAddr: HostPort;
   /** The HTTPS block page (leaf certificates minted per SNI host from the deployment's root CA). */
   blockPageHttpsAddr: HostPort;
+  /** DNS over HTTPS (RFC 8484, `/dns-query/{key}`; docs/agent.md "DoH"); null: `off`. */
+  dohAddr: HostPort | null;
+  /** The DoH listener's certificate chain and key (PEM files); both unset: a leaf minted from the deployment root CA. */
+  dohCertFile: string | undefined;
+  dohKeyFile: string | undefined;
   upstreams: HostPort[];
   blockIpv4: string;
   blockIpv6: string;
@@ -58,6 +63,10 @@ export interface ServeConfig {
   caSecretFile: string;
   /** The CA secret from `CORDON_CA_SECRET` (a variable only); never printed. */
   caSecret: string | undefined;
+  /** Days raw query-log rows are kept (the worker's retention job; docs/architecture.md "Statistics"). */
+  logRetentionDays: number;
+  /** Months the hourly roll-ups are kept. */
+  rollupRetentionMonths: number;
 }
 
 /** `--trust-proxy`: false, true, a hop count, or addresses/CIDRs (or `loopback`, `linklocal`, `uniquelocal`). */
@@ -117,6 +126,26 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_BLOCKPAGE_HTTPS_ADDR',
     description: 'block-page HTTPS listen address (a certificate per blocked host from the deployment root CA)',
     defaultValue: '127.0.0.1:8443',
+  },
+  {
+    key: 'dohAddr',
+    flag: '--doh-addr <host:port|off>',
+    env: 'CORDON_DOH_ADDR',
+    description:
+      'DNS-over-HTTPS listen address of the resolver (/dns-query/{key}, RFC 8484), e.g. 127.0.0.1:8053 (443 in production); off: none',
+    defaultValue: 'off',
+  },
+  {
+    key: 'dohCertFile',
+    flag: '--doh-cert <file>',
+    env: 'CORDON_DOH_CERT',
+    description: 'DoH certificate chain (PEM); with --doh-key; unset: a leaf minted from the deployment root CA',
+  },
+  {
+    key: 'dohKeyFile',
+    flag: '--doh-key <file>',
+    env: 'CORDON_DOH_KEY',
+    description: 'DoH private key (PEM), with --doh-cert',
   },
   {
     key: 'upstreams',
@@ -226,8 +255,22 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     key: 'roles',
     flag: '--roles <roles>',
     env: 'CORDON_ROLES',
-    description: 'comma-separated: api,resolver,blockpage',
-    defaultValue: 'api,resolver,blockpage',
+    description: 'comma-separated: api,resolver,blockpage,worker',
+    defaultValue: 'api,resolver,blockpage,worker',
+  },
+  {
+    key: 'logRetentionDays',
+    flag: '--log-retention-days <n>',
+    env: 'CORDON_LOG_RETENTION_DAYS',
+    description: 'days raw query-log rows are kept (worker role)',
+    defaultValue: '30',
+  },
+  {
+    key: 'rollupRetentionMonths',
+    flag: '--rollup-retention-months <n>',
+    env: 'CORDON_ROLLUP_RETENTION_MONTHS',
+    description: 'months hourly traffic roll-ups are kept (worker role)',
+    defaultValue: '13',
   },
   {
     key: 'trustProxy',
@@ -383,7 +426,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     .filter(Boolean);
   for (const r of roles) {
     if (!(SERVE_ROLES as readonly string[]).includes(r))
-      throw new ConfigError(`${label('roles')}: unknown role "${r}" (api, resolver, blockpage)`);
+      throw new ConfigError(`${label('roles')}: unknown role "${r}" (api, resolver, blockpage, worker)`);
   }
   if (roles.length === 0) throw new ConfigError(`${label('roles')}: at least one role is needed`);
   const blockIpv4 = raw('blockIpv4') ?? '';
@@ -405,6 +448,8 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     dnsAddr: parseHostPort(raw('dnsAddr') ?? '', label('dnsAddr')),
     blockPageAddr: parseHostPort(raw('blockPageAddr') ?? '', label('blockPageAddr')),
     blockPageHttpsAddr: parseHostPort(raw('blockPageHttpsAddr') ?? '', label('blockPageHttpsAddr')),
+    dohAddr: raw('dohAddr') === 'off' ? null : parseHostPort(raw('dohAddr') ?? '', label('dohAddr')),
+    ...dohCredentials(raw('dohCertFile'), raw('dohKeyFile'), `${label('dohCertFile')}, ${label('dohKeyFile')}`),
     upstreams,
     blockIpv4,
     blockIpv6,
@@ -412,6 +457,8 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     rrlSlip: parseWholeNumber(raw('rrlSlip') ?? '', label('rrlSlip'), 0, 100),
     tcpMaxConnections: parseWholeNumber(raw('tcpMaxConnections') ?? '', label('tcpMaxConnections'), 1, 1_000_000),
     tcpMaxPerSource: parseWholeNumber(raw('tcpMaxPerSource') ?? '', label('tcpMaxPerSource'), 1, 1_000_000),
+    logRetentionDays: parseWholeNumber(raw('logRetentionDays') ?? '', label('logRetentionDays'), 1, 3650),
+    rollupRetentionMonths: parseWholeNumber(raw('rollupRetentionMonths') ?? '', label('rollupRetentionMonths'), 1, 120),
     udpRecvBuffer: parseWholeNumber(raw('udpRecvBuffer') ?? '', label('udpRecvBuffer'), 0, 1 << 30),
     claimMaxPrefixV4: parseWholeNumber(raw('claimMaxPrefixV4') ?? '', label('claimMaxPrefixV4'), 1, 32),
     claimMaxPrefixV6: parseWholeNumber(raw('claimMaxPrefixV6') ?? '', label('claimMaxPrefixV6'), 1, 128),
@@ -430,6 +477,22 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
   };
 }
 
+/**
+ * The DoH certificate and key files: both or neither (neither: minted from the root CA), resolved.
+ * @throws ConfigError when only one is given
+ */
+function dohCredentials(
+  cert: string | undefined,
+  key: string | undefined,
+  what: string,
+): { dohCertFile: string | undefined; dohKeyFile: string | undefined } {
+  if ((cert === undefined) !== (key === undefined)) throw new ConfigError(`${what}: give both or neither`);
+  return {
+    dohCertFile: cert === undefined ? undefined : resolve(cert),
+    dohKeyFile: key === undefined ? undefined : resolve(key),
+  };
+}
+
 const fmt = (a: HostPort) => (a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`);
 
 /** The one boot line of the effective configuration; secrets are never printed. */
@@ -441,6 +504,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `dns=${fmt(c.dnsAddr)}`,
     `blockpage=${fmt(c.blockPageAddr)}`,
     `blockpage_https=${fmt(c.blockPageHttpsAddr)}`,
+    `doh=${c.dohAddr === null ? 'off' : `${fmt(c.dohAddr)}${c.dohCertFile === undefined ? ' (root CA)' : ''}`}`,
     `upstream=${c.upstreams.map(fmt).join(',')}`,
     `block_ipv4=${c.blockIpv4}`,
     `block_ipv6=${c.blockIpv6}`,

@@ -1,6 +1,7 @@
 import { migrateToLatest } from '@cordon/db';
 import { Command, Option } from 'commander';
 import pino from 'pino';
+import { addAgentCommand } from './agent/command.ts';
 import { importCategories } from './commands/categories.ts';
 import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig } from './config.ts';
 import { openConfiguredDatabase } from './database.ts';
@@ -91,14 +92,17 @@ export async function main(argv: string[]): Promise<void> {
   addSettings(
     categories
       .command('import')
-      .description('import a category feed directory (UT1 blacklists: <category>/domains)')
-      .argument('<dir>', 'the feed directory')
-      .requiredOption('--format <format>', 'feed format: ut1'),
+      .description('import a UT1 blacklists directory (<category>/domains), or one domains, hosts or AdBlock file')
+      .argument('<path>', 'the UT1 directory, or the feed file')
+      .requiredOption('--format <format>', 'feed format: ut1, domains, hosts or adblock')
+      .option('--category <id>', 'the category id of every name of a domains, hosts or adblock file'),
     ['dataDir', 'databaseUrl'],
   ).action(async (dir: string, flags: Record<string, string | undefined>) => {
     const config = resolveServeConfig(flags, process.env);
-    await importCategories(config, flags.format ?? '', dir, print, Boolean(process.stderr.isTTY));
+    await importCategories(config, flags.format ?? '', dir, print, Boolean(process.stderr.isTTY), flags.category);
   });
+
+  addAgentCommand(program, print);
 
   try {
     await program.parseAsync(argv);

@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '@cordon/db';
+import { MIGRATION_NAMES, openDatabase } from '@cordon/db';
 import { describe, expect, it } from 'vitest';
 import { runCordon } from '../../../e2e/support/cordon.ts';
 
@@ -14,10 +14,24 @@ describe('cordon command', () => {
     const env = { CORDON_DATA_DIR: dataDir };
     const migrate = await runCordon(['migrate'], env);
     expect(migrate.code).toBe(0);
-    // Every migration, in order, on a fresh database.
-    expect(migrate.output.join('\n')).toMatch(
-      /^applied: 0001_initial, 0002_address_claims, 0003_login_throttle, 0004_audit_log, 0005_domain_lists, 0006_static_routes, 0007_cloud_keys, 0008_default_policies, 0009_root_ca, 0010_blockpage_branding$/m,
-    );
+    // Every migration, in order, on a fresh database; the first ones by name, so a dropped one is noticed.
+    const applied = migrate.output
+      .join('\n')
+      .match(/^applied: (.*)$/m)?.[1]
+      ?.split(', ');
+    expect(applied).toEqual([...MIGRATION_NAMES]);
+    expect(applied?.slice(0, 10)).toEqual([
+      '0001_initial',
+      '0002_address_claims',
+      '0003_login_throttle',
+      '0004_audit_log',
+      '0005_domain_lists',
+      '0006_static_routes',
+      '0007_cloud_keys',
+      '0008_default_policies',
+      '0009_root_ca',
+      '0010_blockpage_branding',
+    ]);
     expect((await runCordon(['migrate'], env)).output).toContain('database is up to date');
 
     for (let i = 0; i < 2; i++) {
@@ -46,16 +60,38 @@ describe('cordon command', () => {
     }
   }, 60_000);
 
-  it('refuses an unknown format or directory with a clear message and exit code 1', async () => {
+  it('imports a hosts file as one category, and refuses an unknown format, category or directory', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cordon-cli-'));
-    const badFormat = await runCordon(['categories', 'import', '--format', 'hosts', FIXTURE], {
-      CORDON_DATA_DIR: dataDir,
-    });
+    const env = { CORDON_DATA_DIR: dataDir };
+    const hosts = join(dataDir, 'ads.hosts');
+    writeFileSync(hosts, '# ad servers\n0.0.0.0 ads.example tracker.example\n127.0.0.1 localhost\nnot-a-hosts-line\n');
+    const imported = await runCordon(['categories', 'import', '--format', 'hosts', '--category', '20', hosts], env);
+    expect(imported.code, imported.output.join('\n')).toBe(0);
+    expect(imported.output.join('\n')).toContain('imported 2 names as Gambling from ads.hosts');
+    const handle = openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') });
+    try {
+      const rows = await handle.db
+        .selectFrom('category_domains')
+        .select(['domain', 'category_id', 'source'])
+        .orderBy('domain')
+        .execute();
+      expect(rows).toEqual([
+        { domain: 'ads.example', category_id: 20, source: 'file:ads.hosts' },
+        { domain: 'tracker.example', category_id: 20, source: 'file:ads.hosts' },
+      ]);
+    } finally {
+      await handle.close();
+    }
+
+    const noCategory = await runCordon(['categories', 'import', '--format', 'hosts', hosts], env);
+    expect(noCategory.code).toBe(1);
+    expect(noCategory.output.join('\n')).toContain('--category must be a Cordon category id');
+    const badFormat = await runCordon(['categories', 'import', '--format', 'csv', FIXTURE], env);
     expect(badFormat.code).toBe(1);
-    expect(badFormat.output.join('\n')).toContain('--format hosts is not supported; supported: ut1');
-    const badDir = await runCordon(['categories', 'import', '--format', 'ut1', join(dataDir, 'nope')], {
-      CORDON_DATA_DIR: dataDir,
-    });
+    expect(badFormat.output.join('\n')).toContain(
+      '--format csv is not supported; supported: ut1, domains, hosts, adblock',
+    );
+    const badDir = await runCordon(['categories', 'import', '--format', 'ut1', join(dataDir, 'nope')], env);
     expect(badDir.code).toBe(1);
     expect(badDir.output.join('\n')).toMatch(/is not a directory/);
   }, 60_000);

@@ -3,8 +3,9 @@
  * "Data plane"). The CLI's `resolver` and `blockpage` roles call {@link startResolver} and
  * {@link startBlockPage}; the test-categorisation tool calls {@link evaluate}, the one policy engine.
  */
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { ensureRootCa, LeafMinter } from '@cordon/pki';
 import type { Logger } from 'pino';
 import { AnswerCache } from './cache/answer-cache.ts';
 import { ResolverCounters } from './metrics.ts';
@@ -13,6 +14,7 @@ import { composePipeline } from './pipeline/order.ts';
 import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
 import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
 import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
+import { type DohServer, type DohServerOptions, startDohServer } from './transport/doh.ts';
 import { createExchange } from './transport/exchange.ts';
 import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 import { startTcpServer, type TcpOptions } from './transport/tcp.ts';
@@ -35,9 +37,12 @@ export {
   RULES,
   type Rule,
 } from './policy/engine/index.ts';
+export { decideForTool, type ToolAnswer, type ToolQuestion } from './policy/tool.ts';
+export { foldRollups, ROLLUP_HOUR_MS } from './querylog/rollup.ts';
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
-export type { QueryLogOptions } from './querylog/writer.ts';
+export { insertQueryLogRows, type QueryLogOptions, type QueryLogRow } from './querylog/writer.ts';
 export type { SnapshotStore } from './snapshot/store.ts';
+export { DNS_MESSAGE } from './transport/doh.ts';
 export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
 export { DEFAULT_UDP_RECV_BUFFER } from './transport/udp.ts';
@@ -75,6 +80,20 @@ export interface ResolverOptions {
   tcp?: TcpOptions;
   /** UDP receive buffer to ask for, bytes (default 8 MiB; capped by the kernel, effective size logged; 0: system default). */
   udpRecvBufferBytes?: number;
+  /** DNS over HTTPS (RFC 8484) at `/dns-query/{key}` on its own listener (transport/doh.ts); off when absent. */
+  doh?: DohOptions;
+}
+
+/**
+ * The DoH listener (docs/agent.md "DoH"): its address and TLS credentials — a configured
+ * certificate chain and key (PEM text), or the CA secret's text, with which a leaf per SNI host is
+ * minted from the deployment's root CA like the HTTPS block page does. Plain data (crosses to the
+ * data-plane thread).
+ */
+export interface DohOptions {
+  host: string;
+  port: number;
+  tls: { certPem: string; keyPem: string } | { caSecret: string };
 }
 
 /** TCP transport counters (RFC 7766 §6.2 limits), see {@link TcpOptions}. */
@@ -126,13 +145,17 @@ export interface ResolverMetrics {
   upstream: UpstreamStats;
   /** Per upstream, in configured order. */
   upstreamHealth: UpstreamHealth[];
+  /** DoH requests answered with a DNS message, and refused with an HTTP error (404 unknown key…). */
+  doh: { queries: number; rejected: number };
+  /** Queries identified by a device key (DoH path or EDNS option 65073) and by a roaming/virtual location's DoH key. */
+  identifiedBy: { deviceKey: number; locationKey: number };
   snapshot: SnapshotStats;
 }
 
 /** A running resolver. */
 export interface RunningResolver {
-  /** The bound UDP and TCP addresses (same host and port). */
-  readonly address: { udp: AddressInfo; tcp: AddressInfo };
+  /** The bound UDP and TCP addresses (same host and port), and the DoH listener's when it runs. */
+  readonly address: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo };
   /** Current counters (a fresh copy on each read). */
   readonly metrics: ResolverMetrics;
   /** Reloads every part of the snapshot in full now. Rejects when the database cannot be read; the old snapshot stays. */
@@ -189,9 +212,28 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       if (!(taken && opts.dns.port === 0 && attempt < 5)) throw err;
     }
   }
+  let doh: DohServer | null = null;
+  if (opts.doh) {
+    try {
+      const tls = await dohTls(opts.doh, opts.db, logger);
+      doh = await startDohServer(
+        opts.doh.host,
+        opts.doh.port,
+        exchange,
+        logger,
+        { tls, knowsKey: (key) => store.knowsKey(key) },
+        counters,
+      );
+    } catch (err) {
+      await Promise.all([udp.close(), tcp.close()]);
+      store.close();
+      throw err;
+    }
+  }
   logger.info(
     {
       udp: `${udp.address.address}:${udp.address.port}`,
+      ...(doh ? { doh: `${doh.address.address}:${doh.address.port}` } : {}),
       tcp: `${tcp.address.address}:${tcp.address.port}`,
       upstreams: opts.upstreams.map((u) => `${u.host}:${u.port}`),
       categoryDomains: store.stats.categoryDomains,
@@ -206,7 +248,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
 
   let closed = false;
   return {
-    address: { udp: udp.address, tcp: tcp.address },
+    address: { udp: udp.address, tcp: tcp.address, ...(doh ? { doh: doh.address } : {}) },
     get metrics(): ResolverMetrics {
       return {
         queries: counters.queries,
@@ -239,6 +281,8 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         queryLogWriter: queryLog instanceof QueryLogWorkerWriter ? 'worker' : 'inline',
         upstream: { ...upstream.stats },
         upstreamHealth: upstream.health(),
+        doh: { queries: counters.dohQueries, rejected: counters.dohRejected },
+        identifiedBy: { deviceKey: counters.byDeviceKey, locationKey: counters.byLocationKey },
         snapshot: { ...store.stats },
       };
     },
@@ -248,9 +292,36 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       if (closed) return;
       closed = true;
       store.close();
-      await Promise.all([udp.close(), tcp.close()]);
+      await Promise.all([udp.close(), tcp.close(), doh?.close()]);
       upstream.close();
       await queryLog.close();
+    },
+  };
+}
+
+/**
+ * The DoH listener's TLS credentials: the configured PEM pair, or a leaf per SNI host minted from
+ * the deployment's root CA (created on first use), with a fallback leaf for `localhost`, the
+ * loopback addresses and the listen address for clients that send no SNI (docs/agent.md "DoH").
+ */
+async function dohTls(doh: DohOptions, db: DatabaseHandle, logger: Logger): Promise<DohServerOptions['tls']> {
+  if ('certPem' in doh.tls) return { cert: doh.tls.certPem, key: doh.tls.keyPem };
+  const ca = await ensureRootCa(db, Buffer.from(doh.tls.caSecret, 'utf8'));
+  const ips = ['127.0.0.1', '::1', ...(isIP(doh.host) !== 0 ? [doh.host] : [])];
+  const minter = new LeafMinter(ca, { fallback: { dnsNames: ['localhost'], ipAddresses: [...new Set(ips)] } });
+  const fallback = await minter.fallbackCredentials();
+  return {
+    ...fallback,
+    SNICallback: (servername, done) => {
+      const context = minter.contextFor(servername);
+      if (context === null) return done(null, undefined);
+      context.then(
+        (ctx) => done(null, ctx),
+        (err: unknown) => {
+          logger.error({ err, servername }, 'doh: minting a certificate failed');
+          done(err as Error, undefined);
+        },
+      );
     },
   };
 }

@@ -42,4 +42,11 @@ export class ResolverCounters {
   tcpBackpressurePauses = 0;
   /** Largest output buffered for one TCP connection after a write, bytes (bounded by backpressure). */
   tcpPeakWriteBuffer = 0;
+  /** DoH requests carrying a DNS message for a known key, handed to the exchange (transport/doh.ts). */
+  dohQueries = 0;
+  /** DoH requests answered with an HTTP error: unknown key or path (404), bad method, type, size or message. */
+  dohRejected = 0;
+  /** Queries identified by a device key (DoH path or EDNS option 65073), by a location key (DoH path). */
+  byDeviceKey = 0;
+  byLocationKey = 0;
 }

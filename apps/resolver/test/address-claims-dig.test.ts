@@ -1,11 +1,9 @@
-import { addressClaimColumns, type ChangeFeed, createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import { addressClaimColumns, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningResolver, startResolver } from '../src/index.ts';
 import { dig } from './helpers/dig.ts';
-import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
 import { type Seeded, seedTenants } from './helpers/seed.ts';
+import { type ResolverStack, startResolverStack } from './helpers/stack.ts';
 
 /**
  * The address-hijack and open-resolver attacks of a database written before address claims
@@ -16,11 +14,9 @@ import { type Seeded, seedTenants } from './helpers/seed.ts';
  */
 describe.each(testDialects())('address claims in the resolver with dig (%s)', (dialect) => {
   let handle: DatabaseHandle;
-  let changes: ChangeFeed;
-  let upstream: FakeUpstream;
-  let resolver: RunningResolver;
   let seeded: Seeded;
   let port: number;
+  let stack: ResolverStack;
 
   beforeAll(async () => {
     handle = await createTestDatabase(dialect);
@@ -57,26 +53,12 @@ describe.each(testDialects())('address claims in the resolver with dig (%s)', (d
     await claim(beta, '::/0', false);
     // A narrower claim a system admin assigned inside Acme's /24: longest prefix still wins.
     await claim(beta, '127.0.5.9/32', true);
-    changes = createChangeFeed(handle);
-    await changes.start();
-    upstream = await startFakeUpstream();
-    resolver = await startResolver({
-      db: handle,
-      changes,
-      logger: pino({ level: 'silent' }),
-      dns: { host: '127.0.0.1', port: 0 },
-      upstreams: [{ host: '127.0.0.1', port: upstream.port }],
-      blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
-      queryLog: { flushMs: 50 },
-      upstreamTimeoutMs: 500,
-    });
-    port = resolver.address.udp.port;
+    stack = await startResolverStack(handle);
+    ({ port } = stack);
   });
 
   afterAll(async () => {
-    await resolver?.close();
-    await changes?.close();
-    await upstream?.close();
+    await stack?.close();
     await handle?.close();
   });
 

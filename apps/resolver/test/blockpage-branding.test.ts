@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { type ChangeFeed, createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { solidPng } from '../../../e2e/support/png.ts';
 import { type RunningBlockPage, renderBlockPage, startBlockPage } from '../src/blockpage/http.ts';
 import { seedTenants } from './helpers/seed.ts';
 
@@ -21,6 +23,25 @@ function get(port: number, host: string, localAddress: string): Promise<{ status
     req.end();
   });
 }
+
+/** GET `path` of the page's server; resolves with the status, the headers and the body's bytes. */
+function getBytes(
+  port: number,
+  path: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const LOGO = solidPng(30, 10);
+const LOGO_SHA256 = createHash('sha256').update(LOGO).digest('hex');
 
 /** Polls `fn` until it returns true (the snapshot reloads after a change is published), at most ~3 s. */
 async function eventually(fn: () => Promise<boolean>): Promise<void> {
@@ -60,7 +81,16 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
           title: '<script>alert(1)</script> Acme',
           support_contact: 'help@acme.test',
         },
-        { ...row, customer_id: null, msp_id: mspId, title: 'MSP branded', message: 'Call us\nany time' },
+        {
+          ...row,
+          customer_id: null,
+          msp_id: mspId,
+          title: 'MSP branded',
+          message: 'Call us\nany time',
+          logo: LOGO,
+          logo_type: 'image/png',
+          logo_sha256: LOGO_SHA256,
+        },
         { ...row, customer_id: null, msp_id: null, title: 'System branded', footer: 'Operated by Cordon' },
       ])
       .execute();
@@ -100,6 +130,24 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
     const after = await get(page.address.port, 'gambling.example', '127.0.0.1');
     expect(after.body).not.toContain('Acme</h1>');
     expect(after.body).toContain('<title>MSP branded</title>');
+  });
+
+  it("shows the MSP's logo to its customer's clients and serves it by its hash, cacheable for good", async () => {
+    const res = await get(page.address.port, 'gambling.example', '127.0.0.1');
+    expect(res.body).toContain(`<img class="logo" src="/.cordon/logo/${LOGO_SHA256}" alt=""`);
+    // The page may load images from its own origin only, and nothing else.
+    const html = await getBytes(page.address.port, '/');
+    expect(html.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
+    const logo = await getBytes(page.address.port, `/.cordon/logo/${LOGO_SHA256}`);
+    expect(logo.status).toBe(200);
+    expect(logo.headers['content-type']).toBe('image/png');
+    expect(logo.headers['cache-control']).toContain('immutable');
+    expect(logo.body.equals(LOGO)).toBe(true);
+    // An unknown hash or a path that is not one: 404, never another tenant's bytes or the page.
+    expect((await getBytes(page.address.port, `/.cordon/logo/${'0'.repeat(64)}`)).status).toBe(404);
+    expect((await getBytes(page.address.port, '/.cordon/logo/../../etc/passwd')).status).toBe(404);
+    // The system's branding has no logo: an unknown client sees none.
+    expect((await get(page.address.port, 'gambling.example', '127.0.0.2')).body).not.toContain('<img');
   });
 
   it("shows an unknown client only the system's branding", async () => {

@@ -1,23 +1,12 @@
 import http from 'node:http';
-import { addressClaimColumns, type ChangeFeed, createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import { addressClaimColumns, type ChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBlockPage, startBlockPage } from '../src/blockpage/http.ts';
-import { type RunningResolver, startResolver } from '../src/index.ts';
 import { dig } from './helpers/dig.ts';
-import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
 import { type Seeded, seedTenants } from './helpers/seed.ts';
-
-/** Polls `check` until it returns true or `ms` pass; returns the elapsed ms, or throws. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > ms) throw new Error(`not true within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { type ResolverStack, startResolverStack, within } from './helpers/stack.ts';
 
 /** POSTs the block page's cloud-key form as a browser would, from `localAddress`, for `host`. */
 function postKey(port: number, host: string, key: string, localAddress = '127.0.0.1') {
@@ -61,11 +50,10 @@ const UPSTREAM = '192.0.2.10'; // what the fake upstream answers for any other n
 describe.each(testDialects())('cloud-key bypass through the block page and dig (%s)', (dialect) => {
   let handle: DatabaseHandle;
   let changes: ChangeFeed;
-  let upstream: FakeUpstream;
-  let resolver: RunningResolver;
   let page: RunningBlockPage;
   let seeded: Seeded;
   let port: number;
+  let stack: ResolverStack;
   let keyId: number;
 
   const a = async (client: string, name: string) => {
@@ -123,29 +111,15 @@ describe.each(testDialects())('cloud-key bypass through the block page and dig (
     await key({ key: 'Sleeping key', active: 0 });
     await key({ key: 'Future key', valid_from: '2999-01-01T00:00:00.000Z' });
     await key({ key: 'Beta key', customer_id: seeded.otherCustomerId });
-    changes = createChangeFeed(handle);
-    await changes.start();
-    upstream = await startFakeUpstream();
     const logger = pino({ level: 'silent' });
-    resolver = await startResolver({
-      db: handle,
-      changes,
-      logger,
-      dns: { host: '127.0.0.1', port: 0 },
-      upstreams: [{ host: '127.0.0.1', port: upstream.port }],
-      blockAddresses: { ipv4: BLOCKED, ipv6: '::1' },
-      queryLog: { flushMs: 50 },
-      upstreamTimeoutMs: 500,
-    });
-    port = resolver.address.udp.port;
+    stack = await startResolverStack(handle, { blockAddresses: { ipv4: BLOCKED, ipv6: '::1' } });
+    ({ changes, port } = stack);
     page = await startBlockPage({ db: handle, changes, logger, http: { host: '127.0.0.1', port: 0 } });
   });
 
   afterAll(async () => {
     await page?.close();
-    await resolver?.close();
-    await changes?.close();
-    await upstream?.close();
+    await stack?.close();
     await handle?.close();
   });
 

@@ -1,21 +1,11 @@
-import { type ChangeFeed, createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningResolver, startResolver } from '../src/index.ts';
+import type { RunningResolver } from '../src/index.ts';
 import { dig } from './helpers/dig.ts';
-import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
+import type { FakeUpstream } from './helpers/fake-upstream.ts';
 import { type Seeded, seedTenants } from './helpers/seed.ts';
-
-/** Polls `check` until it returns true or `ms` pass; returns the elapsed ms, or throws. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > ms) throw new Error(`not true within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { type ResolverStack, startResolverStack, within } from './helpers/stack.ts';
 
 describe.each(testDialects())('resolver over real sockets with dig (%s)', (dialect) => {
   let handle: DatabaseHandle;
@@ -24,30 +14,17 @@ describe.each(testDialects())('resolver over real sockets with dig (%s)', (diale
   let resolver: RunningResolver;
   let seeded: Seeded;
   let port: number;
+  let stack: ResolverStack;
 
   beforeAll(async () => {
     handle = await createTestDatabase(dialect);
     seeded = await seedTenants(handle);
-    changes = createChangeFeed(handle);
-    await changes.start();
-    upstream = await startFakeUpstream();
-    resolver = await startResolver({
-      db: handle,
-      changes,
-      logger: pino({ level: 'silent' }),
-      dns: { host: '127.0.0.1', port: 0 },
-      upstreams: [{ host: '127.0.0.1', port: upstream.port }],
-      blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
-      queryLog: { flushMs: 50 },
-      upstreamTimeoutMs: 500,
-    });
-    port = resolver.address.udp.port;
+    stack = await startResolverStack(handle);
+    ({ changes, upstream, resolver, port } = stack);
   });
 
   afterAll(async () => {
-    await resolver?.close();
-    await changes?.close();
-    await upstream?.close();
+    await stack?.close();
     await handle?.close();
   });
 

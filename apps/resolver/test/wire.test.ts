@@ -22,14 +22,20 @@ function query(name: string, type: string, extra: Partial<Packet> = {}): Buffer 
 function oracle(raw: Buffer) {
   const p = dnsPacket.decode(raw);
   const opt = (p.additionals ?? []).find((rr) => rr.type === 'OPT') as
-    | { udpPayloadSize: number; flags: number }
+    | { udpPayloadSize: number; flags: number; options?: { code: number; data?: Buffer }[] }
     | undefined;
+  const option = (code: number) => opt?.options?.find((o) => o.code === code)?.data?.toString('utf8') ?? null;
   return {
     id: p.id,
     name: p.questions![0]!.name,
     qtype: raw.readUInt16BE(questionEnd(raw) - 4),
     edns: opt
-      ? { udpSize: Math.max(512, opt.udpPayloadSize), dnssecOk: (opt.flags & dnsPacket.DNSSEC_OK) !== 0 }
+      ? {
+          udpSize: Math.max(512, opt.udpPayloadSize),
+          dnssecOk: (opt.flags & dnsPacket.DNSSEC_OK) !== 0,
+          deviceKey: option(65073),
+          user: option(65074),
+        }
       : null,
   };
 }
@@ -54,6 +60,19 @@ const CASES: [string, string, Partial<Packet>][] = [
   ['bücher.example', 'A', {}],
   [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, 'A', {}],
   ['svc.example', 'HTTPS', { additionals: [OPT(1400, 0, [{ code: 10, data: Buffer.alloc(8, 7) }])] }],
+  [
+    'agent.example',
+    'A',
+    {
+      additionals: [
+        OPT(1232, 0, [
+          { code: 10, data: Buffer.alloc(8, 7) },
+          { code: 65073, data: Buffer.from('dev_Key-123') },
+          { code: 65074, data: Buffer.from('zoë') },
+        ]),
+      ],
+    },
+  ],
 ];
 
 describe('parseQuery against dns-packet', () => {
@@ -84,6 +103,31 @@ describe('parseQuery against dns-packet', () => {
     const pointerQname = Buffer.from(base);
     pointerQname.writeUInt16BE(0xc000, 12); // qname is a pointer (into the header)
     expect(parseQuery(pointerQname.subarray(0, 18)).kind).toBe('formerr');
+  });
+
+  it('reads the device key (65073) and user (65074) options, and ignores ill-formed ones (docs/agent.md)', () => {
+    const edns = (options: { code: number; data: Buffer }[]) => {
+      const r = parseQuery(query('example.com', 'A', { additionals: [OPT(1232, 0, options)] }));
+      return r.kind === 'ok' ? r.query.edns : null;
+    };
+    expect(edns([{ code: 65073, data: Buffer.from('Key_1-x') }])).toMatchObject({ deviceKey: 'Key_1-x', user: null });
+    // The first option of a code counts.
+    expect(
+      edns([
+        { code: 65073, data: Buffer.from('first') },
+        { code: 65073, data: Buffer.from('second') },
+      ])?.deviceKey,
+    ).toBe('first');
+    // Not a key: other characters, empty, too long.
+    expect(edns([{ code: 65073, data: Buffer.from('bad key') }])?.deviceKey).toBeNull();
+    expect(edns([{ code: 65073, data: Buffer.alloc(0) }])?.deviceKey).toBeNull();
+    expect(edns([{ code: 65073, data: Buffer.alloc(129, 0x61) }])?.deviceKey).toBeNull();
+    expect(edns([{ code: 65073, data: Buffer.alloc(128, 0x61) }])?.deviceKey).toBe('a'.repeat(128));
+    // A user name is UTF-8 without control characters or invalid bytes.
+    expect(edns([{ code: 65074, data: Buffer.from('José Núñez') }])?.user).toBe('José Núñez');
+    expect(edns([{ code: 65074, data: Buffer.from('a\nb') }])?.user).toBeNull();
+    expect(edns([{ code: 65074, data: Buffer.from([0xff, 0x41]) }])?.user).toBeNull();
+    expect(edns([{ code: 65074, data: Buffer.alloc(129, 0x61) }])?.user).toBeNull();
   });
 
   it('answers FORMERR / NOTIMP / drop for what cannot be a usable query', () => {

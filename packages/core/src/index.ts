@@ -5,18 +5,32 @@
  * each aggregate is a namespace: `msps.createMsp(deps, caller, body)`.
  */
 export * as admins from './admins/index.ts';
+export * as audit from './audit/index.ts';
 export * as blockpage from './blockpage/index.ts';
+export * as branding from './branding/index.ts';
 export * as categories from './categories/index.ts';
 export * as certificates from './certificates/index.ts';
 export * as cloudkeys from './cloudkeys/index.ts';
 export { type Caller, type CoreDeps, OPERATOR } from './context.ts';
 export * as customers from './customers/index.ts';
+export * as feeds from './feeds/index.ts';
+export * as deviceexceptions from './deviceexceptions/index.ts';
+export * as devices from './devices/index.ts';
+export * as groups from './groups/index.ts';
+export * as images from './images/index.ts';
+export * as internalusers from './internalusers/index.ts';
 export * as list from './list/index.ts';
 export * as lists from './lists/index.ts';
 export * as locations from './locations/index.ts';
+export * as mail from './mail/index.ts';
 export * as msps from './msps/index.ts';
 export * from './mutation/index.ts';
 export * as policies from './policies/index.ts';
+export * as recategorize from './recategorize/index.ts';
+export * as reports from './reports/index.ts';
+export * as rollups from './rollups/index.ts';
 export * as staticroutes from './staticroutes/index.ts';
 export * as stats from './stats/index.ts';
 export * as tenancy from './tenancy/index.ts';
+export * as tools from './tools/index.ts';
+export * as worker from './worker/index.ts';

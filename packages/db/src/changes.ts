@@ -11,6 +11,8 @@ import type { DatabaseHandle } from './connection.ts';
  * - `staticroutes`: customers' static routes (conditional forwarding)
  * - `bypasses`: cloud keys and the bypasses they start (the block page writes bypasses too)
  * - `blockpages`: block-page branding (customer, MSP and system texts)
+ * - `devices`: devices, their install keys and configuration, device exceptions and their rules
+ * - `groups`: groups and internal users and their memberships
  */
 export const CHANGE_TOPICS = [
   'tenants',
@@ -21,6 +23,8 @@ export const CHANGE_TOPICS = [
   'staticroutes',
   'bypasses',
   'blockpages',
+  'devices',
+  'groups',
 ] as const;
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 

@@ -11,6 +11,19 @@ import * as m0007 from './migrations/0007_cloud_keys.ts';
 import * as m0008 from './migrations/0008_default_policies.ts';
 import * as m0009 from './migrations/0009_root_ca.ts';
 import * as m0010 from './migrations/0010_blockpage_branding.ts';
+import * as m0011 from './migrations/0011_mail_settings.ts';
+import * as m0012 from './migrations/0012_accounts.ts';
+import * as m0015 from './migrations/0015_location_types.ts';
+import * as m0016 from './migrations/0016_devices.ts';
+import * as m0017 from './migrations/0017_groups_users.ts';
+import * as m0019 from './migrations/0019_stats_rollups.ts';
+import * as m0020 from './migrations/0020_worker_jobs.ts';
+import * as m0021 from './migrations/0021_scheduled_reports.ts';
+import * as m0022 from './migrations/0022_partitions_daily_rollups.ts';
+import * as m0023 from './migrations/0023_ui_branding.ts';
+import * as m0024 from './migrations/0024_recategorize.ts';
+import * as m0026 from './migrations/0026_blockpage_logo.ts';
+import * as m0027 from './migrations/0027_category_feeds.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -28,7 +41,26 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_default_policies': m0008,
   '0009_root_ca': m0009,
   '0010_blockpage_branding': m0010,
+  '0011_mail_settings': m0011,
+  '0012_accounts': m0012,
+  '0015_location_types': m0015,
+  '0016_devices': m0016,
+  '0017_groups_users': m0017,
+  '0019_stats_rollups': m0019,
+  '0020_worker_jobs': m0020,
+  '0021_scheduled_reports': m0021,
+  '0022_partitions_daily_rollups': m0022,
+  '0023_ui_branding': m0023,
+  '0024_recategorize': m0024,
+  '0026_blockpage_logo': m0026,
+  '0027_category_feeds': m0027,
 };
+
+/**
+ * Every migration's name, in the order they apply (names sort by their number). The CLI test checks a
+ * fresh `cordon migrate` applies exactly these.
+ */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
 
 class InCodeProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}

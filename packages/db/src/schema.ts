@@ -30,6 +30,28 @@ export interface Database {
   settings: SettingsTable;
   root_ca: RootCaTable;
   blockpages: BlockpagesTable;
+  category_feeds: CategoryFeedsTable;
+  device_settings: DeviceSettingsTable;
+  devices: DevicesTable;
+  device_exceptions: DeviceExceptionsTable;
+  device_exception_rules: DeviceExceptionRulesTable;
+  user_groups: UserGroupsTable;
+  internal_users: InternalUsersTable;
+  user_group_members: UserGroupMembersTable;
+  mail_settings: MailSettingsTable;
+  admin_recovery_codes: AdminRecoveryCodesTable;
+  account_tokens: AccountTokensTable;
+  stats_hourly: StatsHourlyTable;
+  stats_hourly_top: StatsHourlyTopTable;
+  worker_jobs: WorkerJobsTable;
+  scheduled_reports: ScheduledReportsTable;
+  report_archive: ReportArchiveTable;
+  stats_daily_top: StatsDailyTopTable;
+  stats_daily_done: StatsDailyDoneTable;
+  ui_interfaces: UiInterfacesTable;
+  ui_support: UiSupportTable;
+  recategorize_requests: RecategorizeRequestsTable;
+  category_overrides: CategoryOverridesTable;
 }
 
 export interface MspsTable {
@@ -40,6 +62,8 @@ export interface MspsTable {
   timezone: string;
   created_at: string;
   updated_at: string;
+  /** 1 when the MSP makes its admins enrol in 2FA before they can log in (migration 0012). */
+  enforce_twofa: Generated<number>;
 }
 
 export interface CustomersTable {
@@ -67,6 +91,63 @@ export interface AdminsTable {
   created_at: string;
   updated_at: string;
   last_login_at: string | null;
+  /** Profile language, '' = the console's default (migration 0012). */
+  lang: Generated<string>;
+  /** Profile IANA time zone, '' = "Use System Default" (spec §9). */
+  timezone: Generated<string>;
+  /** Carried in each token's `jti`; raised to refuse every older token (logout everywhere, password or role change). */
+  token_generation: Generated<number>;
+  /** A TOTP secret offered by the first enrolment call, not yet confirmed by a code. */
+  twofa_pending_secret: Generated<string | null>;
+  /** The TOTP time step (RFC 6238 §4) of the last accepted code; a code is accepted once only. */
+  twofa_last_step: Generated<number>;
+}
+
+/** One of an admin's ten 2FA recovery codes (docs/security.md "Accounts"): hashed, used in `position` order. */
+export interface AdminRecoveryCodesTable {
+  id: Generated<number>;
+  admin_id: number;
+  /** 1–10. */
+  position: number;
+  /** SHA-256 hex of the normalised code. */
+  code_hash: string;
+  used_at: string | null;
+}
+
+/** An invitation or password-reset link (docs/security.md "Accounts"): hashed, single use, expiring. */
+export interface AccountTokensTable {
+  id: Generated<number>;
+  /** SHA-256 hex of the token sent in the link. */
+  token_hash: string;
+  admin_id: number;
+  purpose: 'invite' | 'reset';
+  /** Epoch ms. */
+  expires_at: number;
+  used_at: string | null;
+  created_at: string;
+}
+
+/**
+ * The SMTP settings of the system (`owner` 'system') or of one MSP (`owner` 'msp:<id>'); an MSP
+ * without its own row uses the system's (spec §3 "Email settings"; migration 0011).
+ */
+export interface MailSettingsTable {
+  id: Generated<number>;
+  owner: string;
+  msp_id: number | null;
+  server: string;
+  port: number;
+  security: 'none' | 'starttls' | 'tls';
+  username: string;
+  /** Used only to send; never answered. */
+  password: string;
+  /** The sender's display name. */
+  sender: string;
+  from_email: string;
+  notification_period: string;
+  /** System row only: the console address mailed links point to ('' = not set). */
+  console_url: string;
+  updated_at: string;
 }
 
 /** Revoked access-token ids (POST /auth/logout); rows can go once `expires_at` (epoch s) has passed. */
@@ -155,7 +236,14 @@ export interface LocationsTable {
   name: string;
   /** null: inherit the customer's default policy. */
   policy_id: number | null;
+  /** The secret key: a `dynamicip` location's update key, a `roaming`/`virtual` location's DoH key (migration 0015). */
   key: string | null;
+  /** The name a `dynamicdns` location follows (migration 0015); null for other types. */
+  hostname: Generated<string | null>;
+  /** When a `dynamicip`/`dynamicdns` location's addresses last changed, ISO-8601 UTC (migration 0015). */
+  addresses_updated_at: Generated<string | null>;
+  /** The last re-resolution's failure of a `dynamicdns` location; empty when it succeeded. */
+  resolve_error: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -336,6 +424,306 @@ export interface BlockpagesTable {
   footer: string;
   /** An email address or an http(s) URL, shown as a link; empty: none. */
   support_contact: string;
+  /** The logo's bytes (migration 0026); null: none at this level. */
+  logo: Uint8Array | null;
+  /** The logo's sniffed media type (`image/png`, …); null with `logo`. */
+  logo_type: string | null;
+  /** Hex SHA-256 of `logo`, which names it in the block page's logo URL; null with `logo`. */
+  logo_sha256: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Hourly query counts per customer and location (migration 0019; docs/architecture.md "Statistics"). */
+export interface StatsHourlyTable {
+  customer_id: number;
+  /** 0 when the query had no location. */
+  location_id: number;
+  /** Epoch ms of the UTC hour's start. */
+  hour: number;
+  requests: number;
+  /** Every action but `blocked` and `bypassed`. */
+  allowed: number;
+  blocked: number;
+  bypassed: number;
+}
+
+/** Hourly counts per dimension key and action (migration 0019): `category`, `domain`, `sourceip`, `policy`. */
+export interface StatsHourlyTopTable {
+  customer_id: number;
+  location_id: number;
+  hour: number;
+  dim: string;
+  /** `allowed`, `blocked` or `bypassed`. */
+  action: string;
+  key: string;
+  count: number;
+}
+
+/** The worker's job ledger (migration 0020): epoch ms of the last start and finish, and the last error. */
+export interface WorkerJobsTable {
+  name: string;
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  last_error: string | null;
+  runs: Generated<number>;
+}
+
+/**
+ * A customer's device settings (spec §7 "Devices"; migration 0016): the install key agents enrol
+ * with, and the customer-wide device configuration and advanced JSON configuration. At most one row
+ * per customer, created on first use.
+ */
+export interface DeviceSettingsTable {
+  customer_id: number;
+  install_key: string;
+  install_key_created_at: string;
+  /** `default` | `group` | `policy` (spec §4 "Policy inheritance choices"). */
+  policy_mode: string;
+  policy_id: number | null;
+  device_exception_id: number | null;
+  /** JSON text; null: none. */
+  advanced_config: string | null;
+  updated_at: string;
+}
+
+/**
+ * An enrolled device (spec §3 "Device"; migration 0016). `key` is its secret (DoH path, EDNS option
+ * 65073). `policy_mode` is `default` | `group` | `policy` (with `policy_id`). While
+ * `advanced_config` (JSON text) is set, the details are locked (spec §4).
+ */
+export interface DevicesTable {
+  id: Generated<number>;
+  customer_id: number;
+  key: string;
+  name: string;
+  dns_name: Generated<string>;
+  tag: Generated<string>;
+  version: Generated<string>;
+  os_type: Generated<string>;
+  /** JSON object text, e.g. `{"os":{"type":"linux"}}`. */
+  extra_info: Generated<string>;
+  /** ISO-8601 UTC; null until the first heartbeat. */
+  last_contact_at: string | null;
+  /** Canonical address the last heartbeat came from; empty when unknown. */
+  last_ip: Generated<string>;
+  location_id: number | null;
+  policy_mode: Generated<string>;
+  policy_id: number | null;
+  device_exception_id: number | null;
+  advanced_config: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A device exception (spec §3; migration 0016): a named set of rules devices can be given. Unique per (customer_id, name). */
+export interface DeviceExceptionsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * An exception rule (spec §3 "Exception rule"; migration 0016): names at or below `domain` (and/or
+ * queries from source `ip`) go to the system resolver (`ByPass OTG`) or to `resolver`
+ * (`Use Specific Resolver`), on the device, before any filtering.
+ */
+export interface DeviceExceptionRulesTable {
+  id: Generated<number>;
+  device_exception_id: number;
+  customer_id: number;
+  /** Normalised domain; empty: any. */
+  domain: string;
+  /** Source IP or CIDR (canonical); empty: any. */
+  ip: string;
+  /** Resolver address (`ip` or `ip:port`) for `Use Specific Resolver`; empty otherwise. */
+  resolver: string;
+  /** `ByPass OTG` | `Use Specific Resolver`. */
+  rule_type: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A group (spec §3 "Group"; migration 0017). `weight` 1 is the highest rank (spec §4). Unique per (customer_id, name). */
+export interface UserGroupsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  description: string;
+  policy_id: number | null;
+  disabled: number;
+  weight: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An internal user (spec §3 "Internal user"; migration 0017), as an agent reports it. Unique per (customer_id, name). */
+export interface InternalUsersTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  description: string;
+  policy_id: number | null;
+  /** ISO-8601 UTC. */
+  last_login_at: string | null;
+  last_login_ip: string;
+  last_device_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Membership of an internal user in a group (migration 0017). */
+export interface UserGroupMembersTable {
+  user_id: number;
+  group_id: number;
+  customer_id: number;
+}
+
+/**
+ * Interface branding of a level (spec §7 `/ui/interface`; migration 0023): an MSP's (`msp_id`) or the
+ * system's (`msp_id` null). '' title: none at this level.
+ */
+export interface UiInterfacesTable {
+  id: Generated<number>;
+  msp_id: number | null;
+  title: string;
+  /** JSON array of IP addresses or host names. */
+  nameservers: string;
+  /** The logo's bytes; null: none at this level. */
+  logo: Uint8Array | null;
+  /** The logo's sniffed media type; null with `logo`. */
+  logo_type: string | null;
+  /** Hex SHA-256 of `logo`; null with `logo`. */
+  logo_sha256: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Support contacts of a level (spec §7 `/ui/support`; migration 0023); '' = not set. */
+export interface UiSupportTable {
+  id: Generated<number>;
+  msp_id: number | null;
+  email: string;
+  link: string;
+  support_desk_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * A category feed source (migration 0027; docs/operations.md "Category feeds"). Its names are the
+ * `category_domains` rows of source `feed:<id>`.
+ */
+export interface CategoryFeedsTable {
+  id: Generated<number>;
+  name: string;
+  /** `domains`, `hosts` or `adblock` (`@cordon/feeds` FEED_FORMATS). */
+  format: string;
+  /** The category every name of the feed gets. */
+  category_id: number;
+  /** An `https:` URL fetched by the worker; null: the feed is uploaded by hand. */
+  url: string | null;
+  /** Hours between fetches; 0: only when run by hand. */
+  interval_hours: number;
+  enabled: number;
+  last_run_at: string | null;
+  /** `ok` or `error`; null: never run. */
+  last_status: string | null;
+  last_error: string | null;
+  /** Names held after the last successful run. */
+  last_rows: number | null;
+  /** Lines of the last run that were not stored (addresses, invalid, unsupported). */
+  last_skipped: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A customer's scheduled report (migration 0021; spec §3 "Scheduled report"). */
+export interface ScheduledReportsTable {
+  id: Generated<number>;
+  customer_id: number;
+  name: string;
+  /** A report code `r_*`. */
+  type: string;
+  /** `daily`, `weekly` or `monthly`. */
+  frequency: string;
+  /** JSON array of e-mail addresses. */
+  recipients: string;
+  /** JSON array of category ids. */
+  categories: string;
+  /** The key of the last period handled: `YYYY-MM-DD` (daily, weekly: its Monday) or `YYYY-MM`. */
+  last_period: string | null;
+  sent_at: string | null;
+  /** `sent` or `report not sent`. */
+  status: string | null;
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A PDF report sent or run (migration 0021), kept 6 months (spec §9). */
+export interface ReportArchiveTable {
+  id: Generated<number>;
+  customer_id: number;
+  scheduled_report_id: number | null;
+  name: string;
+  type: string;
+  period_start: string;
+  period_end: string;
+  /** JSON array of e-mail addresses. */
+  recipients: string;
+  status: string;
+  reason: string | null;
+  pdf: Uint8Array;
+  created_at: string;
+}
+
+/** A request to recategorise a domain (spec §7 `POST /tools/recategorize`; migration 0024), reviewed by the system admin. */
+export interface RecategorizeRequestsTable {
+  id: Generated<number>;
+  domain: string;
+  /** The category asked for (0–54). */
+  category_id: number;
+  comment: string;
+  /** `pending`, `approved` or `rejected`. */
+  status: Generated<string>;
+  /** The admin who asked; null once that admin is deleted. */
+  requested_by: number | null;
+  /** That admin's e-mail at the time. */
+  requested_email: string;
+  /** The asking tenant: an MSP (MSP admin), a customer and its MSP (customer admin), none (system). */
+  msp_id: number | null;
+  customer_id: number | null;
+  reviewed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A domain's category set by an approved request (migration 0024): its `category_domains` rows have source `override`. */
+export interface CategoryOverridesTable {
+  domain: string;
+  category_id: number;
+  request_id: number | null;
+  created_at: string;
+}
+
+/** `stats_hourly_top` summed per UTC day, without the location (migration 0022). */
+export interface StatsDailyTopTable {
+  customer_id: number;
+  /** Epoch ms of the UTC day's start. */
+  day: number;
+  dim: string;
+  action: string;
+  key: string;
+  count: number;
+}
+
+/** The UTC days compacted into `stats_daily_top` (migration 0022). */
+export interface StatsDailyDoneTable {
+  day: number;
+  done_at: number;
 }

@@ -1,3 +1,4 @@
+import type { DatabaseHandle } from '@cordon/db';
 import { isDomainName, isIpAddress, normalizeDomain } from '@cordon/shared';
 
 /** One line of a domain feed, classified. */
@@ -25,4 +26,41 @@ export function parseDomainLine(line: string): FeedEntry {
   // Single-label entries (a bare TLD) are valid in UT1's suffix semantics.
   if (isDomainName(text, { allowSingleLabel: true })) return { kind: 'domain', name: text };
   return { kind: 'invalid', text: line.trim() };
+}
+
+/** Rows written per INSERT by {@link replaceSourceRows}. */
+const BATCH_ROWS = 2000;
+
+/**
+ * Replaces every `category_domains` row of `source` with what `fill` adds, in ONE transaction
+ * (docs/decisions.md "Categories": idempotent, all or nothing). `add(name, categoryIds)` queues a name
+ * under each category (duplicates are ignored) and resolves true when it wrote a batch, so a caller
+ * can report progress.
+ * @throws whatever `fill` or the database throws; then the source keeps its previous rows
+ */
+export async function replaceSourceRows(
+  handle: DatabaseHandle,
+  source: string,
+  fill: (add: (name: string, categoryIds: readonly number[]) => Promise<boolean>) => Promise<void>,
+): Promise<void> {
+  await handle.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('category_domains').where('source', '=', source).execute();
+    let batch: Array<{ domain: string; category_id: number; source: string }> = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await trx
+        .insertInto('category_domains')
+        .values(batch)
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      batch = [];
+    };
+    await fill(async (name, categoryIds) => {
+      for (const id of categoryIds) batch.push({ domain: name, category_id: id, source });
+      if (batch.length < BATCH_ROWS) return false;
+      await flush();
+      return true;
+    });
+    await flush();
+  });
 }

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DatabaseHandle } from '@cordon/db';
-import { parseDomainLine } from './entries.ts';
+import { parseDomainLine, replaceSourceRows } from './entries.ts';
 import { type FeedMapping, loadUt1Mapping } from './mapping.ts';
 
 /** A UT1 list the import will read. */
@@ -69,8 +69,6 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
 }
 
-const BATCH_ROWS = 2000;
-
 /**
  * Imports a UT1 blacklists directory into `category_domains` under one source, replacing what that
  * source held before, in ONE transaction: the import is idempotent and all-or-nothing (a failure
@@ -94,18 +92,7 @@ export async function importUt1Directory(
   const invalidExamples: string[] = [];
   const perCategory: Record<string, number> = {};
 
-  await handle.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('category_domains').where('source', '=', source).execute();
-    let batch: Array<{ domain: string; category_id: number; source: string }> = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      await trx
-        .insertInto('category_domains')
-        .values(batch)
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      batch = [];
-    };
+  await replaceSourceRows(handle, source, async (add) => {
     for (const list of scan.lists) {
       let count = 0;
       const lines = createInterface({ input: createReadStream(list.path), crlfDelay: Number.POSITIVE_INFINITY });
@@ -113,10 +100,8 @@ export async function importUt1Directory(
         bytesDone += line.length + 1;
         const entry = parseDomainLine(line);
         if (entry.kind === 'domain') {
-          for (const id of list.categoryIds) batch.push({ domain: entry.name, category_id: id, source });
           count++;
-          if (batch.length >= BATCH_ROWS) {
-            await flush();
+          if (await add(entry.name, list.categoryIds)) {
             options.onProgress?.({ bytesDone, bytesTotal, category: list.category });
           }
         } else if (entry.kind === 'ip') ipEntries++;
@@ -125,7 +110,6 @@ export async function importUt1Directory(
           if (invalidExamples.length < 5) invalidExamples.push(`${list.category}: ${entry.text}`);
         }
       }
-      await flush();
       perCategory[list.category] = count;
       options.onProgress?.({ bytesDone: Math.min(bytesDone, bytesTotal), bytesTotal, category: list.category });
     }

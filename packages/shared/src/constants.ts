@@ -63,6 +63,15 @@ export function shortenDomain(domain: string): string {
 }
 
 /** The account short name: the first letters of the first two words (spec §9). "Acme School" → "AS". */
+/**
+ * An MSP's licence as a customer limit (issue 11 "licence counts enforced"): a whole number
+ * (`'25'`, `' 25 '`), else null — no limit ('' or a plan name).
+ */
+export function parseLicenceLimit(license: string): number | null {
+  const text = license.trim();
+  return /^\d{1,9}$/.test(text) ? Number(text) : null;
+}
+
 export function accountShortName(name: string): string {
   return name
     .trim()

@@ -17,6 +17,19 @@ export interface TenantIds {
   readonly staticRouteId: number;
   /** A cloud key of the customer. */
   readonly cloudKeyId: number;
+  /** The MSP's primary admin (role 3). */
+  readonly mspAdminId: number;
+  /** The customer's primary admin (role 4). */
+  readonly customerAdminId: number;
+  /** A virtual location of the customer. */
+  readonly virtualLocationId: number;
+  /** An enrolled device of the customer and the internal user its agent reported. */
+  readonly deviceId: number;
+  readonly internalUserId: number;
+  /** A device exception of the customer, one of its rules, and a group. */
+  readonly deviceExceptionId: number;
+  readonly ruleId: number;
+  readonly groupId: number;
 }
 
 /**

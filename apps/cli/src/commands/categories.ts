@@ -1,20 +1,71 @@
-import { categories, OPERATOR } from '@cordon/core';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+import { categories, mutate, OPERATOR } from '@cordon/core';
 import { createChangeFeed, migrateToLatest } from '@cordon/db';
-import type { ImportProgress } from '@cordon/feeds';
+import { type ImportProgress, importFeedLines } from '@cordon/feeds';
+import { CATEGORIES, categoryById, FEED_FORMATS, type FeedFormat } from '@cordon/shared';
 import cliProgress from 'cli-progress';
 import type { ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
 
-/** Feed formats `cordon categories import` reads (docs/operations.md; more formats come with later issues). */
-export const IMPORT_FORMATS = ['ut1'] as const;
+/** Feed formats `cordon categories import` reads (docs/operations.md "Category feeds"): a UT1 directory or one file. */
+export const IMPORT_FORMATS = ['ut1', ...FEED_FORMATS] as const;
 
 /**
- * `cordon categories import --format ut1 DIR`: imports a feed into the category database with core's
+ * `cordon categories import --format domains|hosts|adblock --category N FILE`: one feed file into the
+ * category database as category `N`, under source `file:<file name>` (a re-import of the same file name
+ * replaces its rows), all or nothing; then the audit row `categories.import` and the `categories` topic.
+ * @throws Error for an unknown category, an unreadable file or a failed write
+ */
+async function importFeedFile(
+  config: Pick<ServeConfig, 'databaseUrl' | 'dataDir'>,
+  format: FeedFormat,
+  file: string,
+  categoryText: string | undefined,
+  print: (line: string) => void,
+): Promise<void> {
+  const categoryId = Number(categoryText);
+  if (!Number.isInteger(categoryId) || !categoryById(categoryId)) {
+    throw new Error(`--category must be a Cordon category id (1-${CATEGORIES.length}) for --format ${format}`);
+  }
+  const handle = openConfiguredDatabase(config);
+  const changes = createChangeFeed(handle);
+  try {
+    await migrateToLatest(handle);
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+    const report = await importFeedLines(handle, lines, {
+      format,
+      categoryIds: [categoryId],
+      source: `file:${basename(file)}`,
+    });
+    await mutate(
+      { handle, changes, now: Date.now },
+      OPERATOR,
+      { topics: ['categories'], audit: { action: 'categories.import', entity: 'category_feed' } },
+      async (_trx, note) => {
+        note.after = { source: report.source, format, category: categoryId, rows: report.rows };
+      },
+    );
+    const skipped = report.ipEntries + report.invalidEntries + report.unsupportedEntries;
+    print(
+      `imported ${report.rows} names as ${categoryById(categoryId)?.name} from ${basename(file)} in ${(report.durationMs / 1000).toFixed(1)} s ` +
+        `(source ${report.source}; ${skipped} lines not stored)`,
+    );
+    if (report.examples.length > 0) print(`lines not stored, first ones: ${report.examples.join('; ')}`);
+  } finally {
+    await changes.close();
+    await handle.close();
+  }
+}
+
+/**
+ * `cordon categories import --format ut1 DIR` (or a single file, see {@link importFeedFile}): imports a feed into the category database with core's
  * `categories.importUt1Feed` (one transaction, then the audit row `categories.import` and the
  * `categories` topic that tells running resolvers, through the change feed, to reload their index).
  * Shows a progress bar on a terminal, a line per 10% otherwise.
  * @returns the lines of the summary
- * @throws Error for an unknown format, a directory that is not a UT1 directory, or a failed write
+ * @throws Error for an unknown format, a directory that is not a UT1 directory, a missing --category, or a failed write
  */
 export async function importCategories(
   config: Pick<ServeConfig, 'databaseUrl' | 'dataDir'>,
@@ -22,10 +73,12 @@ export async function importCategories(
   dir: string,
   print: (line: string) => void,
   interactive: boolean,
+  category?: string,
 ): Promise<void> {
   if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
     throw new Error(`--format ${format} is not supported; supported: ${IMPORT_FORMATS.join(', ')}`);
   }
+  if (format !== 'ut1') return importFeedFile(config, format as FeedFormat, dir, category, print);
   const handle = openConfiguredDatabase(config);
   try {
     await migrateToLatest(handle);

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, ensureSystemAdmin, loadJwtKeyRing } from '@cordon/api';
+import { worker } from '@cordon/core';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { ensureRootCa, loadCaSecret } from '@cordon/pki';
 import type { ResolverMetrics } from '@cordon/resolver';
@@ -8,6 +9,7 @@ import { type RunningDataPlane, startDataPlane } from '@cordon/resolver/dataplan
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
+import { workerJobs } from '../worker-jobs.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -15,6 +17,8 @@ export interface RunningCordon {
   dns?: HostPort;
   blockPage?: HostPort;
   blockPageHttps?: HostPort;
+  /** The resolver's DoH listener (`--doh-addr`), when it runs. */
+  doh?: HostPort;
   /** The resolver's counters, copied from the data-plane thread; null without the `resolver` role. */
   resolverMetrics(): Promise<ResolverMetrics | null>;
   /**
@@ -118,10 +122,19 @@ export async function startCordon(
       closers.push(() => app.close());
       running.http = bound(app.server.address(), config.httpAddr);
     }
+    if (config.roles.includes('worker')) {
+      // Background jobs (retention, scheduled reports, …) on this thread's connection; several
+      // workers on one database run each job once (docs/architecture.md "Worker").
+      const running = worker.startWorker({ handle, changes, now: Date.now }, workerJobs(config), {
+        log: logger.child({ role: 'worker' }),
+      });
+      closers.push(() => running.close());
+    }
     if (dataPlaneStarting) {
       const started = await dataPlaneStarting;
       dataPlane = started;
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
+      if (started.dns?.doh && config.dohAddr) running.doh = bound(started.dns.doh, config.dohAddr);
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
       if (started.blockPageHttps) running.blockPageHttps = bound(started.blockPageHttps, config.blockPageHttpsAddr);
       void started.failed.then(async (err) => {
@@ -142,6 +155,7 @@ export async function startCordon(
         dnsAddr: running.dns ?? config.dnsAddr,
         blockPageAddr: running.blockPage ?? config.blockPageAddr,
         blockPageHttpsAddr: running.blockPageHttps ?? config.blockPageHttpsAddr,
+        dohAddr: running.doh ?? config.dohAddr,
       },
       handle.location,
     )}`,
@@ -175,6 +189,21 @@ function startDataPlaneRoles(
             rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
             tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
             udpRecvBufferBytes: config.udpRecvBuffer,
+            // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
+            ...(config.dohAddr
+              ? {
+                  doh: {
+                    ...config.dohAddr,
+                    tls:
+                      config.dohCertFile && config.dohKeyFile
+                        ? {
+                            certPem: readFileSync(config.dohCertFile, 'utf8'),
+                            keyPem: readFileSync(config.dohKeyFile, 'utf8'),
+                          }
+                        : { caSecret },
+                  },
+                }
+              : {}),
           },
         }
       : {}),

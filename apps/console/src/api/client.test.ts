@@ -110,7 +110,8 @@ describe('api.call over endpoint descriptors (docs/architecture.md "Layers"; doc
     expect(err.name).toBe('ApiCallError');
     // The console's error is not the server's `ApiError` of @cordon/shared (the names no longer collide).
     expect(err).not.toBeInstanceOf(ApiError);
-    expect(outcomes).toEqual([{ type: 'http', status: 400, text: 'Name already taken' }]);
+    // `fields: true` tells the global handling that the form shows the message under its field.
+    expect(outcomes).toEqual([{ type: 'http', status: 400, text: 'Name already taken', fields: true }]);
   });
 
   it('refuses an answer that does not match the contract', async () => {

@@ -45,7 +45,8 @@ export type ResponseOutcome =
   | { type: 'success' }
   | { type: 'network' }
   | { type: 'cancelled' }
-  | { type: 'http'; status: number; text: string };
+  /** `fields`: the 400 answer names the fields at fault (the form shows each under its field). */
+  | { type: 'http'; status: number; text: string; fields?: true };
 
 /**
  * One part of a call's input: absent (`never`) when the endpoint has no such schema, optional when
@@ -199,7 +200,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!res.ok) {
       const envelope = isApiErrorBody(body) ? body : null;
       const text = envelope ? envelope.error : typeof body === 'string' ? body : '';
-      options.onOutcome({ type: 'http', status: res.status, text });
+      options.onOutcome({ type: 'http', status: res.status, text, ...(envelope?.fields ? { fields: true } : {}) });
       throw new ApiCallError('http', text || ErrorTexts.somethingWentWrong, {
         status: res.status,
         code: envelope ? envelope.code : null,

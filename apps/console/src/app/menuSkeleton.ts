@@ -36,15 +36,8 @@ function globalSettings(area: 'system' | 'msp'): SkeletonEntry[] {
     soon(area, labelKey, `${base}/${segment}`, order, 'globalSettings');
   return [
     group(area, 'globalSettings', 'nav.globalSettings', base, 20),
-    item('nav.administrators', 'administrators', 10),
-    ...(area === 'msp'
-      ? [item('nav.securitySettings', 'security_settings', 20), item('nav.interface', 'interface', 30)]
-      : []),
     item('nav.globalBlockPage', 'global_block_page', 40),
     item('nav.globalDefaultPolicy', 'global_default_policy', 50),
-    item('nav.tools', 'tools', 70),
-    item('nav.support', 'support', 90),
-    item('nav.emailSettings', 'email_settings', 100),
   ];
 }
 
@@ -67,29 +60,10 @@ function customerGroup(
 export const MENU_SKELETON: readonly SkeletonEntry[] = [
   ...globalSettings('system'),
   ...globalSettings('msp'),
-  soon('customer', 'nav.recentTraffic', '/customer/recent_traffic', 20),
   ...customerGroup('contentFiltering', 'nav.contentFiltering', 'content_filtering', 30, [
     ['nav.blockPage', 'block_page', 30],
   ]),
-  ...customerGroup('environment', 'nav.environment', 'environment', 40, [
-    ['nav.devices', 'devices', 20],
-    ['nav.groups', 'groups', 30],
-    ['nav.users', 'users', 40],
-  ]),
-  ...customerGroup('reporting', 'nav.reporting', 'reporting', 50, [
-    ['nav.summary', 'summary', 10],
-    ['nav.behaviorReports', 'behavior_reports', 20],
-    ['nav.blockedReports', 'blocked_reports', 30],
-    ['nav.securityReports', 'security_reports', 40],
-    ['nav.trendReports', 'trend_reports', 50],
-    ['nav.historyReports', 'history_reports', 60],
-  ]),
-  ...customerGroup('settings', 'nav.settings', 'settings', 60, [
-    ['nav.administrators', 'administrators', 10],
-    ['nav.defaultPolicy', 'default_policy', 20],
-    ['nav.tools', 'tools', 30],
-    ['nav.deviceExceptions', 'device_exceptions', 50],
-    ['nav.deviceConfiguration', 'device_configuration', 60],
-  ]),
-  soon('profile', 'nav.security', '/profile/security', 20),
+  ...customerGroup('environment', 'nav.environment', 'environment', 40, []),
+  ...customerGroup('reporting', 'nav.reporting', 'reporting', 50, []),
+  ...customerGroup('settings', 'nav.settings', 'settings', 60, [['nav.defaultPolicy', 'default_policy', 20]]),
 ];

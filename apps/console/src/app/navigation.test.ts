@@ -16,30 +16,33 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
       system: [
         ready('nav.overview', '/system/overview'),
         group('nav.globalSettings', '/system/global_settings', [
-          soon('nav.administrators', '/system/global_settings/administrators'),
+          ready('nav.administrators', '/system/global_settings/administrators'),
           ready('nav.globalBlockPage', '/system/global_settings/global_block_page'),
           ready('nav.globalDefaultPolicy', '/system/global_settings/global_default_policy'),
           ready('nav.globalDomains', '/system/global_settings/global_domains'),
-          soon('nav.tools', '/system/global_settings/tools'),
+          ready('nav.tools', '/system/global_settings/tools'),
           ready('nav.certificates', '/system/global_settings/certificates'),
-          soon('nav.support', '/system/global_settings/support'),
-          soon('nav.emailSettings', '/system/global_settings/email_settings'),
+          ready('nav.interface', '/system/global_settings/interface'),
+          ready('nav.support', '/system/global_settings/support'),
+          ready('nav.emailSettings', '/system/global_settings/email_settings'),
+          ready('nav.auditLog', '/system/global_settings/audit_log'),
         ]),
       ],
       sales: [ready('nav.msps', '/sales/msps')],
       msp: [
         ready('nav.overview', '/msp/overview'),
         group('nav.globalSettings', '/msp/global_settings', [
-          soon('nav.administrators', '/msp/global_settings/administrators'),
-          soon('nav.securitySettings', '/msp/global_settings/security_settings'),
-          soon('nav.interface', '/msp/global_settings/interface'),
+          ready('nav.administrators', '/msp/global_settings/administrators'),
+          ready('nav.securitySettings', '/msp/global_settings/security_settings'),
+          ready('nav.interface', '/msp/global_settings/interface'),
           ready('nav.globalBlockPage', '/msp/global_settings/global_block_page'),
           ready('nav.globalDefaultPolicy', '/msp/global_settings/global_default_policy'),
           ready('nav.globalDomains', '/msp/global_settings/global_domains'),
-          soon('nav.tools', '/msp/global_settings/tools'),
+          ready('nav.tools', '/msp/global_settings/tools'),
           ready('nav.certificates', '/msp/global_settings/certificates'),
-          soon('nav.support', '/msp/global_settings/support'),
-          soon('nav.emailSettings', '/msp/global_settings/email_settings'),
+          ready('nav.support', '/msp/global_settings/support'),
+          ready('nav.emailSettings', '/msp/global_settings/email_settings'),
+          ready('nav.auditLog', '/msp/global_settings/audit_log'),
         ]),
       ],
       customer: [
@@ -53,9 +56,9 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
         ]),
         group('nav.environment', '/customer/environment', [
           ready('nav.locations', '/customer/environment/locations'),
-          soon('nav.devices', '/customer/environment/devices'),
-          soon('nav.groups', '/customer/environment/groups'),
-          soon('nav.users', '/customer/environment/users'),
+          ready('nav.devices', '/customer/environment/devices'),
+          ready('nav.groups', '/customer/environment/groups'),
+          ready('nav.users', '/customer/environment/users'),
         ]),
         group('nav.reporting', '/customer/reporting', [
           soon('nav.summary', '/customer/reporting/summary'),
@@ -66,16 +69,17 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           soon('nav.historyReports', '/customer/reporting/history_reports'),
         ]),
         group('nav.settings', '/customer/settings', [
-          soon('nav.administrators', '/customer/settings/administrators'),
+          ready('nav.administrators', '/customer/settings/administrators'),
           ready('nav.defaultPolicy', '/customer/settings/default_policy'),
-          soon('nav.tools', '/customer/settings/tools'),
+          ready('nav.tools', '/customer/settings/tools'),
           ready('nav.certificates', '/customer/settings/certificates'),
-          soon('nav.deviceExceptions', '/customer/settings/device_exceptions'),
-          soon('nav.deviceConfiguration', '/customer/settings/device_configuration'),
+          ready('nav.deviceExceptions', '/customer/settings/device_exceptions'),
+          ready('nav.deviceConfiguration', '/customer/settings/device_configuration'),
           ready('nav.staticRoutes', '/customer/settings/static_routes'),
+          ready('nav.support', '/customer/settings/support'),
         ]),
       ],
-      profile: [ready('nav.profile', '/profile'), soon('nav.security', '/profile/security')],
+      profile: [ready('nav.profile', '/profile'), ready('nav.security', '/profile/security')],
     });
   });
 
@@ -104,8 +108,9 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
   it('refuses an ambiguous order, an unknown group and a menu item on a :param route', () => {
     const at = (path: string, menu: NonNullable<FeatureManifest['routes'][number]['menu']>) =>
       feature([{ path, area: 'customer', titleKey: 't', page, menu }]);
-    expect(() => buildMenus([at('/customer/x', { labelKey: 'nav.x', order: 20 })], MENU_SKELETON)).toThrow(
-      /share order 20/,
+    // Order 30 is the content-filtering group's.
+    expect(() => buildMenus([at('/customer/x', { labelKey: 'nav.x', order: 30 })], MENU_SKELETON)).toThrow(
+      /share order 30/,
     );
     expect(() => buildMenus([at('/customer/x', { labelKey: 'nav.x', order: 5, parent: 'reporting' })], [])).toThrow(
       /has no group reporting/,

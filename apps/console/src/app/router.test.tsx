@@ -74,6 +74,10 @@ describe('the route table built from the feature manifests (spec §2)', () => {
         layout: 'RootLayout > AreaLayout:customer',
         title: 'pages.policy',
       },
+      '/customer/content_filtering/policies/12/locations': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.policy',
+      },
       '/msp/global_settings/global_domains': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.globalDomains' },
       '/msp/global_settings/global_domains/5': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.globalDomain' },
       '/system/global_settings/global_domains': {
@@ -85,6 +89,32 @@ describe('the route table built from the feature manifests (spec §2)', () => {
         title: 'pages.globalDomain',
       },
       '/customer/environment/locations': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.locations' },
+      '/customer/environment/locations/virtual/5': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.location',
+      },
+      '/customer/environment/devices': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.devices' },
+      '/customer/environment/devices/5': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.device' },
+      '/customer/environment/groups': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.groups' },
+      '/customer/environment/groups/5': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.group' },
+      '/customer/environment/groups-ranking': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.groupRanking',
+      },
+      '/customer/environment/users': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.internalUsers' },
+      '/customer/environment/users/5': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.internalUser' },
+      '/customer/settings/device_exceptions': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.deviceExceptions',
+      },
+      '/customer/settings/device_exceptions/5': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.deviceException',
+      },
+      '/customer/settings/device_configuration': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.deviceConfiguration',
+      },
       '/customer/settings/static_routes': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.staticRoutes' },
       '/system/global_settings/certificates': {
         layout: 'RootLayout > AreaLayout:system',
@@ -93,8 +123,60 @@ describe('the route table built from the feature manifests (spec §2)', () => {
       '/msp/global_settings/certificates': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.certificates' },
       '/customer/settings/certificates': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.certificates' },
       '/profile': { layout: 'RootLayout > AreaLayout:profile', title: 'pages.profile' },
-      // A page not built yet is an unknown path: 404, never a placeholder.
-      '/customer/reporting/summary': { layout: 'RootLayout > BlankLayout', title: 'pages.notFound' },
+      '/profile/security': { layout: 'RootLayout > AreaLayout:profile', title: 'pages.profileSecurity' },
+      '/login/two-factor-setup': { layout: 'RootLayout > BlankLayout', title: 'pages.twoFactorSetup' },
+      '/register': { layout: 'RootLayout > BlankLayout', title: 'pages.register' },
+      '/forgot-password': { layout: 'RootLayout > BlankLayout', title: 'pages.forgotPassword' },
+      '/reset-password': { layout: 'RootLayout > BlankLayout', title: 'pages.resetPassword' },
+      '/system/global_settings/administrators': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.administrators',
+      },
+      '/system/global_settings/administrators/7': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.administrator',
+      },
+      '/msp/global_settings/administrators': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.administrators' },
+      '/msp/global_settings/administrators/7': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.administrator' },
+      '/customer/settings/administrators': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.administrators',
+      },
+      '/customer/settings/administrators/7': {
+        layout: 'RootLayout > AreaLayout:customer',
+        title: 'pages.administrator',
+      },
+      '/msp/global_settings/security_settings': {
+        layout: 'RootLayout > AreaLayout:msp',
+        title: 'pages.securitySettings',
+      },
+      '/system/global_settings/email_settings': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.emailSettings',
+      },
+      '/msp/global_settings/email_settings': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.emailSettings' },
+      '/system/global_settings/audit_log': { layout: 'RootLayout > AreaLayout:system', title: 'pages.auditLog' },
+      '/msp/global_settings/audit_log': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.auditLog' },
+      '/system/overview/7': { layout: 'RootLayout > AreaLayout:system', title: 'pages.msp' },
+      '/sales/msps/7': { layout: 'RootLayout > AreaLayout:sales', title: 'pages.msp' },
+      '/msp/overview/7': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.customer' },
+      '/customer/settings/tools': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.tools' },
+      '/msp/global_settings': {
+        layout: 'RootLayout > AreaLayout:msp > SettingsIndex:msp',
+        title: 'nav.globalSettings',
+      },
+      '/customer/settings': {
+        layout: 'RootLayout > AreaLayout:customer > SettingsIndex:customer',
+        title: 'nav.settings',
+      },
+      '/system/global_settings/support': { layout: 'RootLayout > AreaLayout:system', title: 'pages.support' },
+      '/msp/global_settings/interface': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.interface' },
+      '/customer/settings/support': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.support' },
+      // An unknown path inside an area (a page not built yet) stays in the area's frame.
+      '/customer/no_such_page': {
+        layout: 'RootLayout > AreaLayout:customer > AreaNotAvailable',
+        title: 'pages.notAvailable',
+      },
     };
     const actual = Object.fromEntries(Object.keys(table).map((path) => [path, resolve(routes, path)]));
     expect(actual).toEqual(table);

@@ -1,11 +1,15 @@
+import { Constants } from '@cordon/shared';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import type { RouteHandle } from '../components/PageHeader.tsx';
 import type { FeatureManifest, FeatureRoute } from '../platform/manifest.ts';
 import { AREAS, type Area } from '../session/routeGuard.ts';
 import { FEATURES } from './features.ts';
 import { AreaLayout } from './layouts/AreaLayout.tsx';
+import { AreaNotAvailable } from './layouts/AreaNotAvailable.tsx';
 import { BlankLayout } from './layouts/BlankLayout.tsx';
 import { RootLayout, RouteFallback } from './layouts/RootLayout.tsx';
+import { ChunkLoadError, RouteError } from './layouts/RouteError.tsx';
+import { SettingsIndex } from './layouts/SettingsIndex.tsx';
 
 /** The path under which each area's layout, guard and menu apply (spec §2). */
 export const AREA_BASE: Readonly<Record<Area, string>> = {
@@ -25,14 +29,43 @@ const AREA_INDEX: Readonly<Record<Area, string | null>> = {
   profile: null,
 };
 
+/**
+ * `load()`, failing with a {@link ChunkLoadError} when it takes longer than the spec's script chunk
+ * timeout (spec §9: 120 s), so a hung chunk shows the chunk-load error instead of loading forever.
+ */
+export function withChunkTimeout<T>(load: () => Promise<T>, timeoutMs: number = Constants.chunkTimeoutMs): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ChunkLoadError(`page chunk not loaded within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
+}
+
 /** A lazily loaded page (bench/README.md: routes are lazy-loaded); its handle names the page (spec §2 titles). */
 function page(route: FeatureRoute, path: string | undefined): RouteObject {
   const handle: RouteHandle = { title: route.titleKey };
-  const lazy = async () => ({ Component: await route.page() });
+  const lazy = async () => ({ Component: await withChunkTimeout(route.page) });
   return path === undefined ? { index: true, handle, lazy } : { path, handle, lazy };
 }
 
 const redirect = (to: string): RouteObject => ({ index: true, element: <Navigate to={to} replace /> });
+
+/**
+ * The settings index pages of spec §2 (the MSP's `global_settings` index and the customer's
+ * `settings` index; the system has none): built from the area's menu group.
+ */
+function settingsIndex(area: Area): RouteObject[] {
+  const at = (segment: string, title: string, groupArea: 'msp' | 'customer'): RouteObject[] => [
+    {
+      path: segment,
+      handle: { title } satisfies RouteHandle,
+      element: <SettingsIndex area={groupArea} groupPath={`${AREA_BASE[groupArea]}/${segment}`} />,
+    },
+  ];
+  if (area === 'msp') return at('global_settings', 'nav.globalSettings', 'msp');
+  if (area === 'customer') return at('settings', 'nav.settings', 'customer');
+  return [];
+}
 
 /** The path of `route` inside its area's layout route: undefined for the area's own path (an index route). */
 function childPath(feature: string, route: FeatureRoute & { area: Area }): string | undefined {
@@ -46,7 +79,8 @@ function childPath(feature: string, route: FeatureRoute & { area: Area }): strin
 
 /**
  * Builds the route table (spec §2) from feature manifests: each area carries its layout and guard
- * and redirects its bare path to its first page; blank-layout pages (login, 403, 404, the
+ * and redirects its bare path to its first page, and shows an unknown path of the area inside its
+ * frame ("not available yet"); blank-layout pages (login, 403, 404, the
  * catch-all) share the blank layout; `/login` leads to `/`.
  * @throws Error when two routes claim one path or a route lies outside its area
  */
@@ -71,12 +105,20 @@ export function buildRoutes(features: readonly FeatureManifest[]): RouteObject[]
         ...routes.flatMap(({ feature, route }) =>
           route.area === area ? [page(route, childPath(feature, { ...route, area }))] : [],
         ),
+        ...settingsIndex(area),
+        // An unknown path of the area stays in its frame (a page not built yet, a mistyped URL).
+        {
+          path: '*',
+          handle: { title: 'pages.notAvailable' } satisfies RouteHandle,
+          element: <AreaNotAvailable home={AREA_INDEX[area] ?? AREA_BASE[area]} />,
+        },
       ],
     }),
   );
   return [
     {
       element: <RootLayout />,
+      errorElement: <RouteError />,
       hydrateFallbackElement: <RouteFallback />,
       children: [
         { element: <BlankLayout />, children: [...blank, { path: '/login', element: <Navigate to="/" replace /> }] },

@@ -1,8 +1,16 @@
 import { Button, Group } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
-/** The footer of a create form: Cancel, and the submit button (busy while the call runs). */
-export function FormActions({ onCancel, pending }: { onCancel: () => void; pending: boolean }) {
+/** The footer of a form: Cancel, and the submit button ("Create" unless `submitLabel`; busy while the call runs). */
+export function FormActions({
+  onCancel,
+  pending,
+  submitLabel,
+}: {
+  onCancel: () => void;
+  pending: boolean;
+  submitLabel?: string;
+}) {
   const { t } = useTranslation();
   return (
     <Group justify="flex-end" mt="sm">
@@ -10,7 +18,7 @@ export function FormActions({ onCancel, pending }: { onCancel: () => void; pendi
         {t('common.cancel')}
       </Button>
       <Button type="submit" loading={pending}>
-        {t('common.create')}
+        {submitLabel ?? t('common.create')}
       </Button>
     </Group>
   );

@@ -7,9 +7,11 @@ import { ApiCallError } from '../api/client.ts';
 /**
  * A Mantine form validator from a shared zod schema (docs/contributing.md "Conventions" 10), so the messages are the
  * spec §5 texts. `prepare` maps the form's values to the schema's input first (e.g. '' → undefined).
+ * Each field shows its FIRST failed rule, so an empty required field says "This is a required field."
+ * rather than the format rule checked after it (spec §5).
  */
 export function schemaValidator<V>(schema: z.ZodType, prepare: (values: V) => unknown = (v) => v) {
-  const resolve = zod4Resolver(schema);
+  const resolve = zod4Resolver(schema, { errorPriority: 'first' });
   return (values: V) => resolve(prepare(values) as Record<string, unknown>);
 }
 

@@ -40,6 +40,8 @@ export interface SessionStore {
   clear(): void;
   selectMsp(id: number | null): void;
   selectCustomer(id: number | null): void;
+  /** Stores the interface branding shown for the session (spec §3 `ui {logo, title}`, from `/ui/interface`). */
+  setUi(ui: UiPreferences): void;
 }
 
 /**
@@ -136,6 +138,12 @@ export function createSessionStore(storage: Storage): SessionStore {
     },
     selectCustomer(id) {
       setId(StorageKeys.selectedCustomer, id);
+    },
+    setUi(ui) {
+      const next = JSON.stringify({ ...(ui.logo ? { logo: ui.logo } : {}), ...(ui.title ? { title: ui.title } : {}) });
+      if (storage.getItem(StorageKeys.ui) === next) return;
+      storage.setItem(StorageKeys.ui, next);
+      refresh();
     },
   };
 }

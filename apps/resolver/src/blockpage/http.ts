@@ -132,7 +132,7 @@ function renderSupport(contact: string): string {
  * Renders the block page (docs/architecture.md "Data plane"): static HTML, every dynamic value
  * escaped (the host, the reason and each branding text), no script. The branding's title replaces the
  * heading and the document title, its message (line breaks kept) follows the reason, then the support
- * contact and the footer. No logo yet.
+ * contact and the footer; the logo, when a level has one, sits above the heading.
  */
 export function renderBlockPage(view: BlockPageView): string {
   const host = view.host ? escapeHtml(view.host) : 'this site';
@@ -142,12 +142,44 @@ export function renderBlockPage(view: BlockPageView): string {
   const message = brand?.message ? `<p>${escapeHtml(brand.message).replace(/\n/g, '<br>')}</p>` : '';
   const support = renderSupport(brand?.support_contact ?? '');
   const footer = brand?.footer ? `<footer><p>${escapeHtml(brand.footer)}</p></footer>` : '';
+  // The hash is hex by construction; escaped all the same, like every value on the page.
+  const logo = brand?.logo_sha256
+    ? `<img class="logo" src="${LOGO_PATH}${escapeHtml(brand.logo_sha256)}" alt="" height="64">`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}footer{margin-top:3rem;font-size:.9rem;color:#555}</style>
-</head><body><h1>${title}</h1><p><code>${host}</code></p><p>${reason}</p>${message}${renderCloudKey(view)}${support}${footer}</body></html>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}h1{color:#DE3617}code{word-break:break-all}footer{margin-top:3rem;font-size:.9rem;color:#555}.logo{display:block;max-width:100%;height:auto;max-height:4rem;margin-bottom:1rem}</style>
+</head><body>${logo}<h1>${title}</h1><p><code>${host}</code></p><p>${reason}</p>${message}${renderCloudKey(view)}${support}${footer}</body></html>
 `;
+}
+
+/** Where the page's logo is served, followed by the logo's hex SHA-256 (docs/architecture.md "Block page"). */
+export const LOGO_PATH = '/.cordon/logo/';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The logos served lately, by hash: a logo is the same bytes for good, so it is read once (at most 32 kept). */
+class LogoCache {
+  private readonly entries = new Map<string, { bytes: Buffer; type: string }>();
+  constructor(private readonly db: DatabaseHandle['db']) {}
+
+  /** The logo with hex SHA-256 `sha256`; undefined when no block page has it. */
+  async get(sha256: string): Promise<{ bytes: Buffer; type: string } | undefined> {
+    const hit = this.entries.get(sha256);
+    if (hit) return hit;
+    const row = await this.db
+      .selectFrom('blockpages')
+      .select(['logo', 'logo_type'])
+      .where('logo_sha256', '=', sha256)
+      .where('logo', 'is not', null)
+      .executeTakeFirst();
+    if (!row?.logo || !row.logo_type) return undefined;
+    const logo = { bytes: Buffer.from(row.logo), type: row.logo_type };
+    if (this.entries.size >= 32) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(sha256, logo);
+    return logo;
+  }
 }
 
 /** The largest form body the page reads, bytes (a key is at most 200 characters). */
@@ -174,7 +206,7 @@ function readForm(req: http.IncomingMessage): Promise<URLSearchParams | null> {
 
 /**
  * Starts the block-page HTTP server (docs/architecture.md "Data plane"). Every request, whatever its path or method,
- * gets the page (200; no 404s, a browser was sent here by a DNS answer): the client address picks
+ * gets the page (200; no 404s, a browser was sent here by a DNS answer), but for the logo path: the client address picks
  * the customer through the same prefix matcher as the resolver, the `Host` header names the
  * blocked host, and the decision is recomputed from the same snapshot to say why. An unknown
  * client gets the generic page. The snapshot follows `changes` like the resolver's.
@@ -197,9 +229,36 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
   const server = http.createServer(handler);
   // Refused keys per client address: guessing keys is slowed down like guessing passwords.
   const keyAttempts = new KeyAttemptLimiter();
+  const logos = new LogoCache(opts.db.db);
+
+  /**
+   * `GET /.cordon/logo/<sha256>`: a block page's logo by its hash, cacheable for good (the hash changes
+   * with the bytes); true when the request was for a logo path (answered, found or not).
+   */
+  async function serveLogo(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (!path.startsWith(LOGO_PATH) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    const sha256 = path.slice(LOGO_PATH.length);
+    const logo = SHA256_HEX.test(sha256) ? await logos.get(sha256) : undefined;
+    if (!logo) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('Not found.');
+      return true;
+    }
+    res.writeHead(200, {
+      'content-type': logo.type,
+      'content-length': logo.bytes.length,
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'",
+    });
+    res.end(req.method === 'HEAD' ? undefined : logo.bytes);
+    return true;
+  }
 
   /** One request: GET/HEAD show the page; POST with a `key` field redeems a cloud key first. */
   async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (await serveLogo(req, res)) return;
     const host = hostFromHeader(req.headers.host);
     const clientIp = canonicalIp(req.socket.remoteAddress ?? '');
     const identity = store.identify(clientIp);
@@ -247,7 +306,7 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
       'content-type': 'text/html; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     });

@@ -54,7 +54,7 @@ export interface DataPlaneOptions {
 /** The running data-plane thread. */
 export interface RunningDataPlane {
   /** The resolver's bound UDP and TCP addresses; null without the `resolver` role. */
-  readonly dns: { udp: AddressInfo; tcp: AddressInfo } | null;
+  readonly dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo } | null;
   /** The block page's bound address; null without the `blockpage` role. */
   readonly blockPage: AddressInfo | null;
   /** The block page's bound HTTPS address; null without the role or without `blockPage.https`. */

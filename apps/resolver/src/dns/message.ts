@@ -56,7 +56,8 @@ export type DecodeResult =
 const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
 
 /**
- * Decodes one wire query into the immutable {@link DnsRequest} (docs/contributing.md "Conventions" 2) with the wire-level
+ * Decodes one wire query into the immutable {@link DnsRequest} (`pathKey`: the DoH path's key, see
+ * {@link DnsRequest.pathKey}) (docs/contributing.md "Conventions" 2) with the wire-level
  * {@link parseQuery} (no dns-packet objects on the hot path):
  * - shorter than a DNS header (12 bytes), or a response (QR=1): `drop` — nothing to answer, and
  *   answering either invites reflection and loops;
@@ -65,7 +66,12 @@ const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
  * - an OPT record with EDNS VERSION ≠ 0: `error` with BADVERS (RFC 6891 §6.1.3), see
  *   {@link badversResponse}.
  */
-export function decodeQuery(raw: Buffer, clientIp: string, protocol: DnsProtocol): DecodeResult {
+export function decodeQuery(
+  raw: Buffer,
+  clientIp: string,
+  protocol: DnsProtocol,
+  pathKey: string | null = null,
+): DecodeResult {
   const parsed = parseQuery(raw);
   if (parsed.kind === 'drop') return DROP;
   if (parsed.kind === 'formerr') return { kind: 'error', response: headerOnly(raw, Rcode.FORMERR) };
@@ -91,6 +97,7 @@ export function decodeQuery(raw: Buffer, clientIp: string, protocol: DnsProtocol
         classCode: q.qclass,
       },
       edns: q.edns,
+      pathKey,
       receivedAt: Date.now(),
       startedAt: performance.now(),
     },

@@ -3,8 +3,8 @@
  * resolver — it imports nothing of ours — so `dns/`, `cache/` and the pipeline's context
  * (`request.ts`) all build on it without a cycle (docs/architecture.md "Layers").
  */
-/** The transport a query arrived on (docs/architecture.md "Data plane"); DoH comes in a later issue. */
-export type DnsProtocol = 'udp' | 'tcp';
+/** The transport a query arrived on (docs/architecture.md "Data plane"): DNS over UDP, TCP, or HTTPS (RFC 8484). */
+export type DnsProtocol = 'udp' | 'tcp' | 'doh';
 
 /** The one question of a query (RFC 1035 §4.1.2), as read from the wire. */
 export interface DnsQuestion {
@@ -28,6 +28,10 @@ export interface EdnsInfo {
   readonly udpSize: number;
   /** The DO bit (RFC 3225): the client wants DNSSEC records. Part of the cache key. */
   readonly dnssecOk: boolean;
+  /** The device key of EDNS(0) option 65073 (docs/agent.md "Wire format"), null when absent or ill-formed. */
+  readonly deviceKey: string | null;
+  /** The OS user name of EDNS(0) option 65074 (docs/agent.md "Wire format"), null when absent or ill-formed. */
+  readonly user: string | null;
 }
 
 /**
@@ -49,6 +53,11 @@ export interface DnsRequest {
   readonly questionEnd: number;
   readonly question: DnsQuestion;
   readonly edns: EdnsInfo | null;
+  /**
+   * The key of the DoH path `/dns-query/{key}` (a device's, or a virtual or roaming location's),
+   * already known to name one (an unknown key is answered 404 before decoding); null for UDP and TCP.
+   */
+  readonly pathKey: string | null;
   /** Wall-clock receive time, epoch ms (the query log's `ts`). */
   readonly receivedAt: number;
   /** Monotonic receive time, `performance.now()` ms (for `latency_us`). */

@@ -58,7 +58,23 @@ export interface WireEdns {
   readonly udpSize: number;
   /** The DO bit (RFC 3225 §3). */
   readonly dnssecOk: boolean;
+  /**
+   * Cordon's device key, EDNS(0) option {@link EDNS_DEVICE_KEY} (docs/agent.md "Wire format"), or
+   * null when absent or not a well-formed key.
+   */
+  readonly deviceKey: string | null;
+  /** The OS user the agent reports, EDNS(0) option {@link EDNS_USER}, or null when absent or malformed. */
+  readonly user: string | null;
 }
+
+/** EDNS(0) option code of the device key (a local/experimental code, RFC 6891 §9: 65001–65534). */
+export const EDNS_DEVICE_KEY = 65073;
+/** EDNS(0) option code of the OS user name the agent sends beside the device key (docs/agent.md). */
+export const EDNS_USER = 65074;
+/** Longest device key accepted, bytes. */
+export const MAX_DEVICE_KEY = 128;
+/** Longest user name accepted, bytes of UTF-8. */
+export const MAX_USER_NAME = 128;
 
 /** A query read at wire level by {@link parseQuery}. */
 export interface WireQuery {
@@ -176,7 +192,12 @@ export function parseQuery(raw: Buffer): WireParse {
       if (!optionsFit(raw, rdata, rdata + rdlen)) return FORMERR;
       if (edns === null) {
         const size = raw.readUInt16BE(off + 2);
-        edns = { udpSize: size < 512 ? 512 : size, dnssecOk: (raw[off + 6]! & 0x80) !== 0 };
+        edns = {
+          udpSize: size < 512 ? 512 : size,
+          dnssecOk: (raw[off + 6]! & 0x80) !== 0,
+          deviceKey: rdlen === 0 ? null : readKeyOption(raw, rdata, rdata + rdlen),
+          user: rdlen === 0 ? null : readUserOption(raw, rdata, rdata + rdlen),
+        };
         // The TTL field: extended RCODE, VERSION, then the DO bit (RFC 6891 §6.1.3).
         ednsVersion = raw[off + 5]!;
       }
@@ -208,4 +229,44 @@ function optionsFit(raw: Buffer, from: number, to: number): boolean {
     off += 4 + raw.readUInt16BE(off + 2);
   }
   return off === to;
+}
+
+/**
+ * The device key of option {@link EDNS_DEVICE_KEY} in the options `[from, to)` (already checked by
+ * {@link optionsFit}): 1–{@link MAX_DEVICE_KEY} bytes of `A–Z a–z 0–9 - _`, else null (an
+ * ill-formed key identifies nothing; the query falls back to its source address).
+ */
+function readKeyOption(raw: Buffer, from: number, to: number): string | null {
+  const at = findOption(raw, from, to, EDNS_DEVICE_KEY);
+  if (at < 0) return null;
+  const len = raw.readUInt16BE(at + 2);
+  if (len === 0 || len > MAX_DEVICE_KEY) return null;
+  for (let i = at + 4; i < at + 4 + len; i++) {
+    const c = raw[i]!;
+    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+    if (!ok) return null;
+  }
+  return raw.toString('latin1', at + 4, at + 4 + len);
+}
+
+/** The user name of option {@link EDNS_USER}: 1–{@link MAX_USER_NAME} bytes of UTF-8 without control characters, else null. */
+function readUserOption(raw: Buffer, from: number, to: number): string | null {
+  const at = findOption(raw, from, to, EDNS_USER);
+  if (at < 0) return null;
+  const len = raw.readUInt16BE(at + 2);
+  if (len === 0 || len > MAX_USER_NAME) return null;
+  const name = raw.toString('utf8', at + 4, at + 4 + len);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (name.includes('\uFFFD') || /[\u0000-\u001f\u007f]/.test(name)) return null;
+  return name;
+}
+
+/** Offset of the first option `code` in `[from, to)`, or -1. */
+function findOption(raw: Buffer, from: number, to: number, code: number): number {
+  let off = from;
+  while (off + 4 <= to) {
+    if (raw.readUInt16BE(off) === code) return off;
+    off += 4 + raw.readUInt16BE(off + 2);
+  }
+  return -1;
 }

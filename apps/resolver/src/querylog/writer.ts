@@ -1,6 +1,7 @@
 import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon/db';
 import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
+import { applyRollups, foldRollups, RollupBuffer } from './rollup.ts';
 
 /** One query-log row as inserted (docs/architecture.md "Statistics"): the `query_log` table of @cordon/db but its id. */
 export type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
@@ -46,15 +47,54 @@ export interface QueryLogOptions {
   connection?: OpenDatabaseOptions;
 }
 
+/** Rows per raw INSERT: 15 columns × 1000 stays under both dialects' bind-parameter limits. */
+const RAW_CHUNK = 1000;
+
 /**
- * Inserts `rows` (at most 1000: 15 columns × 1000 stays under both dialects' bind-parameter
- * limits) into `query_log` as one multi-row INSERT. Rejects on a database error.
+ * Inserts `rows` into `query_log` (multi-row INSERTs of at most 1000) and adds them to the hourly roll-ups
+ * (querylog/rollup.ts), in one transaction: the dashboards' counts never disagree with the log.
+ * Rejects on a database error (nothing of the batch is kept).
  */
 export async function insertQueryLogRows(handle: DatabaseHandle, rows: readonly QueryLogRow[]): Promise<void> {
-  await handle.db
-    .insertInto('query_log')
-    .values(rows as QueryLogRow[])
-    .execute();
+  if (rows.length === 0) return;
+  const deltas = foldRollups(rows);
+  await handle.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += RAW_CHUNK) {
+      await trx
+        .insertInto('query_log')
+        .values(rows.slice(i, i + RAW_CHUNK) as QueryLogRow[])
+        .execute();
+    }
+    await applyRollups(trx, deltas);
+  });
+}
+
+/**
+ * The writers' insert path (docs/architecture.md "Statistics"): inserts `rows` into `query_log` at
+ * once and adds them to `rollups`, whose deltas are written (one transaction) when due; call
+ * {@link flushRollups} on flush and close. Rejects on a database error.
+ */
+export async function insertQueryLogBatch(
+  handle: DatabaseHandle,
+  rows: readonly QueryLogRow[],
+  rollups: RollupBuffer,
+): Promise<void> {
+  if (rows.length === 0) return;
+  for (let i = 0; i < rows.length; i += RAW_CHUNK) {
+    await handle.db
+      .insertInto('query_log')
+      .values(rows.slice(i, i + RAW_CHUNK) as QueryLogRow[])
+      .execute();
+  }
+  rollups.add(rows);
+  if (rollups.due()) await flushRollups(handle, rollups);
+}
+
+/** Writes the roll-up deltas `rollups` holds, in one transaction. Rejects on a database error (the deltas are lost). */
+export async function flushRollups(handle: DatabaseHandle, rollups: RollupBuffer): Promise<void> {
+  if (!rollups.pending) return;
+  const deltas = rollups.take();
+  await handle.db.transaction().execute((trx) => applyRollups(trx, deltas));
 }
 
 /** A sink that discards everything (query logging off). */
@@ -83,6 +123,7 @@ export class QueryLogWriter implements QueryLogSink {
   private readonly maxBuffer: number;
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
+  private readonly rollups = new RollupBuffer();
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -91,7 +132,7 @@ export class QueryLogWriter implements QueryLogSink {
   ) {
     this.batchSize = Math.max(1, Math.min(opts.batchSize ?? 1000, 1000));
     this.maxBuffer = Math.max(this.batchSize, opts.maxBuffer ?? 50_000);
-    this.timer = setInterval(() => void this.flush(), opts.flushMs ?? 500);
+    this.timer = setInterval(() => void this.tick(), opts.flushMs ?? 500);
     this.timer.unref();
   }
 
@@ -101,12 +142,33 @@ export class QueryLogWriter implements QueryLogSink {
       return false;
     }
     this.buffer.push(row);
-    if (this.buffer.length >= this.batchSize && !this.flushing) void this.flush();
+    if (this.buffer.length >= this.batchSize && !this.flushing) void this.drainBuffered();
     return true;
   }
 
-  flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 ? this.flush() : undefined));
+  /** Writes every buffered row and the roll-ups of every row written so far. */
+  async flush(): Promise<void> {
+    await this.drainBuffered();
+    await this.writeRollups();
+  }
+
+  /** The timer: buffered rows now, roll-ups when due. */
+  private async tick(): Promise<void> {
+    await this.drainBuffered();
+    if (this.rollups.due()) await this.writeRollups();
+  }
+
+  private async writeRollups(): Promise<void> {
+    try {
+      await flushRollups(this.handle, this.rollups);
+    } catch (err) {
+      this.stats.failedBatches++;
+      this.logger.error({ err }, 'query log roll-ups failed; deltas dropped');
+    }
+  }
+
+  private drainBuffered(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 ? this.drainBuffered() : undefined));
     if (this.buffer.length === 0) return Promise.resolve();
     this.flushing = this.drain().finally(() => {
       this.flushing = null;
@@ -119,7 +181,7 @@ export class QueryLogWriter implements QueryLogSink {
       const rows = this.buffer.length <= this.batchSize ? this.buffer : this.buffer.slice(0, this.batchSize);
       this.buffer = rows === this.buffer ? [] : this.buffer.slice(rows.length);
       try {
-        await insertQueryLogRows(this.handle, rows);
+        await insertQueryLogBatch(this.handle, rows, this.rollups);
         this.stats.written += rows.length;
       } catch (err) {
         this.stats.failedBatches++;

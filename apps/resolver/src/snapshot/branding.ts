@@ -6,6 +6,8 @@ export interface BlockPageTexts {
   readonly message: string;
   readonly footer: string;
   readonly support_contact: string;
+  /** Hex SHA-256 of the level's logo ('' = none): the page's logo URL is `/.cordon/logo/<hash>`. */
+  readonly logo_sha256: string;
 }
 
 /** Block-page branding by owner: customer id → texts, MSP id → texts, and the system's (null: none). */
@@ -15,7 +17,7 @@ export interface BrandingSnapshot {
   readonly system: BlockPageTexts | null;
 }
 
-const FIELDS = ['title', 'message', 'footer', 'support_contact'] as const;
+const FIELDS = ['title', 'message', 'footer', 'support_contact', 'logo_sha256'] as const;
 
 /**
  * The texts the block page shows a client of customer `customerId` of MSP `mspId` (spec §7
@@ -33,7 +35,7 @@ export function brandingFor(
     mspId === null ? undefined : snapshot.msp.get(mspId),
     snapshot.system ?? undefined,
   ];
-  const out = { title: '', message: '', footer: '', support_contact: '' };
+  const out = { title: '', message: '', footer: '', support_contact: '', logo_sha256: '' };
   for (const field of FIELDS) {
     for (const level of levels) {
       if (level !== undefined && level[field] !== '') {
@@ -47,7 +49,8 @@ export function brandingFor(
 
 /**
  * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): every row of `blockpages`, a few
- * per tenant at most, so a change re-reads it whole. Follows the `blockpages` topic.
+ * per tenant at most, so a change re-reads it whole; logos by their hash only (the page fetches the
+ * bytes when a browser asks, docs/architecture.md "Block page"). Follows the `blockpages` topic.
  */
 export const brandingPart: SnapshotPart<BrandingSnapshot> = {
   name: 'branding',
@@ -56,7 +59,7 @@ export const brandingPart: SnapshotPart<BrandingSnapshot> = {
   load: async (handle) => {
     const rows = await handle.db
       .selectFrom('blockpages')
-      .select(['customer_id', 'msp_id', 'title', 'message', 'footer', 'support_contact'])
+      .select(['customer_id', 'msp_id', 'title', 'message', 'footer', 'support_contact', 'logo_sha256'])
       .orderBy('id')
       .execute();
     const customer = new Map<number, BlockPageTexts>();
@@ -68,6 +71,7 @@ export const brandingPart: SnapshotPart<BrandingSnapshot> = {
         message: r.message,
         footer: r.footer,
         support_contact: r.support_contact,
+        logo_sha256: r.logo_sha256 ?? '',
       });
       if (r.customer_id !== null) customer.set(r.customer_id, texts);
       else if (r.msp_id !== null) msp.set(r.msp_id, texts);

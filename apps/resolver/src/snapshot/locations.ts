@@ -36,6 +36,12 @@ export interface LocationsSnapshot {
   readonly claims: readonly AddressClaim[];
   /** customer id → digest of its location and address rows and its MSP. */
   readonly digests: ReadonlyMap<number, string>;
+  /**
+   * DoH key → location id, of the `roaming` and `virtual` locations (matched by key, never by
+   * address: docs/architecture.md "Identification"). A `dynamicip` location's key is its update
+   * URL's and is not here.
+   */
+  readonly keys: ReadonlyMap<string, number>;
   /** Customers read by the load that built this value (every one on a full load). */
   readonly reloadedCustomers: number;
 }
@@ -125,12 +131,15 @@ async function read(db: Kysely<Database>, logger: Logger, customers: number[] | 
 export const locationsPart: SnapshotPart<LocationsSnapshot> = {
   name: 'locations',
   topics: ['locations', 'tenants'],
-  empty: () => ({ byId: new Map(), claims: [], digests: new Map(), reloadedCustomers: 0 }),
+  empty: () => ({ byId: new Map(), claims: [], digests: new Map(), keys: new Map(), reloadedCustomers: 0 }),
   load: (handle: DatabaseHandle, logger, previous) =>
     handle.db.transaction().execute(async (trx) => {
       const now = await digests(trx);
+      const keys = await readKeys(trx);
       const changed = previous ? changedKeys(previous.digests, now) : null;
-      if (previous && changed && changed.size === 0) return previous;
+      if (previous && changed && changed.size === 0) {
+        return sameKeys(previous.keys, keys) ? previous : { ...previous, keys, reloadedCustomers: 0 };
+      }
       const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
       const fresh = await read(trx, logger, partial ? [...changed] : null);
       const byId = new Map<number, LocationRow>();
@@ -141,6 +150,30 @@ export const locationsPart: SnapshotPart<LocationsSnapshot> = {
         claims.sort((a, b) => a.addressId - b.addressId);
       }
       for (const l of fresh.rows) byId.set(l.locationId, l);
-      return { byId, claims, digests: now, reloadedCustomers: partial ? changed.size : now.size };
+      return { byId, claims, digests: now, keys, reloadedCustomers: partial ? changed.size : now.size };
     }),
 };
+
+/**
+ * The DoH keys of the `roaming` and `virtual` locations, read whole on every load (a key is
+ * secret text the digests cannot see change; these locations are few), key → location id.
+ */
+async function readKeys(db: Kysely<Database>): Promise<Map<string, number>> {
+  const keys = new Map<string, number>();
+  for (const r of await db
+    .selectFrom('locations')
+    .select(['id', 'key'])
+    .where('type', 'in', ['roaming', 'virtual'])
+    .where('key', 'is not', null)
+    .orderBy('id')
+    .execute()) {
+    if (r.key !== null && r.key.length > 0 && !keys.has(r.key)) keys.set(r.key, r.id);
+  }
+  return keys;
+}
+
+function sameKeys(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}

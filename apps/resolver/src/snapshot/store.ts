@@ -1,18 +1,18 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
 import type { Logger } from 'pino';
 import type { CategoryIndex } from '../policy/category-index.ts';
-import type { CompiledPolicy } from '../policy/compiled-policy.ts';
 import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
-import type { Decision, EngineSnapshot, Identity, KnownIdentity } from '../policy/engine/index.ts';
+import type { Decision, EngineSnapshot, Identity } from '../policy/engine/index.ts';
 import { type BrandingSnapshot, brandingPart } from './branding.ts';
 import { type BypassesSnapshot, bypassesPart } from './bypasses.ts';
 import { categoriesPart } from './categories.ts';
-import { linkLists, listsPart } from './lists.ts';
+import { type DevicesSnapshot, devicesPart } from './devices.ts';
+import { type GroupsSnapshot, groupsPart } from './groups.ts';
+import { type IdentifiedBy, Identities, type WhoAsks } from './identities.ts';
+import { listsPart } from './lists.ts';
 import { type LocationsSnapshot, locationsPart } from './locations.ts';
 import type { SnapshotPart } from './part.ts';
 import { type PoliciesSnapshot, policiesPart } from './policies.ts';
-import { PrefixMatcher } from './prefix-matcher.ts';
-import { devicesPart } from './stand-ins.ts';
 import { staticRoutesPart } from './static-routes.ts';
 
 /** Counters of snapshot reloads, for metrics. */
@@ -28,6 +28,13 @@ export interface SnapshotStats {
   lastPolicyCustomers: number;
   categoryDomains: number;
   categoryLoadMs: number;
+  /** Devices indexed by key, and the customers whose devices the last devices load re-read. */
+  devices: number;
+  lastDeviceCustomers: number;
+  /** Internal users loaded. */
+  users: number;
+  /** Duration of the last identity rebuild (relink), ms. */
+  relinkMs: number;
 }
 
 /** Settings of {@link SnapshotStore}. */
@@ -35,8 +42,6 @@ export interface SnapshotStoreOptions {
   /** Period of the full resync of every part (the safety net of the incremental loads), ms; default 300,000; 0 = off. */
   resyncMs?: number;
 }
-
-const UNKNOWN: Identity = Object.freeze({ kind: 'unknown' });
 
 /** One part's current value and its coalesced reload. */
 class Slot<T> {
@@ -69,8 +74,8 @@ class Slot<T> {
 
 /**
  * The resolver's in-memory snapshot, made of parts (docs/architecture.md "Data plane"): locations,
- * policies, categories, the cloud-key bypasses, and the stand-ins for lists, static routes and
- * devices. Each part has its own loader and topics; a change reloads only the parts that follow its topic, and the
+ * policies, categories, the lists, static routes, devices, groups and users, the cloud-key
+ * bypasses and the block-page branding. Each part has its own loader and topics; a change reloads only the parts that follow its topic, and the
  * locations and policies parts re-read only the customers whose rows changed. Every `resyncMs` all
  * parts are read in full (the safety net of the incremental loads).
  *
@@ -93,8 +98,14 @@ export class SnapshotStore implements EngineSnapshot {
     lastPolicyCustomers: 0,
     categoryDomains: 0,
     categoryLoadMs: 0,
+    devices: 0,
+    lastDeviceCustomers: 0,
+    users: 0,
+    relinkMs: 0,
   };
-  private identities = new PrefixMatcher<KnownIdentity>();
+  private identities = Identities.empty();
+  private readonly devices: Slot<DevicesSnapshot>;
+  private readonly groups: Slot<GroupsSnapshot>;
   private readonly locations: Slot<LocationsSnapshot>;
   private readonly policies: Slot<PoliciesSnapshot>;
   private readonly categoriesSlot: Slot<CategoryIndex>;
@@ -127,7 +138,7 @@ export class SnapshotStore implements EngineSnapshot {
     this.locations = new Slot(locationsPart, load, (v) => {
       this.stats.tenantReloads++;
       this.stats.lastLocationCustomers = v.reloadedCustomers;
-      this.relink();
+      this.relink('devices');
     });
     this.policies = new Slot(policiesPart, load, (v) => {
       this.stats.tenantReloads++;
@@ -151,7 +162,14 @@ export class SnapshotStore implements EngineSnapshot {
         );
       },
     );
-    const devices = new Slot(devicesPart, load, () => undefined);
+    this.devices = new Slot(devicesPart, load, (v) => {
+      this.stats.lastDeviceCustomers = v.reloadedCustomers;
+      this.relink('places');
+    });
+    this.groups = new Slot(groupsPart, load, (v) => {
+      this.stats.users = v.size;
+      this.relink('places');
+    });
     this.bypassSlot = new Slot(bypassesPart, load, () => undefined);
     this.slots = [
       this.locations,
@@ -159,7 +177,8 @@ export class SnapshotStore implements EngineSnapshot {
       this.categoriesSlot,
       this.lists,
       this.routes,
-      devices,
+      this.devices,
+      this.groups,
       this.bypassSlot,
       this.brandingSlot,
     ];
@@ -202,7 +221,20 @@ export class SnapshotStore implements EngineSnapshot {
    * IPv4: identities are built when the snapshot is.
    */
   identify(clientIp: string): Identity {
-    return this.identities.lookup(clientIp) ?? UNKNOWN;
+    return this.identities.identify({ clientIp, pathKey: null, deviceKey: null, user: null });
+  }
+
+  /**
+   * Who is asking a query (docs/architecture.md "Identification"): the DoH path key, else the
+   * EDNS(0) device key, else the source address; see {@link Identities.identify}.
+   */
+  identifyQuery(who: WhoAsks, by?: (how: IdentifiedBy) => void): Identity {
+    return this.identities.identify(who, by);
+  }
+
+  /** True when `key` names a device or a roaming/virtual location now (the DoH listener's 404 test). */
+  knowsKey(key: string): boolean {
+    return this.identities.knowsKey(key);
   }
 
   /** Loads every part in full. Rejects when the database cannot be read (startup must not serve nothing silently). */
@@ -239,35 +271,26 @@ export class SnapshotStore implements EngineSnapshot {
     return part.load(this.handle, this.logger, previous);
   }
 
-  /** Rebuilds the identities from the locations, policies and lists parts (in memory: nothing is read or parsed). */
-  private relink(): void {
-    const locations = this.locations.value;
-    const policies = this.policies.value;
-    const lists = this.lists.value;
-    const linked = new Map<number, CompiledPolicy>();
-    const byLocation = new Map<number, KnownIdentity>();
-    for (const l of locations.byId.values()) {
-      const policyId = l.policyId ?? policies.defaultOf.get(l.customerId) ?? null;
-      const compiled = policyId === null ? null : (policies.byId.get(policyId) ?? null);
-      // The policy's own lists (step 3) come from the lists part, linked once per policy.
-      const policy = compiled === null ? null : linkLists(compiled, lists, linked);
-      byLocation.set(
-        l.locationId,
-        Object.freeze({ kind: 'ok', customerId: l.customerId, mspId: l.mspId, locationId: l.locationId, policy }),
-      );
-    }
-    const matcher = new PrefixMatcher<KnownIdentity>();
-    for (const c of locations.claims) {
-      const identity = byLocation.get(c.locationId);
-      if (!identity) continue;
-      if (!matcher.addRange(c.range, identity)) {
-        this.logger.warn(
-          { ip: c.ip, locationId: c.locationId, addressId: c.addressId },
-          'ignoring a later claim of a claimed range',
-        );
-      }
-    }
-    this.identities = matcher;
+  /**
+   * Rebuilds the identities from the locations, policies, lists, devices and groups parts (in
+   * memory: nothing is read or parsed) and swaps them in at once; `keep` names the half that did
+   * not change (see {@link Identities.build}).
+   */
+  private relink(keep?: 'places' | 'devices'): void {
+    const t0 = performance.now();
+    this.identities = Identities.build(
+      {
+        locations: this.locations.value,
+        policies: this.policies.value,
+        lists: this.lists.value,
+        devices: this.devices.value,
+        groups: this.groups.value,
+      },
+      (claim) => this.logger.warn(claim, 'ignoring a later claim of a claimed range'),
+      keep ? { previous: this.identities, keep } : undefined,
+    );
+    this.stats.devices = this.identities.devices;
+    this.stats.relinkMs = Math.round(performance.now() - t0);
   }
 
   close(): void {

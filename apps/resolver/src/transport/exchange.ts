@@ -9,7 +9,13 @@ import type { DnsAnswer, DnsProtocol, DnsRequest, Handler } from '../request.ts'
  * truncation). Synchronous when the pipeline answered synchronously (blocked, REFUSED, cache
  * hit), else a promise. No policy here (docs/contributing.md "Conventions" 2). Never throws or rejects.
  */
-export type Exchange = (raw: Buffer, clientIp: string, protocol: DnsProtocol) => Buffer | null | Promise<Buffer | null>;
+export type Exchange = (
+  raw: Buffer,
+  clientIp: string,
+  protocol: DnsProtocol,
+  /** The DoH path's key (transport/doh.ts); absent for UDP and TCP. */
+  pathKey?: string | null,
+) => Buffer | null | Promise<Buffer | null>;
 
 export function createExchange(handler: Handler, counters: ResolverCounters, logger: Logger): Exchange {
   const finish = (answer: DnsAnswer): Buffer => {
@@ -23,8 +29,8 @@ export function createExchange(handler: Handler, counters: ResolverCounters, log
     logger.error({ err, qname: request.question.qname }, 'pipeline failed');
     return emptyResponse(request, Rcode.SERVFAIL);
   };
-  return (raw, clientIp, protocol) => {
-    const decoded = decodeQuery(raw, clientIp, protocol);
+  return (raw, clientIp, protocol, pathKey = null) => {
+    const decoded = decodeQuery(raw, clientIp, protocol, pathKey);
     if (decoded.kind === 'drop') {
       counters.malformed++;
       return null;

@@ -35,5 +35,16 @@ export function snapshot(parts: Partial<EngineSnapshot> = {}): EngineSnapshot {
 
 /** The identity of customer 1 of MSP 7 at location 3 under `policy`. */
 export function who(policy: CompiledPolicy | null): KnownIdentity {
-  return { kind: 'ok', customerId: 1, mspId: 7, locationId: 3, policy };
+  return {
+    kind: 'ok',
+    customerId: 1,
+    mspId: 7,
+    locationId: 3,
+    deviceId: null,
+    userId: null,
+    userName: null,
+    groupId: null,
+    policy,
+    deviceRoutes: null,
+  };
 }

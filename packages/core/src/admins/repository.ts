@@ -2,11 +2,30 @@ import type { AdminsTable, Database } from '@cordon/db';
 import { Role } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
 
-/** An admin row with what a token needs (account names of its MSP and customer). */
+/**
+ * An admin row with what a token, the second factor and the profile need (account names of its MSP
+ * and customer, and whether its MSP enforces 2FA).
+ */
 export type AdminForToken = Pick<
   Selectable<AdminsTable>,
-  'id' | 'email' | 'full_name' | 'password_hash' | 'role' | 'msp_id' | 'customer_id' | 'is_default' | 'twofa_enabled'
-> & { msp_name: string | null; customer_name: string | null };
+  | 'id'
+  | 'email'
+  | 'full_name'
+  | 'password_hash'
+  | 'role'
+  | 'msp_id'
+  | 'customer_id'
+  | 'is_default'
+  | 'twofa_enabled'
+  | 'twofa_secret'
+  | 'twofa_pending_secret'
+  | 'twofa_last_step'
+  | 'token_generation'
+  | 'lang'
+  | 'timezone'
+  | 'last_login_at'
+  | 'created_at'
+> & { msp_name: string | null; customer_name: string | null; msp_enforce_twofa: number | null };
 
 const adminColumns = [
   'admins.id',
@@ -18,11 +37,21 @@ const adminColumns = [
   'admins.customer_id',
   'admins.is_default',
   'admins.twofa_enabled',
+  'admins.twofa_secret',
+  'admins.twofa_pending_secret',
+  'admins.twofa_last_step',
+  'admins.token_generation',
+  'admins.lang',
+  'admins.timezone',
+  'admins.last_login_at',
+  'admins.created_at',
   'msps.name as msp_name',
+  'msps.enforce_twofa as msp_enforce_twofa',
   'customers.account_name as customer_name',
 ] as const;
 
-function adminQuery(db: Kysely<Database>) {
+/** Every admin with its MSP's and customer's names (callers add the tenant scope). */
+export function adminQuery(db: Kysely<Database>) {
   return db
     .selectFrom('admins')
     .leftJoin('msps', 'msps.id', 'admins.msp_id')

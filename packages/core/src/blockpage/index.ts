@@ -1,3 +1,9 @@
 /** Block-page branding (spec §7 `/ui/blockpage`): customer, MSP and system texts of the block page. */
 
-export { deleteBlockPage, getBlockPage, setBlockPage } from './service.ts';
+export {
+  deleteBlockPage,
+  deleteBlockPageLogo,
+  getBlockPage,
+  setBlockPage,
+  setBlockPageLogo,
+} from './service.ts';

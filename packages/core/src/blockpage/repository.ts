@@ -30,18 +30,28 @@ export async function getRow(db: Kysely<Database>, owner: BlockPageOwner): Promi
     .executeTakeFirst();
 }
 
-/** Inserts or replaces the texts of `owner`'s row; `at` is the ISO-8601 time. */
-export async function upsertRow(
+/** Columns of a block page row a write sets: its texts, its logo, or both. */
+type RowColumns = Partial<Pick<BlockPageRow, 'title' | 'message' | 'footer' | 'support_contact'>> & {
+  logo?: Uint8Array | null;
+  logo_type?: string | null;
+  logo_sha256?: string | null;
+};
+
+/**
+ * Sets `columns` on `owner`'s row, creating the row (other texts empty, no logo) when the owner has
+ * none yet; `at` is the ISO-8601 time.
+ */
+async function upsertColumns(
   db: Kysely<Database>,
   owner: BlockPageOwner,
-  body: BlockPageUpdate,
+  columns: RowColumns,
   at: string,
 ): Promise<void> {
   const existing = await getRow(db, owner);
   if (existing) {
     await db
       .updateTable('blockpages')
-      .set({ ...body, updated_at: at })
+      .set({ ...columns, updated_at: at })
       .where('id', '=', existing.id)
       .execute();
     return;
@@ -51,11 +61,25 @@ export async function upsertRow(
     .values({
       customer_id: owner.kind === 'customer' ? owner.customerId : null,
       msp_id: owner.kind === 'customer' ? null : owner.kind === 'msp' ? owner.mspId : null,
-      ...body,
+      title: '',
+      message: '',
+      footer: '',
+      support_contact: '',
+      ...columns,
       created_at: at,
       updated_at: at,
     })
     .execute();
+}
+
+/** Inserts or replaces the texts of `owner`'s row; `at` is the ISO-8601 time. */
+export function upsertRow(
+  db: Kysely<Database>,
+  owner: BlockPageOwner,
+  body: BlockPageUpdate,
+  at: string,
+): Promise<void> {
+  return upsertColumns(db, owner, body, at);
 }
 
 /** Deletes `owner`'s row; @returns whether there was one */
@@ -64,4 +88,17 @@ export async function deleteRow(db: Kysely<Database>, owner: BlockPageOwner): Pr
   if (!row) return false;
   await db.deleteFrom('blockpages').where('id', '=', row.id).execute();
   return true;
+}
+
+/** A logo to store on a row, or null to remove it. */
+export type StoredLogo = { readonly bytes: Uint8Array; readonly type: string; readonly sha256: string } | null;
+
+/** Sets (or, with null, clears) the logo of `owner`'s row, creating the row when the owner has none yet. */
+export function setLogo(db: Kysely<Database>, owner: BlockPageOwner, logo: StoredLogo, at: string): Promise<void> {
+  return upsertColumns(
+    db,
+    owner,
+    { logo: logo?.bytes ?? null, logo_type: logo?.type ?? null, logo_sha256: logo?.sha256 ?? null },
+    at,
+  );
 }

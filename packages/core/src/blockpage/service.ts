@@ -3,6 +3,7 @@ import { nowIso } from '@cordon/db';
 import { ApiError, type BlockPage, type BlockPageQuery, type BlockPageUpdate, Role } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
+import { logoDataUrl, validateLogo } from '../images/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { customerTenant, mspVisible, scopeOf } from '../tenancy/index.ts';
 import type { BlockPageOwner, BlockPageRow } from './repository.ts';
@@ -49,14 +50,49 @@ function toWire(owner: BlockPageOwner, row: BlockPageRow | undefined): BlockPage
     message: row?.message ?? '',
     footer: row?.footer ?? '',
     support_contact: row?.support_contact ?? '',
+    logo: row?.logo && row.logo_type ? logoDataUrl(row.logo_type, row.logo) : null,
     updated_at: row?.updated_at ?? null,
   };
+}
+
+/** A row as the audit log keeps it: the logo by its hash, never its bytes. */
+function auditRow(row: BlockPageRow | undefined): Omit<BlockPageRow, 'logo'> | null {
+  if (!row) return null;
+  const { logo: _bytes, ...rest } = row;
+  return rest;
 }
 
 /** The audit tenant of `owner`'s changes. */
 function noteTenant(owner: BlockPageOwner): { mspId: number | null; customerId: number | null } {
   if (owner.kind === 'customer') return { mspId: owner.mspId, customerId: owner.customerId };
   return { mspId: owner.kind === 'msp' ? owner.mspId : null, customerId: null };
+}
+
+/**
+ * One write to the owner's row through the mutation path: resolves the owner in the transaction,
+ * runs `write` (which may refuse with an ApiError), and audits `action` with the row before and after
+ * (logo by hash only); publishes `blockpages`.
+ * @returns the owner's branding after the write
+ */
+function writeBlockPage(
+  deps: CoreDeps,
+  caller: Caller,
+  query: BlockPageQuery,
+  action: string,
+  write: (trx: Kysely<Database>, owner: BlockPageOwner, before: BlockPageRow | undefined) => Promise<void>,
+): Promise<BlockPage> {
+  return mutate(deps, caller, { topics: TOPICS, audit: { action, entity: 'blockpage' } }, async (trx, note) => {
+    const owner = await ownerOf(trx, caller, query);
+    const before = await repo.getRow(trx, owner);
+    await write(trx, owner, before);
+    const after = await repo.getRow(trx, owner);
+    Object.assign(note, noteTenant(owner), {
+      entityId: after?.id ?? before?.id ?? null,
+      before: auditRow(before),
+      after: auditRow(after),
+    });
+    return toWire(owner, after);
+  });
 }
 
 /**
@@ -74,24 +110,14 @@ export async function getBlockPage(deps: CoreDeps, caller: Caller, query: BlockP
  * `blockpages`, so the block page shows it within a second.
  * @throws ApiError as {@link ownerOf}
  */
-export async function setBlockPage(
+export function setBlockPage(
   deps: CoreDeps,
   caller: Caller,
   query: BlockPageQuery,
   body: BlockPageUpdate,
 ): Promise<BlockPage> {
-  return mutate(
-    deps,
-    caller,
-    { topics: TOPICS, audit: { action: 'blockpage.update', entity: 'blockpage' } },
-    async (trx, note) => {
-      const owner = await ownerOf(trx, caller, query);
-      const before = await repo.getRow(trx, owner);
-      await repo.upsertRow(trx, owner, body, nowIso());
-      const after = await repo.getRow(trx, owner);
-      Object.assign(note, noteTenant(owner), { entityId: after?.id ?? null, before: before ?? null, after });
-      return toWire(owner, after);
-    },
+  return writeBlockPage(deps, caller, query, 'blockpage.update', (trx, owner) =>
+    repo.upsertRow(trx, owner, body, nowIso()),
   );
 }
 
@@ -113,8 +139,39 @@ export async function deleteBlockPage(
       const owner = await ownerOf(trx, caller, query);
       const before = await repo.getRow(trx, owner);
       if (!before || !(await repo.deleteRow(trx, owner))) throw new ApiError('ERR_NOT_FOUND');
-      Object.assign(note, noteTenant(owner), { entityId: before.id, before });
+      Object.assign(note, noteTenant(owner), { entityId: before.id, before: auditRow(before) });
     },
   );
   return { deleted: true };
+}
+
+/**
+ * `POST /ui/blockpage/logo?user_id=|msp_id=` (spec §7 "UI and tools", multipart variant): stores
+ * `bytes` as the owner's logo after {@link validateLogo}; the block page shows it within a second.
+ * Audit `blockpage.logo` (hashes before and after); publishes `blockpages`.
+ * @throws ApiError as {@link ownerOf}; ERR_VALIDATION (field `logo`) with the spec's size,
+ *   dimension or "Failed Uploaded file." message, changing nothing
+ */
+export function setBlockPageLogo(
+  deps: CoreDeps,
+  caller: Caller,
+  query: BlockPageQuery,
+  bytes: Buffer,
+): Promise<BlockPage> {
+  const logo = validateLogo(bytes);
+  return writeBlockPage(deps, caller, query, 'blockpage.logo', (trx, owner) =>
+    repo.setLogo(trx, owner, { bytes: logo.bytes, type: logo.type, sha256: logo.sha256 }, nowIso()),
+  );
+}
+
+/**
+ * `DELETE /ui/blockpage/logo?user_id=|msp_id=`: removes the owner's logo (its texts stay), so the next
+ * level's logo shows. Audit `blockpage.logo_delete`; publishes `blockpages`.
+ * @throws ApiError as {@link ownerOf}; ERR_NOT_FOUND when the owner has no logo
+ */
+export function deleteBlockPageLogo(deps: CoreDeps, caller: Caller, query: BlockPageQuery): Promise<BlockPage> {
+  return writeBlockPage(deps, caller, query, 'blockpage.logo_delete', async (trx, owner, before) => {
+    if (!before?.logo) throw new ApiError('ERR_NOT_FOUND');
+    await repo.setLogo(trx, owner, null, nowIso());
+  });
 }

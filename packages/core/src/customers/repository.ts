@@ -1,5 +1,5 @@
 import type { Database } from '@cordon/db';
-import type { Customer, ListQuery } from '@cordon/shared';
+import { type Customer, type ListQuery, parseLicenceLimit } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { containsText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, defaultPolicyOf, type TenantScope } from '../tenancy/index.ts';
@@ -111,4 +111,19 @@ export async function deleteCustomer(db: Kysely<Database>, scope: TenantScope, i
     .where(customerInScope(scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Licence use of MSP `mspId` (issue 11): its customers, and its licence as a customer limit when the
+ * licence is a whole number ('' or any other text: no limit). Callers pass an MSP already checked
+ * visible.
+ */
+export async function licenceUse(db: Kysely<Database>, mspId: number): Promise<{ used: number; limit: number | null }> {
+  const msp = await db.selectFrom('msps').select('license').where('id', '=', mspId).executeTakeFirst();
+  const row = await db
+    .selectFrom('customers')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('msp_id', '=', mspId)
+    .executeTakeFirstOrThrow();
+  return { used: Number(row.n), limit: parseLicenceLimit(msp?.license ?? '') };
 }

@@ -13,13 +13,22 @@ import { adminEmailConflict, createPrimaryAdmin, hashPassword } from '../admins/
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
 import { createDefaultPolicy } from '../policies/index.ts';
-import { mspVisible, scopeOf } from '../tenancy/index.ts';
+import { EVERYTHING, mspVisible, scopeOf } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
 
 const nameTaken = () =>
   new ApiError('ERR_CONFLICT', 'A customer with this name already exists.', {
     accountName: 'A customer with this name already exists.',
   });
+
+/**
+ * The refusal of a customer beyond the MSP's licence (issue 11: "an MSP cannot create customers
+ * beyond its licence, with a clear message"): 409, on the `accountName` field of the form.
+ */
+export const licenceExceeded = (limit: number) => {
+  const message = `The MSP's licence allows ${limit} customer${limit === 1 ? '' : 's'}, and all are in use. Delete a customer or raise the licence first.`;
+  return new ApiError('ERR_CONFLICT', message, { accountName: message });
+};
 
 /**
  * The MSP a call about customers acts on: role 1 names it (optional for lists), role 3 is held to its own.
@@ -36,12 +45,25 @@ async function mspFor(deps: CoreDeps, caller: Caller, mspId: number | undefined)
   return mspId;
 }
 
-/** `GET /users/`: role 1 all or one MSP's; role 3 its MSP's; role 4 itself. */
+/**
+ * `GET /users/`: role 1 all or one MSP's; role 2 (sales, read-only: spec §2 "sales MSP id") one
+ * MSP's, `msp_id` required; role 3 its MSP's; role 4 itself.
+ * @throws ApiError ERR_VALIDATION (sales without msp_id), ERR_NOT_FOUND (an MSP not visible)
+ */
 export async function listCustomers(
   deps: CoreDeps,
   caller: Caller,
   query: CustomerListQuery,
 ): Promise<{ data: Customer[]; total: number }> {
+  if (caller.role === Role.Sales) {
+    if (query.msp_id === undefined)
+      throw new ApiError('ERR_VALIDATION', Messages.required, { msp_id: Messages.required });
+    if (!(await mspVisible(deps.handle.db, scopeOf(caller), caller.role, query.msp_id))) {
+      throw new ApiError('ERR_NOT_FOUND');
+    }
+    // Sales sees every MSP (mspInScope); its customers are read in the whole deployment, filtered by that MSP.
+    return repo.listCustomers(deps.handle.db, EVERYTHING, query);
+  }
   if (caller.role === Role.Customer) {
     // A customer admin lists itself; naming another MSP is "not found" like any foreign id.
     if (query.msp_id !== undefined && query.msp_id !== caller.mspId) throw new ApiError('ERR_NOT_FOUND');
@@ -68,7 +90,8 @@ export async function getCustomer(deps: CoreDeps, caller: Caller, id: number): P
  * role-4 primary admin, in one mutation (audit `customer.create`); publishes `tenants` and
  * `policies` after commit.
  * @throws ApiError ERR_VALIDATION (msp_id missing for role 1; admin e-mail without password),
- *   ERR_NOT_FOUND (MSP not visible), ERR_CONFLICT (name or admin e-mail taken; see `adminEmailConflict`)
+ *   ERR_NOT_FOUND (MSP not visible), ERR_CONFLICT (name or admin e-mail taken; see `adminEmailConflict`;
+ *   or the MSP's licence, a whole number, is used up: {@link licenceExceeded})
  */
 export async function createCustomer(deps: CoreDeps, caller: Caller, body: CustomerCreate): Promise<Customer> {
   const mspId = await mspFor(deps, caller, body.msp_id);
@@ -85,6 +108,8 @@ export async function createCustomer(deps: CoreDeps, caller: Caller, body: Custo
     { topics: ['tenants', 'policies'], audit: { action: 'customer.create', entity: 'customer' } },
     async (trx, note) => {
       if (await repo.customerNameTaken(trx, mspId, body.accountName)) throw nameTaken();
+      const licence = await repo.licenceUse(trx, mspId);
+      if (licence.limit !== null && licence.used >= licence.limit) throw licenceExceeded(licence.limit);
       const fields = { msp_id: mspId, account_name: body.accountName, uuid_str: randomUUID(), timezone: body.timezone };
       const customerId = await repo.insertCustomer(trx, fields, at);
       const defaultPolicyId = await createDefaultPolicy(trx, customerId, mspId, at, body.default_level);

@@ -3,12 +3,20 @@
 export { CLAIM_LOCK_KEY } from './repository.ts';
 export {
   addAddress,
+  applyResolvedAddresses,
+  createLocation,
   createStaticLocation,
   deleteAddress,
+  deleteLocationOfType,
   deleteStaticLocation,
+  dynDnsUpdate,
+  getLocationOfType,
   getStaticLocation,
   type LocationDeps,
   listAddresses,
+  listDynamicDnsLocations,
   listLocations,
+  newLocationKey,
+  updateLocationOfType,
   updateStaticLocation,
 } from './service.ts';

@@ -24,6 +24,9 @@ function locationQuery(db: Kysely<Database>, scope: TenantScope, customerId: num
       'locations.name',
       'locations.policy_id',
       'locations.key',
+      'locations.hostname',
+      'locations.addresses_updated_at',
+      'locations.resolve_error',
       'policies.name as named_policy',
       defaultPolicyOf(eb.ref('locations.customer_id')).select('dp.name').as('default_policy'),
     ]);
@@ -35,6 +38,9 @@ type LocationRow = {
   name: string;
   policy_id: number | null;
   key: string | null;
+  hostname: string | null;
+  addresses_updated_at: string | null;
+  resolve_error: string;
   named_policy: string | null;
   default_policy: string | null;
 };
@@ -63,12 +69,17 @@ async function hydrate(db: Kysely<Database>, rows: LocationRow[]): Promise<Locat
       key: r.key,
       addresses: own,
       ip: own[0]?.ip ?? null,
+      hostname: r.hostname,
+      addresses_updated_at: r.addresses_updated_at,
+      resolve_error: r.resolve_error,
     };
   });
 }
 
 /**
- * A page of customer `customerId`'s locations of one type (or all) within `scope`.
+ * A page of customer `customerId`'s locations of one type (or all) within `scope`. `policy_id`
+ * keeps the locations whose effective policy it is: named, or inherited when it is the customer's
+ * default policy (the policy's locations tab, spec §2). `filter` matches the name, an address or the host name.
  * @throws ApiError 400 for an unknown sortkey
  */
 export async function listLocations(
@@ -76,11 +87,38 @@ export async function listLocations(
   scope: TenantScope,
   customerId: number,
   type: LocationType | 'all',
-  query: ListQuery,
+  query: ListQuery & { policy_id?: number | undefined },
 ): Promise<{ data: Location[]; total: number }> {
   let base = locationQuery(db, scope, customerId);
   if (type !== 'all') base = base.where('locations.type', '=', type);
-  if (query.filter) base = base.where(containsText('locations.name', query.filter));
+  if (query.filter) {
+    const text = query.filter;
+    base = base.where((eb) =>
+      eb.or([
+        containsText('locations.name', text),
+        containsText('locations.hostname', text),
+        eb.exists(
+          eb
+            .selectFrom('location_addresses as la')
+            .select('la.id')
+            .whereRef('la.location_id', '=', 'locations.id')
+            .where(containsText('la.ip', text)),
+        ),
+      ]),
+    );
+  }
+  if (query.policy_id !== undefined) {
+    const policyId = query.policy_id;
+    base = base.where((eb) =>
+      eb.or([
+        eb('locations.policy_id', '=', policyId),
+        eb.and([
+          eb('locations.policy_id', 'is', null),
+          eb(defaultPolicyOf(eb.ref('locations.customer_id')).select('dp.id'), '=', policyId),
+        ]),
+      ]),
+    );
+  }
   const { rows, total } = await listPage(base, query, SORT);
   return { data: await hydrate(db, rows), total };
 }
@@ -104,7 +142,7 @@ export async function getLocation(
 export async function insertLocation(
   db: Kysely<Database>,
   customerId: number,
-  values: { type: LocationType; name: string; policy_id: number | null; key: string | null },
+  values: { type: LocationType; name: string; policy_id: number | null; key: string | null; hostname?: string | null },
   at: string,
 ): Promise<number> {
   const row = await db
@@ -121,7 +159,14 @@ export async function updateLocation(
   scope: TenantScope,
   customerId: number,
   locId: number,
-  patch: Partial<{ name: string; policy_id: number | null }>,
+  patch: Partial<{
+    name: string;
+    policy_id: number | null;
+    key: string;
+    hostname: string;
+    addresses_updated_at: string;
+    resolve_error: string;
+  }>,
   at: string,
 ): Promise<boolean> {
   const result = await db
@@ -259,4 +304,46 @@ export async function deleteAddress(
     .where(ownedInScope('location_addresses.customer_id', scope))
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/** The location whose key is `key` and type `type` (any tenant: the key is the credential), or undefined. */
+export async function locationByKey(
+  db: Kysely<Database>,
+  type: LocationType,
+  key: string,
+): Promise<{ id: number; customer_id: number; msp_id: number } | undefined> {
+  return db
+    .selectFrom('locations')
+    .innerJoin('customers', 'customers.id', 'locations.customer_id')
+    .select(['locations.id', 'locations.customer_id', 'customers.msp_id'])
+    .where('locations.key', '=', key)
+    .where('locations.type', '=', type)
+    .executeTakeFirst();
+}
+
+/** Location `locId` with its customer and MSP (any tenant: for the data-plane worker), or undefined. */
+export async function locationOwner(
+  db: Kysely<Database>,
+  locId: number,
+): Promise<{ id: number; customer_id: number; msp_id: number; type: string } | undefined> {
+  return db
+    .selectFrom('locations')
+    .innerJoin('customers', 'customers.id', 'locations.customer_id')
+    .select(['locations.id', 'locations.customer_id', 'customers.msp_id', 'locations.type'])
+    .where('locations.id', '=', locId)
+    .executeTakeFirst();
+}
+
+/** Every `dynamicdns` location of the deployment with its host name (for the re-resolution job), by id. */
+export async function dynamicDnsLocations(
+  db: Kysely<Database>,
+): Promise<Array<{ id: number; customer_id: number; hostname: string }>> {
+  const rows = await db
+    .selectFrom('locations')
+    .select(['id', 'customer_id', 'hostname'])
+    .where('type', '=', 'dynamicdns')
+    .where('hostname', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, customer_id: r.customer_id, hostname: r.hostname ?? '' }));
 }

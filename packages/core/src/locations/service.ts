@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import {
@@ -6,14 +7,20 @@ import {
   claimRefusal,
   type ListQuery,
   type Location,
+  type LocationListQuery,
   type LocationType,
+  Messages,
+  normalizeCidr,
+  type OtherLocationCreate,
+  type OtherLocationType,
+  type OtherLocationUpdate,
   parseCidr,
   Role,
   type StaticIpLocationCreate,
   type StaticIpLocationUpdate,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import type { Caller, CoreDeps } from '../context.ts';
+import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
 import { policyOfCustomer } from '../policies/index.ts';
 import { scopeOf, type TenantScope } from '../tenancy/index.ts';
@@ -107,7 +114,7 @@ export function listLocations(
   caller: Caller,
   customerId: number,
   type: LocationType | 'all',
-  query: ListQuery,
+  query: ListQuery | LocationListQuery,
 ): Promise<{ data: Location[]; total: number }> {
   return repo.listLocations(deps.handle.db, scopeOf(caller), customerId, type, query);
 }
@@ -325,4 +332,313 @@ export async function deleteAddress(
     },
   );
   return { deleted: true };
+}
+
+/** A new location key: 32 URL-safe characters (192 random bits), the credential of an update URL or a DoH path. */
+export function newLocationKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The types that carry a key: the update key of `dynamicip`, the DoH key of `roaming` and `virtual`. */
+const KEYED: ReadonlySet<LocationType> = new Set(['dynamicip', 'roaming', 'virtual']);
+
+/** The audit state of a location: everything but its key (a credential; never in the trail). */
+function audited(location: Location | undefined): unknown {
+  if (!location) return null;
+  const { key: _key, ...rest } = location;
+  return { ...rest, key: location.key === null ? null : '(set)' };
+}
+
+/** The /32 or /128 claim of one address, canonical. */
+function hostClaim(ip: string): string {
+  return normalizeCidr(ip) as string;
+}
+
+/**
+ * `GET /users/{id}/locations/{type}/{locId}` for `dynamicip`, `dynamicdns`, `roaming` and `virtual`.
+ * @throws ApiError ERR_NOT_FOUND when missing, of another type, or of another customer
+ */
+export async function getLocationOfType(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  type: OtherLocationType,
+  locId: number,
+): Promise<Location> {
+  const location = await repo.getLocation(deps.handle.db, scopeOf(caller), customerId, type, locId);
+  if (!location) throw new ApiError('ERR_NOT_FOUND');
+  return location;
+}
+
+/**
+ * `POST /users/{id}/locations/{type}` for the non-static types (docs/decisions.md "Environment"):
+ * `dynamicip` gets an update key and optionally its first address (`ip`, claimed as a /32 or
+ * /128 under the claim rules); `dynamicdns` needs `hostname` (its addresses come from the
+ * re-resolution job); `roaming` and `virtual` get a DoH key and no address. Audit
+ * `location.create` (the key left out); publishes `locations`.
+ * @throws ApiError ERR_VALIDATION (missing host name, a field the type does not take, a policy of
+ *   another customer, an address the caller may not claim), ERR_CONFLICT (address in use)
+ */
+export async function createLocation(
+  deps: LocationDeps,
+  caller: Caller,
+  customerId: number,
+  type: OtherLocationType,
+  body: OtherLocationCreate,
+): Promise<Location> {
+  const scope = scopeOf(caller);
+  checkTypeFields(type, body);
+  const ips = type === 'dynamicip' && body.ip ? [hostClaim(body.ip)] : [];
+  checkClaimRules(deps, caller, ips, 'ip');
+  const id = await mutate(
+    deps,
+    caller,
+    {
+      topics: ['locations'],
+      audit: { action: 'location.create', entity: 'location' },
+      conflict: () => addressConflict(ips, 'ip'),
+    },
+    async (trx, note) => {
+      await checkPolicy(trx, scope, customerId, body.policy_id);
+      if (ips.length > 0) await checkClaims(trx, deps, caller, customerId, ips, ips, 'ip');
+      const at = nowIso(deps.now());
+      const locId = await repo.insertLocation(
+        trx,
+        customerId,
+        {
+          type,
+          name: body.name,
+          policy_id: body.policy_id,
+          key: KEYED.has(type) ? newLocationKey() : null,
+          hostname: type === 'dynamicdns' ? (body.hostname ?? null) : null,
+        },
+        at,
+      );
+      if (ips.length > 0) {
+        await repo.insertAddresses(trx, customerId, locId, ips, at);
+        await repo.updateLocation(trx, scope, customerId, locId, { addresses_updated_at: at }, at);
+      }
+      note.entityId = locId;
+      note.customerId = customerId;
+      note.after = audited(await repo.getLocation(trx, scope, customerId, type, locId));
+      return locId;
+    },
+  );
+  return getLocationOfType(deps, caller, customerId, type, id);
+}
+
+/** Refuses the fields a type does not take, and a `dynamicdns` location without its host name. */
+function checkTypeFields(type: OtherLocationType, body: { hostname?: string | undefined; ip?: string | undefined }) {
+  if (type === 'dynamicdns' && body.hostname === undefined) {
+    throw new ApiError('ERR_VALIDATION', Messages.required, { hostname: Messages.required });
+  }
+  if (type !== 'dynamicdns' && body.hostname !== undefined) {
+    const message = 'Only a dynamic DNS location has a host name.';
+    throw new ApiError('ERR_VALIDATION', message, { hostname: message });
+  }
+  if (type !== 'dynamicip' && body.ip !== undefined) {
+    const message = 'Only a dynamic IP location has an address to set.';
+    throw new ApiError('ERR_VALIDATION', message, { ip: message });
+  }
+}
+
+/**
+ * `POST /users/{id}/locations/{type}/{locId}` (an update) for the non-static types: name, policy,
+ * `hostname` (`dynamicdns`; its addresses are cleared until the next re-resolution), `ip`
+ * (`dynamicip`: the spec's POST setting its address, replacing the previous one) and
+ * `regenerate_key` (the old key stops working at once). Audit `location.update`; publishes `locations`.
+ * @throws ApiError ERR_NOT_FOUND, ERR_VALIDATION, ERR_CONFLICT as for creation
+ */
+export async function updateLocationOfType(
+  deps: LocationDeps,
+  caller: Caller,
+  customerId: number,
+  type: OtherLocationType,
+  locId: number,
+  body: OtherLocationUpdate,
+): Promise<Location> {
+  const scope = scopeOf(caller);
+  checkTypeFields(type, { ...body, hostname: type === 'dynamicdns' ? (body.hostname ?? '') : body.hostname });
+  if (body.regenerate_key && !KEYED.has(type)) {
+    const message = 'This location has no key.';
+    throw new ApiError('ERR_VALIDATION', message, { regenerate_key: message });
+  }
+  const ips = body.ip !== undefined ? [hostClaim(body.ip)] : undefined;
+  if (ips) checkClaimRules(deps, caller, ips, 'ip');
+  await mutate(
+    deps,
+    caller,
+    {
+      topics: ['locations'],
+      audit: { action: 'location.update', entity: 'location' },
+      conflict: () => addressConflict(ips ?? [], 'ip'),
+    },
+    async (trx, note) => {
+      const before = await repo.getLocation(trx, scope, customerId, type, locId);
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      if (body.policy_id !== undefined) await checkPolicy(trx, scope, customerId, body.policy_id);
+      const at = nowIso(deps.now());
+      const patch: Parameters<typeof repo.updateLocation>[4] = {};
+      if (body.name !== undefined) patch.name = body.name;
+      if (body.policy_id !== undefined) patch.policy_id = body.policy_id;
+      if (body.regenerate_key) patch.key = newLocationKey();
+      if (body.hostname !== undefined && body.hostname !== before.hostname) {
+        patch.hostname = body.hostname;
+        patch.resolve_error = '';
+        patch.addresses_updated_at = at;
+        await repo.replaceAddresses(trx, customerId, locId, [], at);
+      }
+      if (ips) {
+        const held = new Set(await repo.addressesOf(trx, locId));
+        const added = ips.filter((ip) => !held.has(ip));
+        await checkClaims(trx, deps, caller, customerId, ips, added, 'ip', locId);
+        if (added.length > 0) {
+          await repo.replaceAddresses(trx, customerId, locId, ips, at);
+          patch.addresses_updated_at = at;
+        }
+      }
+      await repo.updateLocation(trx, scope, customerId, locId, patch, at);
+      note.entityId = locId;
+      note.customerId = customerId;
+      note.before = audited(before);
+      note.after = audited(await repo.getLocation(trx, scope, customerId, type, locId));
+    },
+  );
+  return getLocationOfType(deps, caller, customerId, type, locId);
+}
+
+/**
+ * `DELETE /users/{id}/locations/{type}/{locId}` for the non-static types (addresses by cascade; its
+ * key stops working). Audit `location.delete`; publishes `locations`.
+ * @throws ApiError ERR_NOT_FOUND
+ */
+export async function deleteLocationOfType(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  type: OtherLocationType,
+  locId: number,
+): Promise<{ deleted: true }> {
+  const scope = scopeOf(caller);
+  await mutate(
+    deps,
+    caller,
+    { topics: ['locations'], audit: { action: 'location.delete', entity: 'location' } },
+    async (trx, note) => {
+      const before = await repo.getLocation(trx, scope, customerId, type, locId);
+      if (!before || !(await repo.deleteLocation(trx, scope, customerId, locId))) throw new ApiError('ERR_NOT_FOUND');
+      note.entityId = locId;
+      note.customerId = customerId;
+      note.before = audited(before);
+    },
+  );
+  return { deleted: true };
+}
+
+/** The caller a location key or the data-plane worker acts as: the location's customer, no admin (audit: admin null). */
+function keyCaller(owner: { customer_id: number; msp_id: number }, ip: string | null): Caller {
+  return { ...OPERATOR, role: Role.Customer, mspId: owner.msp_id, customerId: owner.customer_id, ip };
+}
+
+/**
+ * The DynDNS-compatible update URL `GET /locations/dynamicip/update?key=&myip=` (docs/decisions.md
+ * "Environment"): sets the address of the `dynamicip` location whose update key is `key` to `myip`,
+ * else to the caller's address `clientIp`, under the claim rules of the location's customer.
+ * Unchanged: `nochg`, nothing written. Audit `location.address.update` (no admin); publishes `locations`,
+ * so the resolver matches the new address within a second.
+ * @throws ApiError ERR_BAD_CREDENTIALS (401) for an unknown key; ERR_VALIDATION, ERR_CONFLICT as a claim
+ */
+export async function dynDnsUpdate(
+  deps: LocationDeps,
+  key: string,
+  myip: string | undefined,
+  clientIp: string,
+): Promise<{ status: 'good' | 'nochg'; ip: string }> {
+  const owner = await repo.locationByKey(deps.handle.db, 'dynamicip', key);
+  if (!owner) throw new ApiError('ERR_BAD_CREDENTIALS', 'Unknown or revoked location key.');
+  const caller = keyCaller(owner, clientIp);
+  const ip = canonicalHost(myip ?? clientIp);
+  const claim = hostClaim(ip);
+  const held = await repo.addressesOf(deps.handle.db, owner.id);
+  if (held.length === 1 && held[0] === claim) return { status: 'nochg', ip };
+  await updateLocationOfType(deps, caller, owner.customer_id, 'dynamicip', owner.id, { ip });
+  return { status: 'good', ip };
+}
+
+/** An address's canonical text (an IPv4-mapped IPv6 address is its IPv4 address). */
+function canonicalHost(ip: string): string {
+  const cidr = normalizeCidr(ip);
+  if (!cidr) throw new ApiError('ERR_VALIDATION', Messages.invalidIp, { myip: Messages.invalidIp });
+  return cidr.replace(/\/\d+$/, '');
+}
+
+/**
+ * For the dynamic-DNS re-resolution job: every `dynamicdns` location with its host name, by id.
+ * Not tenant-scoped: the job runs for the whole deployment.
+ */
+export function listDynamicDnsLocations(
+  deps: CoreDeps,
+): Promise<Array<{ id: number; customer_id: number; hostname: string }>> {
+  return repo.dynamicDnsLocations(deps.handle.db);
+}
+
+/**
+ * For the dynamic-DNS re-resolution job: replaces the addresses of `dynamicdns` location `locId`
+ * with `ips` (what its host name resolved to) and records `error` ('' on success). Addresses the
+ * customer may not claim (claim rules, in use by another location, overlapping another customer)
+ * are left out and named in `resolve_error`. Writes only when something changed; then audit
+ * `location.address.resolve` (no admin) and publishes `locations`.
+ * @returns the addresses now held
+ */
+export async function applyResolvedAddresses(
+  deps: LocationDeps,
+  locId: number,
+  ips: readonly string[],
+  error: string,
+): Promise<string[]> {
+  const owner = await repo.locationOwner(deps.handle.db, locId);
+  if (owner?.type !== 'dynamicdns') throw new ApiError('ERR_NOT_FOUND');
+  const caller = keyCaller(owner, null);
+  const wanted = [...new Set(ips.map((ip) => normalizeCidr(ip)).filter((c): c is string => c !== null))].sort();
+  const allowed = wanted.filter((c) => {
+    const range = parseCidr(c);
+    return range !== null && claimRefusal(range, deps.claims) === null;
+  });
+  const scope = scopeOf(caller);
+  return mutate(
+    deps,
+    caller,
+    { topics: ['locations'], audit: { action: 'location.address.resolve', entity: 'location' } },
+    async (trx, note) => {
+      await repo.lockClaims(trx, deps.handle.dialect);
+      const inUse = new Set(await repo.addressesInUse(trx, allowed, locId));
+      const overlapping = new Set(await repo.addressesOverlappingOthers(trx, owner.customer_id, allowed));
+      const kept = allowed.filter((c) => !inUse.has(c) && !overlapping.has(c));
+      const refused = wanted.filter((c) => !kept.includes(c));
+      const problem = [error, refused.length > 0 ? `Addresses not claimed: ${refused.join(', ')}.` : '']
+        .filter((t) => t !== '')
+        .join(' ');
+      const before = await repo.getLocation(trx, scope, owner.customer_id, 'dynamicdns', locId);
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      const held = before.addresses.map((a) => a.ip).sort();
+      const same = held.length === kept.length && held.every((c, i) => c === kept[i]);
+      // A failed lookup keeps the last addresses (the host is usually still there).
+      const next = error !== '' && kept.length === 0 ? held : kept;
+      const at = nowIso(deps.now());
+      if (!same && next !== held) await repo.replaceAddresses(trx, owner.customer_id, locId, next, at);
+      await repo.updateLocation(
+        trx,
+        scope,
+        owner.customer_id,
+        locId,
+        { resolve_error: problem, ...(!same && next !== held ? { addresses_updated_at: at } : {}) },
+        at,
+      );
+      note.entityId = locId;
+      note.customerId = owner.customer_id;
+      note.before = audited(before);
+      note.after = { addresses: next, resolve_error: problem };
+      return next;
+    },
+  );
 }

@@ -1,2 +1,16 @@
-/** Customer statistics (spec §7 "Stats") from the raw query log. */
-export { customerOverview, customerTraffic, STATS_FIRST_DAY } from './service.ts';
+/** Statistics (spec §7 "Stats") from the hourly roll-ups of the query log (docs/api.md "Stats"), and the history search. */
+export { searchHistory } from './history.ts';
+export {
+  customerOverview,
+  customerTraffic,
+  history,
+  LOCATION_STATS_MAX_DAYS,
+  locationOverview,
+  locationTop,
+  overview,
+  rangeIn,
+  STATS_FIRST_DAY,
+  type StatsOwner,
+  topList,
+  traffic,
+} from './service.ts';

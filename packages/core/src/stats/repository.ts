@@ -1,75 +1,162 @@
 import type { Database } from '@cordon/db';
 import type { StatsOverview, TimeRange } from '@cordon/shared';
-import { type Kysely, sql } from 'kysely';
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { customerInScope, type TenantScope } from '../tenancy/index.ts';
 
-const HOUR_MS = 3_600_000;
+/** One hour in ms: the roll-up bucket (migration 0019). */
+export const HOUR_MS = 3_600_000;
 
-function logQuery(db: Kysely<Database>, scope: TenantScope, customerId: number, range: TimeRange) {
-  return db
-    .selectFrom('query_log')
-    .innerJoin('customers', 'customers.id', 'query_log.customer_id')
-    .where(customerInScope(scope))
-    .where('query_log.customer_id', '=', customerId)
-    .where('query_log.ts', '>=', range.from)
-    .where('query_log.ts', '<', range.to);
+/**
+ * Whose traffic a stats read sums (docs/api.md "Stats"): one customer (optionally one of its
+ * locations), the customers of one MSP, or every customer (`{}`), always within the caller's scope.
+ */
+export interface StatsSubject {
+  customerId?: number;
+  mspId?: number;
+  locationId?: number;
 }
 
 /**
- * The overview numbers of customer `customerId` over `[from, to)` (epoch ms) from the raw query log:
- * requests = all rows, unique_domains = distinct names, blocked = action 'blocked', allowed = the rest
- * ('bypassed' is an allowed answer).
+ * The roll-up hours of a range: `[floor(from), floor(to))` to the UTC hour. Exact for every time
+ * zone whose offset is whole hours; a zone with a :30 or :45 offset has its days start at the UTC
+ * hour holding its local midnight (docs/api.md "Stats").
+ */
+export function hourBounds(range: TimeRange): { from: number; to: number } {
+  const floor = (t: number) => t - (((t % HOUR_MS) + HOUR_MS) % HOUR_MS);
+  return { from: floor(range.from), to: floor(range.to) };
+}
+
+type RollupTable = 'stats_hourly' | 'stats_hourly_top';
+
+function subjectWhere(table: RollupTable, subject: StatsSubject, scope: TenantScope) {
+  return (eb: import('kysely').ExpressionBuilder<Database, 'customers' | RollupTable>): Expression<SqlBool> => {
+    const parts: Expression<SqlBool>[] = [customerInScope(scope)];
+    if (subject.customerId !== undefined) parts.push(eb(`${table}.customer_id`, '=', subject.customerId));
+    if (subject.mspId !== undefined) parts.push(eb('customers.msp_id', '=', subject.mspId));
+    if (subject.locationId !== undefined) parts.push(eb(`${table}.location_id`, '=', subject.locationId));
+    return eb.and(parts);
+  };
+}
+
+function hourly(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange) {
+  const h = hourBounds(range);
+  return db
+    .selectFrom('stats_hourly')
+    .innerJoin('customers', 'customers.id', 'stats_hourly.customer_id')
+    .where(subjectWhere('stats_hourly', subject, scope))
+    .where('stats_hourly.hour', '>=', h.from)
+    .where('stats_hourly.hour', '<', h.to);
+}
+
+function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
+  const h = hourBounds(range);
+  return db
+    .selectFrom('stats_hourly_top')
+    .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
+    .where(subjectWhere('stats_hourly_top', subject, scope))
+    .where('stats_hourly_top.dim', '=', dim)
+    .where('stats_hourly_top.hour', '>=', h.from)
+    .where('stats_hourly_top.hour', '<', h.to);
+}
+
+/**
+ * The overview over `range` from the roll-ups: requests, unique domains (distinct qnames over the
+ * range's hours), blocked (action `blocked`) and allowed (the rest: a bypassed query was answered).
  */
 export async function overview(
   db: Kysely<Database>,
   scope: TenantScope,
-  customerId: number,
+  subject: StatsSubject,
   range: TimeRange,
 ): Promise<StatsOverview> {
-  const row = await logQuery(db, scope, customerId, range)
-    .select((eb) => [
-      eb.fn.countAll<number>().as('requests'),
-      sql<number>`count(distinct query_log.qname)`.as('unique_domains'),
-      sql<number>`coalesce(sum(case when query_log.action = 'blocked' then 1 else 0 end), 0)`.as('blocked'),
-    ])
-    .executeTakeFirstOrThrow();
-  const requests = Number(row.requests);
-  const blocked = Number(row.blocked);
-  return { requests, unique_domains: Number(row.unique_domains), allowed: requests - blocked, blocked };
+  const [counts, unique] = await Promise.all([
+    hourly(db, scope, subject, range)
+      .select([
+        sql<number>`coalesce(sum(stats_hourly.requests), 0)`.as('requests'),
+        sql<number>`coalesce(sum(stats_hourly.blocked), 0)`.as('blocked'),
+      ])
+      .executeTakeFirstOrThrow(),
+    top(db, scope, subject, range, 'domain')
+      .select(sql<number>`count(distinct stats_hourly_top.key)`.as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const requests = Number(counts.requests);
+  const blocked = Number(counts.blocked);
+  return { requests, unique_domains: Number(unique.n), allowed: requests - blocked, blocked };
 }
 
+/** Requests and blocked per roll-up hour over `range` (only the hours with traffic), keyed by the hour's epoch ms. */
+export async function countsByHour(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  subject: StatsSubject,
+  range: TimeRange,
+): Promise<Map<number, { requests: number; blocked: number }>> {
+  const rows = await hourly(db, scope, subject, range)
+    .select([
+      'stats_hourly.hour as hour',
+      sql<number>`sum(stats_hourly.requests)`.as('requests'),
+      sql<number>`sum(stats_hourly.blocked)`.as('blocked'),
+    ])
+    .groupBy('stats_hourly.hour')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.hour), { requests: Number(r.requests), blocked: Number(r.blocked) }]));
+}
+
+/** The roll-up dimension of a top list: `categories` → `category`, `domains` → `domain`, `users` → `sourceip`. */
+export const DIMENSION_OF = { categories: 'category', domains: 'domain', users: 'sourceip' } as const;
+
 /**
- * Hourly allowed/blocked counts over `[from, to)`, one point per hour from `from` (zeros included;
- * a DST day has 23 or 25). `time` is the bucket's start as ISO-8601 UTC.
+ * The `limit` keys of dimension `dim` with the most queries of `action` over `range`, most first
+ * (ties by key); `allowed` counts `allowed` and `bypassed` rows. Category keys carry their names.
  */
-export async function trafficByHour(
+export async function topKeys(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  subject: StatsSubject,
+  range: TimeRange,
+  dim: keyof typeof DIMENSION_OF,
+  action: 'allowed' | 'blocked',
+  limit: number,
+): Promise<Array<{ key: string; name: string; count: number }>> {
+  const total = sql<number>`sum(stats_hourly_top.count)`;
+  const rows = await top(db, scope, subject, range, DIMENSION_OF[dim])
+    .where('stats_hourly_top.action', 'in', action === 'blocked' ? ['blocked'] : ['allowed', 'bypassed'])
+    .select(['stats_hourly_top.key as key', total.as('count')])
+    .groupBy('stats_hourly_top.key')
+    .orderBy(total, 'desc')
+    .orderBy('stats_hourly_top.key')
+    .limit(limit)
+    .execute();
+  const names = new Map<string, string>();
+  if (dim === 'categories' && rows.length > 0) {
+    const ids = rows.map((r) => Number(r.key)).filter((n) => Number.isInteger(n));
+    if (ids.length > 0) {
+      const cats = await db.selectFrom('categories').select(['id', 'name']).where('id', 'in', ids).execute();
+      for (const c of cats) names.set(String(c.id), c.name);
+    }
+  }
+  return rows.map((r) => ({
+    key: String(r.key),
+    name: names.get(String(r.key)) ?? String(r.key),
+    count: Number(r.count),
+  }));
+}
+
+/** The location `locationId` of customer `customerId`, when `scope` may see that customer. */
+export async function locationVisible(
   db: Kysely<Database>,
   scope: TenantScope,
   customerId: number,
-  range: TimeRange,
-): Promise<Array<{ time: string; allowed: number; blocked: number }>> {
-  // Literals, not parameters: SQLite binds JS numbers as REAL (a fractional division), and PostgreSQL
-  // needs the SELECT and GROUP BY expressions to be identical. Both values are integers computed here.
-  const from = Math.trunc(range.from);
-  const bucket = sql<number>`cast((query_log.ts - ${sql.lit(from)}) / ${sql.lit(HOUR_MS)} as bigint)`;
-  const rows = await logQuery(db, scope, customerId, range)
-    .select((eb) => [
-      bucket.as('bucket'),
-      eb.fn.countAll<number>().as('requests'),
-      sql<number>`sum(case when query_log.action = 'blocked' then 1 else 0 end)`.as('blocked'),
-    ])
-    .groupBy(bucket)
-    .execute();
-  const byBucket = new Map(rows.map((r) => [Number(r.bucket), r]));
-  const points: Array<{ time: string; allowed: number; blocked: number }> = [];
-  for (let i = 0; range.from + i * HOUR_MS < range.to; i++) {
-    const r = byBucket.get(i);
-    const blocked = Number(r?.blocked ?? 0);
-    points.push({
-      time: new Date(range.from + i * HOUR_MS).toISOString(),
-      allowed: Number(r?.requests ?? 0) - blocked,
-      blocked,
-    });
-  }
-  return points;
+  locationId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('locations')
+    .innerJoin('customers', 'customers.id', 'locations.customer_id')
+    .select('locations.id')
+    .where(customerInScope(scope))
+    .where('locations.customer_id', '=', customerId)
+    .where('locations.id', '=', locationId)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,10 +1,35 @@
-import { ALL_ROLES } from '../roles.ts';
+import { ALL_ROLES, Role } from '../roles.ts';
+import {
+  adminRegisterSchema,
+  authIdParamsSchema,
+  enforceReadSchema,
+  enforceWriteSchema,
+  logoutAllResponseSchema,
+  passwordChangedResponseSchema,
+  passwordChangeSchema,
+  passwordForgotResponseSchema,
+  passwordForgotSchema,
+  passwordResetSchema,
+  passwordSetResponseSchema,
+  profileSchema,
+  profileUpdateSchema,
+  recoveryCodesResponseSchema,
+  twoFactorDisableResponseSchema,
+  twoFactorDisableSchema,
+  twoFactorEnableResponseSchema,
+  twoFactorEnableSchema,
+  twoFactorResetResponseSchema,
+} from '../schemas/admin.ts';
 import { authorizeQuerySchema, authorizeResponseSchema, logoutResponseSchema } from '../schemas/auth.ts';
 import { defineEndpoint } from './define.ts';
 
-/** Login and logout (spec §7 "Auth"; docs/api.md "Auth"). */
+const tag = 'auth';
+/** The caller's own account: every role, nothing but its own row. */
+const own = { scope: 'any', roles: ALL_ROLES } as const;
+
+/** Login, logout, invitations, passwords, 2FA and the profile (spec §7 "Auth"; docs/api.md "Auth"). */
 export const authEndpoints = {
-  /** Login: HTTP Basic credentials plus a PKCE (S256) pair; answers an access token. */
+  /** Login: HTTP Basic credentials plus a PKCE (S256) pair, and the second factor; answers an access token. */
   authorize: defineEndpoint({
     method: 'GET',
     path: '/oauth/authorize',
@@ -12,16 +37,149 @@ export const authEndpoints = {
     response: authorizeResponseSchema,
     status: 200,
     access: { public: true },
-    tag: 'auth',
-    summary: 'Login (spec §7 Auth): Basic credentials and a PKCE pair → access token.',
+    tag,
+    summary: 'Login (spec §7 Auth): Basic credentials, a PKCE pair and the 2FA code → access token.',
   }),
   logout: defineEndpoint({
     method: 'POST',
     path: '/auth/logout',
     response: logoutResponseSchema,
     status: 200,
-    access: { scope: 'any', roles: ALL_ROLES },
-    tag: 'auth',
+    access: own,
+    tag,
     summary: "Logout (spec §7 Auth): revokes the caller's token.",
+  }),
+  logoutAll: defineEndpoint({
+    method: 'POST',
+    path: '/auth/logout/all',
+    response: logoutAllResponseSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: 'Logout everywhere: every token of the caller issued so far is refused (docs/api.md "Auth").',
+  }),
+  register: defineEndpoint({
+    method: 'POST',
+    path: '/auth/adminregister/',
+    body: adminRegisterSchema,
+    response: passwordSetResponseSchema,
+    status: 200,
+    access: { public: true },
+    tag,
+    summary: "Complete an invitation: the mailed token and the new admin's password (spec §7 Auth).",
+  }),
+  passwordForgot: defineEndpoint({
+    method: 'POST',
+    path: '/auth/password/forgot',
+    body: passwordForgotSchema,
+    response: passwordForgotResponseSchema,
+    status: 200,
+    access: { public: true },
+    tag,
+    summary: 'Mail a password-reset link (1 h, single use); the same answer for any address (spec §7 Auth).',
+  }),
+  passwordReset: defineEndpoint({
+    method: 'POST',
+    path: '/auth/password',
+    body: passwordResetSchema,
+    response: passwordSetResponseSchema,
+    status: 200,
+    access: { public: true },
+    tag,
+    summary: "Set a new password with a reset link's token (spec §7 Auth).",
+  }),
+  passwordChange: defineEndpoint({
+    method: 'PUT',
+    path: '/auth/password',
+    body: passwordChangeSchema,
+    response: passwordChangedResponseSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: 'Change the caller\'s password (profile); every older token is refused (docs/api.md "Auth").',
+  }),
+  profile: defineEndpoint({
+    method: 'GET',
+    path: '/auth/profile',
+    response: profileSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: "The caller's profile: name, e-mail, 2FA, language and time zone (spec §3 Auth user).",
+  }),
+  profileUpdate: defineEndpoint({
+    method: 'PUT',
+    path: '/auth/profile',
+    body: profileUpdateSchema,
+    response: profileSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: "Change the caller's name, language and time zone (spec §3 preferences).",
+  }),
+  /**
+   * Enrolment. Public in the router because an enrolment-only token (the `2FA is enforced` login
+   * answer) must reach it: the handler itself requires a valid access or enrolment token.
+   */
+  twoFactorEnable: defineEndpoint({
+    method: 'POST',
+    path: '/auth/two-factor-auth',
+    body: twoFactorEnableSchema,
+    response: twoFactorEnableResponseSchema,
+    status: 200,
+    access: { public: true },
+    tag,
+    summary:
+      'Enrol in TOTP 2FA: without code → secret and QR code; with the first code → created and backupCodes (spec §7).',
+  }),
+  twoFactorDisable: defineEndpoint({
+    method: 'DELETE',
+    path: '/auth/two-factor-auth',
+    body: twoFactorDisableSchema,
+    response: twoFactorDisableResponseSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: "Turn the caller's 2FA off and clear its recovery codes (spec §7 Auth).",
+  }),
+  recoveryCodes: defineEndpoint({
+    method: 'POST',
+    path: '/auth/two-factor-auth/recovery-codes',
+    response: recoveryCodesResponseSchema,
+    status: 200,
+    access: own,
+    tag,
+    summary: 'Ten new recovery codes, shown once; the old ones stop working (profile security).',
+  }),
+  twoFactorReset: defineEndpoint({
+    method: 'DELETE',
+    path: '/auth/:id/two-factor-auth/reset',
+    params: authIdParamsSchema,
+    response: twoFactorResetResponseSchema,
+    status: 200,
+    access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
+    tag,
+    summary: "Reset another administrator's 2FA, by an admin who manages it (spec §7 Auth).",
+  }),
+  enforceGet: defineEndpoint({
+    method: 'GET',
+    path: '/auth/msp/:id/two-factor-auth/enforce',
+    params: authIdParamsSchema,
+    response: enforceReadSchema,
+    status: 200,
+    access: { scope: 'msp', roles: [Role.System, Role.Msp] },
+    tag,
+    summary: 'Whether the MSP enforces 2FA for its admins (spec §7 Auth: enforce_twofa).',
+  }),
+  enforceSet: defineEndpoint({
+    method: 'PUT',
+    path: '/auth/msp/:id/two-factor-auth/enforce',
+    params: authIdParamsSchema,
+    body: enforceWriteSchema,
+    response: enforceReadSchema,
+    status: 200,
+    access: { scope: 'msp', roles: [Role.System, Role.Msp] },
+    tag,
+    summary: 'Make the MSP enforce 2FA for its admins, or stop (spec §7 Auth: enforce).',
   }),
 } as const;

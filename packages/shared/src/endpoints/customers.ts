@@ -21,9 +21,9 @@ export const customerEndpoints = {
     query: customerListQuerySchema,
     response: listOf(customerSchema),
     status: 200,
-    access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
+    access: { scope: 'owned', roles: [Role.System, Role.Sales, Role.Msp, Role.Customer] },
     tag,
-    summary: 'Customer list, optionally of one MSP (spec §7 Customers).',
+    summary: "Customer list, optionally of one MSP; a sales admin reads one MSP's, read-only (spec §7 Customers).",
   }),
   create: defineEndpoint({
     method: 'POST',

@@ -1,16 +1,27 @@
+import { adminEndpoints } from './admins.ts';
+import { auditEndpoints } from './audit.ts';
 import { authEndpoints } from './auth.ts';
 import { batchEndpoints } from './batch.ts';
 import { blockPageEndpoints } from './blockpage.ts';
 import { certificateEndpoints } from './certificates.ts';
 import { cloudKeyEndpoints } from './cloudkeys.ts';
 import { customerEndpoints } from './customers.ts';
+import { deviceExceptionEndpoints } from './device-exceptions.ts';
+import { deviceEndpoints } from './devices.ts';
 import type { EndpointDescriptor } from './define.ts';
 import { domainEndpoints } from './domains.ts';
+import { feedEndpoints } from './feeds.ts';
+import { groupEndpoints, internalUserEndpoints } from './groups.ts';
+import { historyEndpoints } from './history.ts';
 import { locationEndpoints } from './locations.ts';
+import { mailEndpoints } from './mail.ts';
 import { mspEndpoints } from './msps.ts';
 import { policyEndpoints } from './policies.ts';
+import { reportEndpoints } from './reports.ts';
 import { staticRouteEndpoints } from './static-routes.ts';
 import { statsEndpoints } from './stats.ts';
+import { toolEndpoints } from './tools.ts';
+import { uiEndpoints } from './ui.ts';
 
 export * from './certificates.ts';
 export * from './define.ts';
@@ -25,13 +36,25 @@ export const Endpoints = {
   customers: customerEndpoints,
   policies: policyEndpoints,
   locations: locationEndpoints,
+  devices: deviceEndpoints,
+  deviceexceptions: deviceExceptionEndpoints,
+  groups: groupEndpoints,
+  internalusers: internalUserEndpoints,
   domains: domainEndpoints,
   stats: statsEndpoints,
+  history: historyEndpoints,
+  reports: reportEndpoints,
   batch: batchEndpoints,
   cloudkeys: cloudKeyEndpoints,
   staticroutes: staticRouteEndpoints,
   certificates: certificateEndpoints,
   blockpage: blockPageEndpoints,
+  mail: mailEndpoints,
+  ui: uiEndpoints,
+  tools: toolEndpoints,
+  admins: adminEndpoints,
+  audit: auditEndpoints,
+  feeds: feedEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;

@@ -1,18 +1,39 @@
 import { Role } from '../roles.ts';
 import {
+  customerHistoryParamsSchema,
   customerStatsParamsSchema,
+  customerTopParamsSchema,
   customerTrafficParamsSchema,
+  locationStatsParamsSchema,
+  locationStatsQuerySchema,
+  locationTopParamsSchema,
+  mspStatsParamsSchema,
+  mspTopParamsSchema,
+  mspTrafficParamsSchema,
+  statsHistorySchema,
   statsOverviewSchema,
+  statsTopQuerySchema,
+  statsTopSchema,
   statsTrafficSchema,
+  systemHistoryParamsSchema,
+  systemStatsParamsSchema,
+  systemTopParamsSchema,
+  systemTrafficParamsSchema,
 } from '../schemas/stats.ts';
 import { defineEndpoint } from './define.ts';
 
 const tag = 'stats';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
+const mspAccess = { scope: 'msp', roles: [Role.System, Role.Msp] } as const;
+const systemAccess = { scope: 'system', roles: [Role.System] } as const;
 
-/** Customer statistics (spec §7 "Stats", the `/users/{id}/stats` family). */
+/**
+ * Statistics (spec §7 "Stats"), read from the hourly roll-ups (docs/api.md "Stats"): a customer's
+ * (`/users/{id}/stats`), an MSP's summed over its customers (`/msp/{id}/stats`), the system's summed
+ * over every MSP (`/stats`), and a location's (`/users/{id}/locations/{locId}/stats`). In each family
+ * the static `traffic` and `history` segments are registered before the `{date}` and `{dim}` params.
+ */
 export const statsEndpoints = {
-  /** Registered before `overview`: the static `traffic` segment wins over `:date`. */
   customerTraffic: defineEndpoint({
     method: 'GET',
     path: '/users/:id/stats/traffic/:day',
@@ -23,6 +44,27 @@ export const statsEndpoints = {
     tag,
     summary: "A customer's allowed and blocked requests per hour of a day (spec §7 Stats).",
   }),
+  customerHistory: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/stats/history/:days',
+    params: customerHistoryParamsSchema,
+    response: statsHistorySchema,
+    status: 200,
+    access,
+    tag,
+    summary: "A customer's requests, allowed and blocked per day over the last {days} days (spec §7 Stats).",
+  }),
+  customerTop: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/stats/:dim/:action/:date',
+    params: customerTopParamsSchema,
+    query: statsTopQuerySchema,
+    response: statsTopSchema,
+    status: 200,
+    access,
+    tag,
+    summary: "A customer's top categories, domains or users by allowed or blocked requests (spec §7 Stats).",
+  }),
   customerOverview: defineEndpoint({
     method: 'GET',
     path: '/users/:id/stats/:date',
@@ -32,5 +74,109 @@ export const statsEndpoints = {
     access,
     tag,
     summary: "A customer's requests, unique domains, allowed and blocked (spec §7 Stats).",
+  }),
+  mspTraffic: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/traffic/:day',
+    params: mspTrafficParamsSchema,
+    response: statsTrafficSchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary: "An MSP's hourly traffic summed over its customers (spec §7 Stats family, docs/api.md).",
+  }),
+  mspHistory: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/history/:days',
+    params: customerHistoryParamsSchema,
+    response: statsHistorySchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary: "An MSP's daily history summed over its customers (spec §7 Stats family, docs/api.md).",
+  }),
+  mspTop: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/:dim/:action/:date',
+    params: mspTopParamsSchema,
+    query: statsTopQuerySchema,
+    response: statsTopSchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary: "An MSP's top categories, domains or users over its customers (spec §7 Stats family, docs/api.md).",
+  }),
+  mspOverview: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/:date',
+    params: mspStatsParamsSchema,
+    response: statsOverviewSchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary: "An MSP's overview summed over its customers (spec §7 Stats).",
+  }),
+  systemTraffic: defineEndpoint({
+    method: 'GET',
+    path: '/stats/traffic/:day',
+    params: systemTrafficParamsSchema,
+    response: statsTrafficSchema,
+    status: 200,
+    access: systemAccess,
+    tag,
+    summary: 'Hourly traffic summed over every MSP (spec §7 Stats).',
+  }),
+  systemHistory: defineEndpoint({
+    method: 'GET',
+    path: '/stats/history/:days',
+    params: systemHistoryParamsSchema,
+    response: statsHistorySchema,
+    status: 200,
+    access: systemAccess,
+    tag,
+    summary: 'Daily history summed over every MSP (spec §7 Stats).',
+  }),
+  systemTop: defineEndpoint({
+    method: 'GET',
+    path: '/stats/:dim/:action/:date',
+    params: systemTopParamsSchema,
+    query: statsTopQuerySchema,
+    response: statsTopSchema,
+    status: 200,
+    access: systemAccess,
+    tag,
+    summary: 'Top categories, domains or users over every MSP (spec §7 Stats).',
+  }),
+  systemOverview: defineEndpoint({
+    method: 'GET',
+    path: '/stats/:date',
+    params: systemStatsParamsSchema,
+    response: statsOverviewSchema,
+    status: 200,
+    access: systemAccess,
+    tag,
+    summary: 'Requests, unique domains, allowed and blocked over every MSP (spec §7 Stats).',
+  }),
+  locationTop: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/locations/:locId/stats/:dim/:action',
+    params: locationTopParamsSchema,
+    query: locationStatsQuerySchema,
+    response: statsTopSchema,
+    status: 200,
+    access,
+    tag,
+    summary: "A location's top categories or domains between start and end (spec §7 Location stats).",
+  }),
+  locationOverview: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/locations/:locId/stats',
+    params: locationStatsParamsSchema,
+    query: locationStatsQuerySchema,
+    response: statsOverviewSchema,
+    status: 200,
+    access,
+    tag,
+    summary: "A location's requests, unique domains, allowed and blocked between start and end (spec §7).",
   }),
 } as const;

@@ -55,7 +55,10 @@ export const blockPageQuerySchema = z
   });
 export type BlockPageQuery = z.infer<typeof blockPageQuerySchema>;
 
-/** Body of `POST /ui/blockpage`: the texts to show; a field left out or '' falls back to the next level's. No logo yet. */
+/**
+ * Body of `POST /ui/blockpage`: the texts to show; a field left out or '' falls back to the next level's.
+ * The logo is the multipart variant, `POST /ui/blockpage/logo` (docs/decisions.md "Logos").
+ */
 export const blockPageUpdateSchema = z.object({
   title: lineText.default(''),
   message: messageText.default(''),
@@ -80,6 +83,8 @@ export const blockPageSchema = z.object({
   message: z.string(),
   footer: z.string(),
   support_contact: z.string(),
+  /** The owner's own logo as a `data:` URL (PNG, JPEG, GIF or WebP); null: none at this level. */
+  logo: z.string().nullable(),
   updated_at: z.string().nullable(),
 });
 export type BlockPage = z.infer<typeof blockPageSchema>;

@@ -26,3 +26,107 @@ export type StatsTraffic = z.infer<typeof statsTrafficSchema>;
 
 /** Path params of `/users/{id}/stats/traffic/{day}`. */
 export const customerTrafficParamsSchema = z.object({ id: idSchema, day: statsDateSchema });
+
+/** The top-list dimensions of spec §7 Stats: `/stats/{categories|domains|users}/{allowed|blocked}/{date}`. */
+export const STATS_DIMENSIONS = ['categories', 'domains', 'users'] as const;
+export type StatsDimension = (typeof STATS_DIMENSIONS)[number];
+/** The two actions of the top lists (an allowed list counts bypassed answers too: docs/api.md "Stats"). */
+export const STATS_ACTIONS = ['allowed', 'blocked'] as const;
+export type StatsAction = (typeof STATS_ACTIONS)[number];
+
+const dimensionSchema = z.enum(STATS_DIMENSIONS, { error: 'Must be categories, domains or users.' });
+const actionSchema = z.enum(STATS_ACTIONS, { error: 'Must be allowed or blocked.' });
+
+/** Query of the top lists: `limit` 1–100, default 10 (spec §9 default page size). */
+export const statsTopQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be a whole number from 1 to 100.' })
+    .int({ error: 'limit must be a whole number from 1 to 100.' })
+    .min(1, { error: 'limit must be a whole number from 1 to 100.' })
+    .max(100, { error: 'limit must be a whole number from 1 to 100.' })
+    .optional(),
+});
+
+/** Path params of `/users/{id}/stats/{dim}/{action}/{date}`. */
+export const customerTopParamsSchema = z.object({
+  id: idSchema,
+  dim: dimensionSchema,
+  action: actionSchema,
+  date: statsDateSchema,
+});
+/** Path params of `/msp/{id}/stats/{dim}/{action}/{date}`. */
+export const mspTopParamsSchema = customerTopParamsSchema;
+/** Path params of `/stats/{dim}/{action}/{date}` (system). */
+export const systemTopParamsSchema = z.object({ dim: dimensionSchema, action: actionSchema, date: statsDateSchema });
+
+/**
+ * A top list: the keys with the most queries of one action, most first (ties by key). `key` is the
+ * category id, the qname or the client address; `name` what a person reads (the category's name,
+ * else the key).
+ */
+export const statsTopSchema = z.object({
+  data: z.array(z.object({ key: z.string(), name: z.string(), count: z.number().int() })),
+});
+export type StatsTop = z.infer<typeof statsTopSchema>;
+
+/** `{days}` of the history calls: 1–31 days ending today (spec §9: the dashboard shows 5). */
+export const statsDaysSchema = z.coerce
+  .number({ error: 'days must be a whole number from 1 to 31.' })
+  .int({ error: 'days must be a whole number from 1 to 31.' })
+  .min(1, { error: 'days must be a whole number from 1 to 31.' })
+  .max(31, { error: 'days must be a whole number from 1 to 31.' });
+
+/** Path params of `/users/{id}/stats/history/{days}` and `/msp/{id}/stats/history/{days}`. */
+export const customerHistoryParamsSchema = z.object({ id: idSchema, days: statsDaysSchema });
+/** Path params of `/stats/history/{days}`. */
+export const systemHistoryParamsSchema = z.object({ days: statsDaysSchema });
+
+/** Requests per local day, oldest first, today last; `date` is `YYYY-MM-DD` in the tenant's time zone. */
+export const statsHistorySchema = z.object({
+  data: z.array(
+    z.object({
+      date: z.string(),
+      requests: z.number().int(),
+      allowed: z.number().int(),
+      blocked: z.number().int(),
+    }),
+  ),
+});
+export type StatsHistory = z.infer<typeof statsHistorySchema>;
+
+/** Path params of `/msp/{id}/stats/{date}`. */
+export const mspStatsParamsSchema = customerStatsParamsSchema;
+/** Path params of `/msp/{id}/stats/traffic/{day}`. */
+export const mspTrafficParamsSchema = customerTrafficParamsSchema;
+/** Path params of `/stats/{date}` (system). */
+export const systemStatsParamsSchema = z.object({ date: statsDateSchema });
+/** Path params of `/stats/traffic/{day}` (system). */
+export const systemTrafficParamsSchema = z.object({ day: statsDateSchema });
+
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const dayMessage = (f: string) => `${f} must be a date YYYY-MM-DD.`;
+
+/**
+ * Query of the location stats (spec §7 "Location stats … with start and end"): local days
+ * `YYYY-MM-DD`, both included; default today; at most 400 days.
+ */
+export const locationStatsQuerySchema = z.object({
+  start: z
+    .string()
+    .regex(DAY_PATTERN, { error: dayMessage('start') })
+    .optional(),
+  end: z
+    .string()
+    .regex(DAY_PATTERN, { error: dayMessage('end') })
+    .optional(),
+  limit: statsTopQuerySchema.shape.limit,
+});
+/** Path params of `/users/{id}/locations/{locId}/stats`. */
+export const locationStatsParamsSchema = z.object({ id: idSchema, locId: idSchema });
+/** Path params of `/users/{id}/locations/{locId}/stats/{categories|domains}/{action}`. */
+export const locationTopParamsSchema = z.object({
+  id: idSchema,
+  locId: idSchema,
+  dim: z.enum(['categories', 'domains'], { error: 'Must be categories or domains.' }),
+  action: actionSchema,
+});

@@ -1,5 +1,6 @@
+import { admins } from '@cordon/core';
 import { ApiError, Endpoints } from '@cordon/shared';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import { clientKey, createLoginThrottle } from '../../lib/limiter.ts';
 import type { AppDeps } from '../../types.ts';
@@ -12,16 +13,45 @@ const FAILURE_CODES: ReadonlySet<string> = new Set([
   'ERR_2FA_INCORRECT_RECOVERY',
 ]);
 
+/** The bearer token of a request, or undefined. */
+function bearer(request: FastifyRequest): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return m?.[1];
+}
+
 /**
- * Public auth routes (no token): `GET /oauth/authorize` (spec §7 Auth; docs/api.md "Auth"). Before
- * the credentials are checked, the login throttle (docs/security.md "Logins"; `lib/limiter.ts`) may
+ * The admin a `POST /auth/two-factor-auth` call acts for: the subject of a full access token, or of
+ * an enrolment-only token (the `2FA is enforced` login answer), whose one right is this call.
+ * @throws ApiError ERR_UNAUTHENTICATED (401) without a valid token of either kind
+ */
+async function enrollingAdmin(
+  deps: AppDeps,
+  request: FastifyRequest,
+): Promise<{ admin: admins.AdminForToken; enrolOnly: boolean }> {
+  const token = bearer(request);
+  if (token === undefined) throw new ApiError('ERR_UNAUTHENTICATED');
+  const tenant = await service.authenticateToken(deps, token).catch(() => undefined);
+  if (tenant) {
+    const admin = await admins.findAdminById(deps.handle.db, tenant.adminId);
+    if (!admin) throw new ApiError('ERR_UNAUTHENTICATED');
+    return { admin, enrolOnly: false };
+  }
+  return { admin: await service.authenticateEnrolToken(deps, token), enrolOnly: true };
+}
+
+/**
+ * Public auth routes (no token): `GET /oauth/authorize` (spec §7 Auth; docs/api.md "Auth"), the
+ * invitation and password-reset links, and 2FA enrolment (which checks its own token). Before the
+ * credentials are checked, the login throttle (docs/security.md "Logins"; `lib/limiter.ts`) may
  * refuse the attempt: 429 `Client error: Too many requests.` with `Retry-After` (seconds, RFC 9110
  * §10.2.3). The caller is keyed by {@link clientKey} of `request.ip` (which honours the `trustProxy`
- * setting). The token answer is `Cache-Control: no-store` (RFC 6749 §5.1).
+ * setting). The token answer is `Cache-Control: no-store` (RFC 6749 §5.1). Logins and failed logins
+ * are recorded in the audit log (docs/security.md "Accounts").
  */
 export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
   const throttle = createLoginThrottle(deps.handle.db, deps.now, deps.loginThrottle);
-  registerEndpoint(app, Endpoints.auth.authorize, async ({ query, request, reply }) => {
+  const e = Endpoints.auth;
+  registerEndpoint(app, e.authorize, async ({ query, request, reply }) => {
     const credentials = service.parseBasic(request.headers.authorization);
     const account = credentials.email.trim().toLowerCase();
     const client = clientKey(request.ip);
@@ -31,17 +61,61 @@ export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): v
       throw new ApiError('ERR_RATE_LIMITED');
     }
     try {
-      const answer = await service.authorize(deps, query, credentials);
+      const answer = await service.authorize(deps, query, credentials, request.ip);
       await throttle.succeeded(account, client);
       return answer;
     } catch (err) {
-      if (err instanceof ApiError && FAILURE_CODES.has(err.code)) await throttle.failed(account, client);
+      if (err instanceof ApiError && FAILURE_CODES.has(err.code)) {
+        await throttle.failed(account, client);
+        const admin = await admins.findAdminByEmail(deps.handle.db, account);
+        await admins.recordLoginEvent(deps, admin, account, request.ip, { ok: false, reason: err.code });
+      }
       throw err;
     }
   });
+  registerEndpoint(app, e.register, ({ body, request }) => admins.registerInvitedAdmin(deps, body, request.ip));
+  registerEndpoint(app, e.passwordForgot, async ({ body, request }) => {
+    const { answer, sending } = await admins.requestPasswordReset(deps, body.email, request.ip);
+    void sending.then((error) => {
+      if (error) request.log.warn({ err: error.message }, 'password-reset mail not sent');
+    });
+    return answer;
+  });
+  registerEndpoint(app, e.passwordReset, ({ body, request }) => admins.resetPassword(deps, body, request.ip));
+  registerEndpoint(app, e.twoFactorEnable, async ({ body, request, reply }) => {
+    reply.header('cache-control', 'no-store');
+    const { admin, enrolOnly } = await enrollingAdmin(deps, request);
+    if (body.code === undefined) return admins.beginTwoFactor(deps, admin);
+    const created = await admins.confirmTwoFactor(deps, admin, body.code, request.ip);
+    if (!enrolOnly) return created;
+    // Enrolled from the login's setup page: the admin is now logged in.
+    const fresh = await admins.findAdminById(deps.handle.db, admin.id);
+    if (!fresh) throw new ApiError('ERR_UNAUTHENTICATED');
+    await admins.recordLogin(deps, fresh.id);
+    await admins.recordLoginEvent(deps, fresh, fresh.email, request.ip, { ok: true });
+    return { ...created, access_token: await service.signAccessToken(deps, fresh) };
+  });
 }
 
-/** Authenticated auth routes: `POST /auth/logout` revokes the caller's token. */
+/**
+ * Authenticated auth routes: logout (this token, or every token), the profile and password change,
+ * 2FA off and new recovery codes, an admin's 2FA reset and an MSP's enforcement.
+ */
 export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
-  registerEndpoint(app, Endpoints.auth.logout, ({ request }) => service.logout(deps, request.tenant));
+  const e = Endpoints.auth;
+  registerEndpoint(app, e.logout, ({ request }) => service.logout(deps, request.tenant));
+  registerEndpoint(app, e.logoutAll, ({ caller }) => admins.logoutEverywhere(deps, caller));
+  registerEndpoint(app, e.profile, ({ caller }) => admins.getProfile(deps, caller));
+  registerEndpoint(app, e.profileUpdate, ({ caller, body }) => admins.updateProfile(deps, caller, body));
+  registerEndpoint(app, e.passwordChange, async ({ caller, body }) => {
+    const admin = await admins.changePassword(deps, caller, body);
+    return { access_token: await service.signAccessToken(deps, admin) };
+  });
+  registerEndpoint(app, e.twoFactorDisable, ({ caller, body }) => admins.disableTwoFactor(deps, caller, body.password));
+  registerEndpoint(app, e.recoveryCodes, ({ caller }) => admins.regenerateRecoveryCodes(deps, caller));
+  registerEndpoint(app, e.twoFactorReset, ({ caller, params }) => admins.resetTwoFactor(deps, caller, params.id));
+  registerEndpoint(app, e.enforceGet, ({ params }) => admins.getEnforcement(deps, params.id));
+  registerEndpoint(app, e.enforceSet, ({ caller, params, body }) =>
+    admins.setEnforcement(deps, caller, params.id, body.enforce),
+  );
 }

@@ -66,10 +66,99 @@ export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Prom
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: deps.jwtKeys.signing.kid })
     .setSubject(String(admin.id))
-    .setJti(randomUUID())
+    .setJti(tokenId(admin))
     .setIssuedAt(iat)
     .setExpirationTime(iat + Constants.accessTokenTtlSeconds)
     .sign(deps.jwtKeys.signing.secret);
+}
+
+/**
+ * A token id: `<generation>.<uuid>`. The admin's token generation travels in it, so raising the
+ * generation (logout everywhere, a password or role change, a 2FA reset) refuses every older token
+ * (docs/security.md "Accounts").
+ */
+function tokenId(admin: AdminForToken): string {
+  return `${Number(admin.token_generation)}.${randomUUID()}`;
+}
+
+/** The generation of a token id of {@link tokenId}; an id without one (issued before generations existed) is generation 0. */
+function generationOf(jti: string): number {
+  const dot = jti.indexOf('.');
+  const gen = dot < 0 ? 0 : Number(jti.slice(0, dot));
+  return Number.isSafeInteger(gen) && gen >= 0 ? gen : -1;
+}
+
+/** The `aud` of an enrolment-only token: its one right is `POST /auth/two-factor-auth` (docs/api.md "Auth"). */
+export const ENROL_AUDIENCE = 'cordon:2fa-enrol';
+/** Lifetime of an enrolment-only token, s: long enough to install an authenticator app. */
+export const ENROL_TOKEN_TTL_SECONDS = 15 * 60;
+
+/**
+ * Signs the short-lived enrolment-only token of the `2FA is enforced` login answer: `sub`, `aud`
+ * {@link ENROL_AUDIENCE}, `jti`, `iat`, `exp` and none of the access token's claims, so the token
+ * check of every other route refuses it.
+ */
+export async function signEnrolToken(deps: AppDeps, admin: AdminForToken): Promise<string> {
+  const iat = Math.floor(deps.now() / 1000);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: deps.jwtKeys.signing.kid })
+    .setSubject(String(admin.id))
+    .setAudience(ENROL_AUDIENCE)
+    .setJti(tokenId(admin))
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ENROL_TOKEN_TTL_SECONDS)
+    .sign(deps.jwtKeys.signing.secret);
+}
+
+/**
+ * The 422 `2FA is enforced` answer with its enrolment-only token (docs/api.md "Auth"): in `token`,
+ * and in `fields.token` too, where the console's client keeps an error's details.
+ */
+export class TwoFactorEnforcedError extends ApiError {
+  readonly token: string;
+  constructor(token: string) {
+    super('ERR_2FA_ENFORCED', undefined, { token });
+    this.token = token;
+  }
+  override toBody() {
+    return { ...super.toBody(), token: this.token };
+  }
+}
+
+/** The key of a token's `kid` header in the ring. @throws Error for an unknown kid */
+function keyFor(deps: AppDeps) {
+  return (header: { kid?: string | undefined }) => {
+    const key = header.kid === undefined ? undefined : deps.jwtKeys.byKid.get(header.kid);
+    if (!key) throw new Error('unknown kid');
+    return key.secret;
+  };
+}
+
+/**
+ * Verifies an enrolment-only token (signature, `aud`, expiry, generation) and returns its admin, who
+ * must not have 2FA on yet.
+ * @throws ApiError ERR_UNAUTHENTICATED for any failure
+ */
+export async function authenticateEnrolToken(deps: AppDeps, token: string): Promise<AdminForToken> {
+  try {
+    const { payload } = await jwtVerify(token, keyFor(deps), {
+      algorithms: ['HS256'],
+      audience: ENROL_AUDIENCE,
+      currentDate: new Date(deps.now()),
+      maxTokenAge: ENROL_TOKEN_TTL_SECONDS,
+      clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
+      requiredClaims: ['iat', 'exp', 'jti', 'sub'],
+    });
+    const exp = payload.exp ?? 0;
+    if (exp <= Math.floor(deps.now() / 1000) || exp - (payload.iat ?? 0) > ENROL_TOKEN_TTL_SECONDS) {
+      throw new Error('expired');
+    }
+    const admin = await admins.adminForToken(deps, Number(payload.sub), generationOf(payload.jti ?? ''));
+    if (!admin || admin.twofa_enabled === 1) throw new Error('no admin');
+    return admin;
+  } catch {
+    throw new ApiError('ERR_UNAUTHENTICATED');
+  }
 }
 
 /**
@@ -77,12 +166,15 @@ export async function signAccessToken(deps: AppDeps, admin: AdminForToken): Prom
  * second factor, and issues an access token (docs/api.md "Auth"). The query has already been validated
  * (client id, response type, lengths).
  * @throws ApiError ERR_VALIDATION (400) for a challenge that does not match the verifier;
- *   ERR_BAD_CREDENTIALS (401) for a wrong e-mail or password; ERR_2FA_ENABLED (422) when 2FA is on
+ *   ERR_BAD_CREDENTIALS (401) for a wrong e-mail or password; the 422s of the second factor
+ *   (`admins.checkSecondFactor`); {@link TwoFactorEnforcedError} (422 with an enrolment-only token)
+ *   when the admin's MSP enforces 2FA and it has none
  */
 export async function authorize(
   deps: AppDeps,
   query: AuthorizeQuery,
   credentials: { email: string; password: string },
+  ip: string | null = null,
 ): Promise<{ access_token: string }> {
   if (!safeEqual(pkceChallenge(query.code_verifier), query.code_challenge)) {
     const message = 'code_challenge does not match code_verifier (S256).';
@@ -90,9 +182,10 @@ export async function authorize(
   }
   const admin = await admins.checkCredentials(deps, credentials.email, credentials.password);
   if (!admin) throw new ApiError('ERR_BAD_CREDENTIALS');
-  // The second factor is a later issue; an admin with 2FA on cannot log in without it yet.
-  if (admin.twofa_enabled === 1) throw new ApiError('ERR_2FA_ENABLED');
+  const outcome = await admins.checkSecondFactor(deps, admin, query.code, ip);
+  if (outcome === 'enrol') throw new TwoFactorEnforcedError(await signEnrolToken(deps, admin));
   await admins.recordLogin(deps, admin.id);
+  await admins.recordLoginEvent(deps, admin, admin.email, ip, { ok: true });
   return { access_token: await signAccessToken(deps, admin) };
 }
 
@@ -103,7 +196,9 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 30;
  * Verifies a bearer token: a known `kid` of the key ring and its signature, expiry (against the app
  * clock), an `iat` neither in the future (beyond {@link TOKEN_CLOCK_SKEW_SECONDS}) nor older than the
  * 12 h lifetime, a lifetime `exp − iat` of at most 12 h (docs/security.md "Tokens and secrets at rest": a token signed with a long
- * `exp` is refused whatever it claims), the claim shape, revocation, and that its admin still exists.
+ * `exp` is refused whatever it claims), the claim shape (an enrolment-only token has none of the
+ * claims, so it is refused here), revocation, and that its admin still exists with the token's
+ * generation (docs/security.md "Accounts").
  * Role and tenant ids come from the database row, not the claims, so a moved or deleted admin loses
  * access at once.
  * @throws ApiError ERR_UNAUTHENTICATED (401, text contains '401') for any failure
@@ -111,21 +206,13 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 30;
 export async function authenticateToken(deps: AppDeps, token: string): Promise<Tenant> {
   let claims: TokenClaims;
   try {
-    const { payload } = await jwtVerify(
-      token,
-      (header) => {
-        const key = header.kid === undefined ? undefined : deps.jwtKeys.byKid.get(header.kid);
-        if (!key) throw new Error('unknown kid');
-        return key.secret;
-      },
-      {
-        algorithms: ['HS256'],
-        currentDate: new Date(deps.now()),
-        maxTokenAge: Constants.accessTokenTtlSeconds,
-        clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
-        requiredClaims: ['iat', 'exp', 'jti', 'sub'],
-      },
-    );
+    const { payload } = await jwtVerify(token, keyFor(deps), {
+      algorithms: ['HS256'],
+      currentDate: new Date(deps.now()),
+      maxTokenAge: Constants.accessTokenTtlSeconds,
+      clockTolerance: TOKEN_CLOCK_SKEW_SECONDS,
+      requiredClaims: ['iat', 'exp', 'jti', 'sub'],
+    });
     claims = tokenClaimsSchema.parse(payload);
     // The skew tolerance is for `iat` only: an expired token is refused from its `exp` on.
     if (claims.exp <= Math.floor(deps.now() / 1000)) throw new Error('expired');
@@ -134,7 +221,7 @@ export async function authenticateToken(deps: AppDeps, token: string): Promise<T
     throw new ApiError('ERR_UNAUTHENTICATED');
   }
   if (await isRevoked(deps.handle.db, claims.jti)) throw new ApiError('ERR_UNAUTHENTICATED');
-  const admin = await admins.adminById(deps, Number(claims.sub));
+  const admin = await admins.adminForToken(deps, Number(claims.sub), generationOf(claims.jti));
   if (!admin || !isRole(admin.role)) throw new ApiError('ERR_UNAUTHENTICATED');
   return {
     adminId: admin.id,

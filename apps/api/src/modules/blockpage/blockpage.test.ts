@@ -1,7 +1,8 @@
 import { testDialects } from '@cordon/db/testing';
-import { supportContactMessage } from '@cordon/shared';
+import { ErrorTexts, Messages, supportContactMessage } from '@cordon/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, createTenant, createTestApp, snapshot, type TestApp } from '../../../test/helpers.ts';
+import { solidPng } from '../../../../../e2e/support/png.ts';
+import { call, createTenant, createTestApp, snapshot, type TestApp, uploadFile } from '../../../test/helpers.ts';
 
 const URL = '/restapi/ui/blockpage';
 
@@ -30,6 +31,7 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
       message: '',
       footer: '',
       support_contact: '',
+      logo: null,
       updated_at: null,
     });
 
@@ -116,5 +118,75 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
 
     expect(await snapshot(t.handle)).toBe(before);
     expect(t.published).toEqual([]);
+  });
+
+  it('uploads, shows and removes a logo, sniffing its type; refuses big, huge or fake images changing nothing', async () => {
+    const a = await createTenant(t, 1);
+    const b = await createTenant(t, 2);
+    const png = solidPng(40, 20);
+    const asLogo = (bytes: Buffer, filename = 'logo.png', contentType = 'image/png') => ({
+      field: 'logo',
+      filename,
+      contentType,
+      bytes,
+    });
+    const send = (token: string, url: string, f: ReturnType<typeof asLogo>) =>
+      uploadFile(t.app, token, url, f.bytes, f);
+    await call(t.app, a.customerToken, 'POST', URL, { title: 'Kept title' });
+    t.published.length = 0;
+
+    // The claimed type and name are ignored: the bytes say PNG.
+    const up = await send(a.customerToken, `${URL}/logo`, asLogo(png, 'logo.gif', 'image/gif'));
+    expect(up.statusCode, up.body).toBe(200);
+    expect(up.json()).toMatchObject({ scope: 'customer', title: 'Kept title', is_set: true });
+    expect(up.json().logo).toBe(`data:image/png;base64,${png.toString('base64')}`);
+    expect(t.published).toEqual(['blockpages']);
+    expect((await call(t.app, a.customerToken, 'GET', URL)).json().logo).toBe(up.json().logo);
+    // The MSP's own logo, uploaded by its admin, on an owner with no row yet.
+    const mspUp = await send(a.mspToken, `${URL}/logo?msp_id=${a.mspId}`, asLogo(solidPng(8, 8)));
+    expect(mspUp.statusCode, mspUp.body).toBe(200);
+    expect(mspUp.json()).toMatchObject({ scope: 'msp', title: '', is_set: true });
+
+    // The audit row names the logo by its hash, never its bytes.
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'after_json'])
+      .where('action', '=', 'blockpage.logo')
+      .execute();
+    expect(audit).toHaveLength(2);
+    expect(audit[0]?.after_json).toContain('logo_sha256');
+    expect(audit[0]?.after_json).not.toContain(png.toString('base64').slice(0, 40));
+
+    const before = await snapshot(t.handle);
+    t.published.length = 0;
+    const refusal = async (bytes: Buffer, message: string) => {
+      const r = await send(a.customerToken, `${URL}/logo`, asLogo(bytes));
+      expect(r.statusCode, r.body).toBe(400);
+      expect(r.json()).toMatchObject({ error: message, fields: { logo: message } });
+    };
+    await refusal(Buffer.alloc(1024 * 1024 + 1, 1), Messages.fileTooLarge);
+    await refusal(solidPng(1025, 2), Messages.imageTooBig);
+    await refusal(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      ErrorTexts.uploadFailed,
+    );
+    await refusal(Buffer.from('not an image at all'), ErrorTexts.uploadFailed);
+    await refusal(Buffer.alloc(0), ErrorTexts.uploadFailed);
+    // No file, or not multipart at all.
+    const noFile = await send(a.customerToken, `${URL}/logo`, { ...asLogo(png), field: 'picture' });
+    expect(noFile.statusCode).toBe(400);
+    expect(noFile.json().fields).toEqual({ logo: Messages.required });
+    expect((await call(t.app, a.customerToken, 'POST', `${URL}/logo`, { logo: 'x' })).statusCode).toBe(400);
+    // A foreign owner: 404 before the upload is read.
+    expect((await send(a.mspToken, `${URL}/logo?user_id=${b.customerId}`, asLogo(png))).statusCode).toBe(404);
+    expect((await call(t.app, a.mspToken, 'DELETE', `${URL}/logo?user_id=${b.customerId}`)).statusCode).toBe(404);
+    expect(await snapshot(t.handle)).toBe(before);
+    expect(t.published).toEqual([]);
+
+    // Removing the logo keeps the texts; a second removal has nothing to remove.
+    const removed = await call(t.app, a.customerToken, 'DELETE', `${URL}/logo`);
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json()).toMatchObject({ title: 'Kept title', logo: null, is_set: true });
+    expect((await call(t.app, a.customerToken, 'DELETE', `${URL}/logo`)).statusCode).toBe(404);
   });
 });

@@ -17,6 +17,15 @@ export const blockPageModule = defineModule({
       { query: (_, b) => ({ user_id: b.customerId }), body, msp: 404, customer: 404, sales: 403 },
       { query: (_, b) => ({ msp_id: b.mspId }), body, msp: 404, customer: 404, sales: 403 },
     ],
+    // A foreign owner is refused before the upload is read, so no file is needed to prove it.
+    'blockpage.setLogo': [
+      { query: (_, b) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403 },
+      { query: (_, b) => ({ msp_id: b.mspId }), msp: 404, customer: 404, sales: 403 },
+    ],
+    'blockpage.removeLogo': [
+      { query: (_, b) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403 },
+      { query: (_, b) => ({ msp_id: b.mspId }), msp: 404, customer: 404, sales: 403 },
+    ],
     'blockpage.remove': [
       { query: (_, b) => ({ user_id: b.customerId }), msp: 404, customer: 404, sales: 403 },
       { query: (_, b) => ({ msp_id: b.mspId }), msp: 404, customer: 404, sales: 403 },

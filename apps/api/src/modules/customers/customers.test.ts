@@ -46,6 +46,27 @@ describe.each(testDialects())('customers on %s', (dialect) => {
     expect(list.json().data.map((c: { accountName: string }) => c.accountName)).toEqual(['School 1', 'Customer 1']);
   });
 
+  it("refuses a customer beyond the MSP's licence with a clear message, changing nothing", async () => {
+    const msp = (
+      await call(t.app, t.rootToken, 'POST', '/restapi/msp', { name: 'Tiny', company_name: 'Tiny Ltd', license: '2' })
+    ).json();
+    for (const name of ['One', 'Two']) {
+      const ok = await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: name, msp_id: msp.id });
+      expect(ok.statusCode, ok.body).toBe(201);
+    }
+    const third = await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: 'Three', msp_id: msp.id });
+    expect(third.statusCode).toBe(409);
+    const message =
+      "The MSP's licence allows 2 customers, and all are in use. Delete a customer or raise the licence first.";
+    expect(third.json()).toEqual({ error: message, code: 'ERR_CONFLICT', fields: { accountName: message } });
+    expect((await call(t.app, t.rootToken, 'GET', `/restapi/users/?msp_id=${msp.id}`)).json().total).toBe(2);
+    // Raising the licence (or a licence that is not a number: no limit) lets it through.
+    await call(t.app, t.rootToken, 'PUT', `/restapi/msp/${msp.id}`, { license: 'Enterprise' });
+    expect(
+      (await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: 'Three', msp_id: msp.id })).statusCode,
+    ).toBe(201);
+  });
+
   it('requires msp_id from a system admin and refuses a duplicate customer name', async () => {
     const a = await createTenant(t, 1);
     const noMsp = await call(t.app, t.rootToken, 'POST', '/restapi/users/', { accountName: 'X' });

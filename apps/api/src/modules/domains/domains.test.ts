@@ -2,24 +2,11 @@ import { testDialects } from '@cordon/db/testing';
 import { Messages } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, createTenant, createTestApp, snapshot, type TestApp } from '../../../test/helpers.ts';
+import { call, createTenant, createTestApp, snapshot, type TestApp, uploadFile } from '../../../test/helpers.ts';
 
-/** A multipart upload of `text` as field `field` (what a browser's FormData sends). */
+/** A CSV upload of `text` as field `field` (default `csv`). */
 function upload(app: FastifyInstance, token: string, url: string, text: string, field = 'csv') {
-  const boundary = '----cordon-test-boundary';
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="list.csv"\r\nContent-Type: text/csv\r\n\r\n`,
-    ),
-    Buffer.from(text),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    payload,
-  });
+  return uploadFile(app, token, url, text, { field, filename: 'list.csv', contentType: 'text/csv' });
 }
 
 describe.each(testDialects())('domain lists on %s', (dialect) => {

@@ -1,30 +1,13 @@
 import { type Caller, lists } from '@cordon/core';
-import { ApiError, Constants, type DomainListKind, domainExportFileName, Endpoints, Messages } from '@cordon/shared';
-import fastifyMultipart from '@fastify/multipart';
+import { type DomainListKind, domainExportFileName, Endpoints } from '@cordon/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
+import { acceptUploads, uploadedFile } from '../../http/multipart.ts';
 import type { AppDeps } from '../../types.ts';
 
-/**
- * The text of the multipart field `csv` (spec §7 "Domains" import), at most 1 MB (spec §9).
- * @throws ApiError ERR_VALIDATION (field `csv`): not multipart, no `csv` file, or too large
- */
+/** The text of the multipart field `csv` (spec §7 "Domains" import). @throws ApiError as {@link uploadedFile} */
 async function csvField(request: FastifyRequest): Promise<string> {
-  const missing = () =>
-    new ApiError('ERR_VALIDATION', 'A CSV file is required in field csv.', { csv: Messages.required });
-  if (!request.isMultipart()) throw missing();
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file' && part.fieldname === 'csv') return (await part.toBuffer()).toString('utf8');
-      if (part.type === 'file') await part.toBuffer();
-    }
-  } catch (e) {
-    if ((e as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new ApiError('ERR_VALIDATION', Messages.fileTooLarge, { csv: Messages.fileTooLarge });
-    }
-    throw e;
-  }
-  throw missing();
+  return (await uploadedFile(request, 'csv', 'A CSV file is required in field csv.')).toString('utf8');
 }
 
 /** Sets the headers of a CSV download named with the date as DD-MM-YYYY (spec §9). */
@@ -56,9 +39,7 @@ export async function registerDomainRoutes(app: FastifyInstance, deps: AppDeps):
   };
 
   await app.register(async (scoped) => {
-    await scoped.register(fastifyMultipart, {
-      limits: { fileSize: Constants.maxUploadBytes, files: 1, fields: 5, parts: 6 },
-    });
+    await acceptUploads(scoped);
     registerEndpoint(scoped, e.import, async ({ caller, params, query, request }) => {
       const target = policy(params, query);
       await lists.ownerOf(deps, caller, target); // a foreign policy is 404 before the upload is read

@@ -1,12 +1,16 @@
 import { defineModule } from '../../http/module.ts';
-import { registerLocationRoutes } from './routes.ts';
+import { registerLocationRoutes, registerPublicLocationRoutes } from './routes.ts';
 
 const location = { name: 'Intruder', addresses: ['192.0.2.0/24'] };
 
-/** Locations (spec §7 "Locations"): a customer's static-IP locations and their addresses. */
+/**
+ * Locations (spec §7 "Locations"): a customer's locations of every type, static-IP addresses, and
+ * the public DynDNS-compatible update URL of dynamic-IP locations.
+ */
 export const locationModule = defineModule({
   name: 'locations',
   resources: ['locations'],
+  registerPublic: registerPublicLocationRoutes,
   register: registerLocationRoutes,
   isolationCases: {
     'locations.list': [{ params: (_, b) => ({ id: b.customerId, type: 'all' }), msp: 404, customer: 404, sales: 403 }],
@@ -86,6 +90,66 @@ export const locationModule = defineModule({
         msp: 404,
         customer: 404,
         sales: 403,
+      },
+    ],
+    'locations.create': [
+      {
+        params: (_, b) => ({ id: b.customerId, type: 'virtual' }),
+        body: () => ({ name: 'Intruder' }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: "own customer, another tenant's policy: a field error, as for a missing policy",
+        params: (a) => ({ id: a.customerId, type: 'roaming' }),
+        body: (_, b) => ({ name: 'Intruder', policy_id: b.policyId }),
+        msp: 400,
+        customer: 400,
+      },
+    ],
+    'locations.get': [
+      {
+        params: (_, b) => ({ id: b.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.update': [
+      {
+        params: (_, b) => ({ id: b.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        body: () => ({ name: 'Hijacked', regenerate_key: true }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        body: () => ({ name: 'Hijacked', regenerate_key: true }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'locations.remove': [
+      {
+        params: (_, b) => ({ id: b.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, type: 'virtual', locId: b.virtualLocationId }),
+        msp: 404,
+        customer: 404,
       },
     ],
   },

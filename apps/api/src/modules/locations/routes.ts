@@ -35,4 +35,26 @@ export function registerLocationRoutes(app: FastifyInstance, deps: AppDeps): voi
   registerEndpoint(app, e.removeAddress, ({ caller, params }) =>
     locations.deleteAddress(deps, caller, params.id, params.locId, params.addrId),
   );
+  registerEndpoint(app, e.create, ({ caller, params, body }) =>
+    locations.createLocation(deps, caller, params.id, params.type, body),
+  );
+  registerEndpoint(app, e.get, ({ caller, params }) =>
+    locations.getLocationOfType(deps, caller, params.id, params.type, params.locId),
+  );
+  registerEndpoint(app, e.update, ({ caller, params, body }) =>
+    locations.updateLocationOfType(deps, caller, params.id, params.type, params.locId, body),
+  );
+  registerEndpoint(app, e.remove, ({ caller, params }) =>
+    locations.deleteLocationOfType(deps, caller, params.id, params.type, params.locId),
+  );
+}
+
+/**
+ * The public DynDNS-compatible update URL (docs/decisions.md "Environment"): no token; the
+ * location's key authenticates, and the client address is the default new address.
+ */
+export function registerPublicLocationRoutes(app: FastifyInstance, deps: AppDeps): void {
+  registerEndpoint(app, Endpoints.locations.dynDnsUpdate, ({ query, request }) =>
+    locations.dynDnsUpdate(deps, query.key, query.myip, request.ip),
+  );
 }

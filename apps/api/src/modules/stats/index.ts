@@ -1,17 +1,55 @@
 import { defineModule } from '../../http/module.ts';
 import { registerStatsRoutes } from './routes.ts';
 
-/** Customer statistics (spec §7 "Stats"): read-only, from the query log. */
+const foreignCustomer = { msp: 404, customer: 404, sales: 403 } as const;
+const mspOnly = { msp: 404, customer: 403, sales: 403 } as const;
+const systemOnly = { msp: 403, customer: 403, sales: 403 } as const;
+
+/** Statistics (spec §7 "Stats"): read-only, from the hourly roll-ups of the query log. */
 export const statsModule = defineModule({
   name: 'stats',
   resources: ['stats'],
   register: registerStatsRoutes,
   isolationCases: {
-    'stats.customerTraffic': [
-      { params: (_, b) => ({ id: b.customerId, day: 'today' }), msp: 404, customer: 404, sales: 403 },
+    'stats.customerTraffic': [{ params: (_, b) => ({ id: b.customerId, day: 'today' }), ...foreignCustomer }],
+    'stats.customerHistory': [{ params: (_, b) => ({ id: b.customerId, days: 5 }), ...foreignCustomer }],
+    'stats.customerTop': [
+      {
+        params: (_, b) => ({ id: b.customerId, dim: 'domains', action: 'blocked', date: 'today' }),
+        ...foreignCustomer,
+      },
     ],
-    'stats.customerOverview': [
-      { params: (_, b) => ({ id: b.customerId, date: 'today' }), msp: 404, customer: 404, sales: 403 },
+    'stats.customerOverview': [{ params: (_, b) => ({ id: b.customerId, date: 'today' }), ...foreignCustomer }],
+    'stats.mspTraffic': [{ params: (_, b) => ({ id: b.mspId, day: 'today' }), ...mspOnly }],
+    'stats.mspHistory': [{ params: (_, b) => ({ id: b.mspId, days: 5 }), ...mspOnly }],
+    'stats.mspTop': [
+      { params: (_, b) => ({ id: b.mspId, dim: 'categories', action: 'allowed', date: 'today' }), ...mspOnly },
+    ],
+    'stats.mspOverview': [{ params: (_, b) => ({ id: b.mspId, date: 'today' }), ...mspOnly }],
+    'stats.systemTraffic': [{ params: () => ({ day: 'today' }), ...systemOnly }],
+    'stats.systemHistory': [{ params: () => ({ days: 5 }), ...systemOnly }],
+    'stats.systemTop': [{ params: () => ({ dim: 'users', action: 'blocked', date: 'today' }), ...systemOnly }],
+    'stats.systemOverview': [{ params: () => ({ date: 'today' }), ...systemOnly }],
+    'stats.locationTop': [
+      {
+        params: (_, b) => ({ id: b.customerId, locId: b.locationId, dim: 'domains', action: 'allowed' }),
+        ...foreignCustomer,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId, dim: 'categories', action: 'blocked' }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'stats.locationOverview': [
+      { params: (_, b) => ({ id: b.customerId, locId: b.locationId }), ...foreignCustomer },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+      },
     ],
   },
   topics: [],

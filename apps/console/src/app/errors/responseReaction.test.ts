@@ -61,4 +61,20 @@ describe('parentPath', () => {
     expect(parentPath('/customer/overview')).toBe('/');
     expect(parentPath('/')).toBe('/');
   });
+
+  it('leaves a 400 that names its fields to the form (shown once, under the fields), toasts one that does not', () => {
+    expect(
+      decideReaction({ type: 'http', status: 400, text: 'This is a required field.', fields: true }, '/x'),
+    ).toEqual({
+      kind: 'none',
+    });
+    expect(decideReaction({ type: 'http', status: 400, text: 'Bad batch.' }, '/x')).toEqual({
+      kind: 'toast',
+      message: 'Bad batch.',
+    });
+    expect(decideReaction({ type: 'http', status: 409, text: 'Taken.', fields: true }, '/x')).toEqual({
+      kind: 'toast',
+      message: 'Taken.',
+    });
+  });
 });

@@ -33,7 +33,7 @@ export function isSilentText(text: string): boolean {
 /**
  * Decides the global reaction to a response, exactly spec §8:
  * 401 (not on the root path) → logout; 400/409/422/5xx → toast of the server's text unless it is a
- * second-factor text; 403 → 'Client error: Forbidden.'; 404 → the parent path; 405/408/429 → their
+ * second-factor text, or a 400 that names its fields (the form shows them inline, issue 11); 403 → 'Client error: Forbidden.'; 404 → the parent path; 405/408/429 → their
  * texts; network failure → persistent alert; success → the alert closes. `pathname` is the
  * console's current path.
  */
@@ -46,6 +46,8 @@ export function decideReaction(outcome: ResponseOutcome, pathname: string): Reac
     case 'cancelled':
       return { kind: 'none' };
     case 'http':
+      // A 400 naming its fields is shown under those fields by the form; a toast too would say it twice.
+      if (outcome.status === 400 && outcome.fields) return { kind: 'none' };
       return decideHttpReaction(outcome.status, outcome.text, pathname);
   }
 }

@@ -1,16 +1,23 @@
 import { Role } from '@cordon/shared';
-import { Anchor, AppShell, Burger, Button, Group, Text } from '@mantine/core';
+import { Anchor, AppShell, Burger, Button, Divider, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { IconShieldCheck } from '@tabler/icons-react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, Outlet } from 'react-router';
+import { Link, Navigate, Outlet, useLocation } from 'react-router';
+import { BrandingSync } from '../../components/BrandingSync.tsx';
+import { TenantSwitcher } from '../../components/TenantSwitcher.tsx';
 import { useSession } from '../../session/context.ts';
 import { type Area, guardDecision } from '../../session/routeGuard.ts';
 import { customerScope, mspScope } from '../../session/scope.ts';
 import { MENUS } from '../navigation.ts';
 import { NavMenu } from './NavMenu.tsx';
 
-/** Links between the areas the signed-in role can reach with its current selections. */
-function AreaSwitcher({ area }: { area: Area }) {
+/**
+ * Links between the areas the signed-in role can reach with its current selections: in the header
+ * from `sm` up, at the top of the (collapsible) menu on a phone (`inMenu`).
+ */
+function AreaSwitcher({ area, inMenu }: { area: Area; inMenu?: boolean }) {
   const { t } = useTranslation();
   const session = useSession();
   const role = session.claims?.vue_role;
@@ -23,8 +30,14 @@ function AreaSwitcher({ area }: { area: Area }) {
     links.push({ area: 'customer', to: '/customer/overview' });
   }
   if (links.length < 2) return null;
+  const Wrapper = inMenu ? Stack : Group;
   return (
-    <Group gap="xs" visibleFrom="sm">
+    <Wrapper
+      gap="xs"
+      {...(inMenu ? { hiddenFrom: 'sm' } : { visibleFrom: 'sm' })}
+      role="group"
+      aria-label={t('app.switchArea')}
+    >
       {links.map((l) => (
         <Button
           key={l.area}
@@ -36,7 +49,7 @@ function AreaSwitcher({ area }: { area: Area }) {
           {t(`app.areas.${l.area}`)}
         </Button>
       ))}
-    </Group>
+    </Wrapper>
   );
 }
 
@@ -47,7 +60,11 @@ function AreaSwitcher({ area }: { area: Area }) {
 export function AreaLayout({ area }: { area: Area }) {
   const { t } = useTranslation();
   const session = useSession();
-  const [opened, { toggle }] = useDisclosure();
+  const [opened, { toggle, close }] = useDisclosure();
+  const { pathname } = useLocation();
+  // On a phone the menu closes once a page is chosen.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
+  useEffect(() => close(), [pathname, close]);
   const decision = guardDecision(area, session);
   if (decision.kind === 'redirect') return <Navigate to={decision.to} replace />;
   const title = session.ui.title || t('app.defaultTitle');
@@ -59,14 +76,37 @@ export function AreaLayout({ area }: { area: Area }) {
       padding="lg"
       data-area={area}
     >
+      <BrandingSync area={area} />
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="md" wrap="nowrap">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('app.openNavigation')} />
-            <Anchor component={Link} to="/" fw={700} size="lg" underline="never">
-              {session.ui.logo ? <img src={session.ui.logo} alt={title} height={28} /> : title}
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={t('app.openNavigation')}
+              aria-expanded={opened}
+              aria-controls="area-navigation"
+            />
+            <Anchor component={Link} to="/" fw={700} size="lg" underline="never" aria-label={title}>
+              {session.ui.logo ? (
+                <img src={session.ui.logo} alt={title} height={28} style={{ display: 'block', maxWidth: 160 }} />
+              ) : (
+                <Group gap={6} wrap="nowrap">
+                  <IconShieldCheck size={24} aria-hidden />
+                  <Text span fw={700} size="lg" visibleFrom="xs">
+                    {title}
+                  </Text>
+                </Group>
+              )}
             </Anchor>
             <AreaSwitcher area={area} />
+            {area === 'profile' ? null : (
+              <Group visibleFrom="md" wrap="nowrap">
+                <TenantSwitcher />
+              </Group>
+            )}
           </Group>
           <Group gap="md" wrap="nowrap">
             <Anchor component={Link} to="/profile" size="sm">
@@ -83,8 +123,13 @@ export function AreaLayout({ area }: { area: Area }) {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs">
-        <NavMenu items={MENUS[area]} />
+      <AppShell.Navbar p="xs" style={{ overflowY: 'auto' }} id="area-navigation">
+        <Stack gap="xs" hiddenFrom="md" mb="xs">
+          <AreaSwitcher area={area} inMenu />
+          {area === 'profile' ? null : <TenantSwitcher />}
+          <Divider />
+        </Stack>
+        <NavMenu items={MENUS[area]} onNavigate={close} />
       </AppShell.Navbar>
       <AppShell.Main>
         <Outlet />

@@ -1,13 +1,14 @@
 import { ErrorTexts, HOME_PATH_BY_ROLE, loginFormSchema, Messages } from '@cordon/shared';
-import { Alert, Button, Paper, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Paper, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ApiCallError } from '../../api/client.ts';
 import { schemaValidator } from '../../components/form.ts';
 import { useSession } from '../../session/context.ts';
 import { useLoginMutation } from './api.ts';
+import type { SetupState } from './TwoFactorSetupPage.tsx';
 
 interface LoginValues {
   email: string;
@@ -16,13 +17,12 @@ interface LoginValues {
 }
 
 /** The inline message for a failed login (the global handler keeps these silent: spec §8). */
-function loginErrorText(error: unknown, t: (k: string) => string): string | null {
+function loginErrorText(error: unknown): string | null {
   if (!(error instanceof ApiCallError) || error.kind !== 'http') return null;
   if (error.status === 401) return ErrorTexts.badCredentials;
   if (error.message.includes('Invalid code') || error.message.includes('Incorrect code entered')) {
     return ErrorTexts.badCode;
   }
-  if (error.message.includes('2FA is enforced')) return t('login.enforced');
   return null;
 }
 
@@ -50,13 +50,20 @@ export function LoginForm() {
       {
         onSuccess: (claims) => void navigate(HOME_PATH_BY_ROLE[claims.vue_role], { replace: true }),
         onError: (error) => {
-          if (error instanceof ApiCallError && error.message.includes('2FA is enabled')) setNeedsCode(true);
+          if (!(error instanceof ApiCallError)) return;
+          if (error.message.includes('2FA is enabled')) setNeedsCode(true);
+          // The MSP enforces 2FA: enrol with the enrolment-only token (docs/api.md "Auth").
+          const enrolToken = error.fields?.['token'];
+          if (error.message.includes('2FA is enforced') && enrolToken) {
+            const state: SetupState = { enrolToken };
+            void navigate('/login/two-factor-setup', { state });
+          }
         },
       },
     );
   });
 
-  const errorText = loginErrorText(login.error, t);
+  const errorText = loginErrorText(login.error);
   return (
     <Paper withBorder shadow="sm" p="xl" radius="md">
       <Title order={1} size="h3" mb="lg">
@@ -97,6 +104,11 @@ export function LoginForm() {
           <Button type="submit" loading={login.isPending} fullWidth>
             {t('login.submit')}
           </Button>
+          <Group justify="center">
+            <Anchor component={Link} to="/forgot-password" size="sm">
+              {t('login.forgot')}
+            </Anchor>
+          </Group>
         </Stack>
       </form>
     </Paper>

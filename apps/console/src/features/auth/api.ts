@@ -61,3 +61,18 @@ export function useLogoutMutation() {
     },
   });
 }
+
+/** `POST /auth/adminregister/` (spec §7 Auth): completes an invitation from its mailed link. */
+export function useRegisterMutation() {
+  return useEndpointMutation(Endpoints.auth.register);
+}
+
+/** `POST /auth/password/forgot` (spec §7 Auth): mails a reset link; the same answer for any address. */
+export function usePasswordForgotMutation() {
+  return useEndpointMutation(Endpoints.auth.passwordForgot);
+}
+
+/** `POST /auth/password` (spec §7 Auth): a new password with a reset link's token. */
+export function usePasswordResetMutation() {
+  return useEndpointMutation(Endpoints.auth.passwordReset);
+}

@@ -1,12 +1,21 @@
 import { BLOCKPAGE_MESSAGE_MAX, type BlockPage, blockPageUpdateSchema, Constants } from '@cordon/shared';
-import { Button, Group, Modal, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { LogoUpload } from '../../components/LogoUpload.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
-import { type BlockPageOwner, useBlockPageQuery, useDeleteBlockPageMutation, useSetBlockPageMutation } from './api.ts';
+import {
+  type BlockPageOwner,
+  useBlockPageQuery,
+  useDeleteBlockPageLogoMutation,
+  useDeleteBlockPageMutation,
+  useSetBlockPageMutation,
+  useUploadBlockPageLogoMutation,
+} from './api.ts';
 
 interface BlockPageValues {
   title: string;
@@ -25,27 +34,15 @@ function ResetButton({ owner }: { owner: BlockPageOwner }) {
       <Button variant="default" color="red" onClick={open}>
         {t('blockpage.reset')}
       </Button>
-      <Modal opened={opened} onClose={close} title={t('blockpage.confirmResetTitle')} centered>
-        <Text mb="md">{t('blockpage.confirmResetText')}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close} disabled={remove.isPending}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color="red"
-            data-autofocus
-            loading={remove.isPending}
-            onClick={() =>
-              remove.mutate(undefined, {
-                onSuccess: () => showSuccessToast(t('blockpage.resetDone')),
-                onSettled: close,
-              })
-            }
-          >
-            {t('blockpage.reset')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDialog
+        opened={opened}
+        onClose={close}
+        title={t('blockpage.confirmResetTitle')}
+        text={t('blockpage.confirmResetText')}
+        confirmLabel={t('blockpage.reset')}
+        loading={remove.isPending}
+        onConfirm={() => remove.mutateAsync(undefined).then(() => showSuccessToast(t('blockpage.resetDone')))}
+      />
     </>
   );
 }
@@ -109,17 +106,36 @@ function BrandingForm({ owner, branding }: { owner: BlockPageOwner; branding: Bl
   );
 }
 
+/** The owner's logo: upload (multipart `POST /ui/blockpage/logo`) and removal. */
+function BlockPageLogo({ owner, logo }: { owner: BlockPageOwner; logo: string | null }) {
+  const upload = useUploadBlockPageLogoMutation(owner);
+  const remove = useDeleteBlockPageLogoMutation(owner);
+  return (
+    <LogoUpload
+      logo={logo}
+      upload={(file) => upload.mutateAsync(file)}
+      remove={() => remove.mutateAsync(undefined)}
+      pending={upload.isPending || remove.isPending}
+    />
+  );
+}
+
 /**
  * The block-page branding of `owner` (spec §2 "block page" / "global block page"; spec §7
- * `/ui/blockpage`): title, message, support contact and footer, each falling back to the next level
- * when empty (customer → MSP → system → built-in). No logo yet.
+ * `/ui/blockpage`): logo, title, message, support contact and footer, each falling back to the next
+ * level when empty (customer → MSP → system → built-in).
  */
 export function BlockPagePanel({ owner }: { owner: BlockPageOwner }) {
   const query = useBlockPageQuery(owner);
   return (
     <Paper withBorder p="md" radius="md" maw={640}>
       <QueryState query={query}>
-        {(branding) => <BrandingForm key={branding.updated_at ?? 'unset'} owner={owner} branding={branding} />}
+        {(branding) => (
+          <Stack gap="xl">
+            <BlockPageLogo owner={owner} logo={branding.logo} />
+            <BrandingForm key={branding.updated_at ?? 'unset'} owner={owner} branding={branding} />
+          </Stack>
+        )}
       </QueryState>
     </Paper>
   );

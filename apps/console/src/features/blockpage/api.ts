@@ -1,5 +1,8 @@
 import { type BlockPageQuery, Endpoints } from '@cordon/shared';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+import { invalidateResources } from '../../api/queryKeys.ts';
 
 /**
  * Whose block page a page edits (spec §7 `/ui/blockpage`): `{ user_id }` a customer's, `{ msp_id }`
@@ -20,4 +23,26 @@ export function useSetBlockPageMutation(owner: BlockPageOwner) {
 /** `DELETE /ui/blockpage` (spec §7) for `owner`: the next level's branding applies again. */
 export function useDeleteBlockPageMutation(owner: BlockPageOwner) {
   return useEndpointMutation(Endpoints.blockpage.remove, { query: owner });
+}
+
+/**
+ * `POST /ui/blockpage/logo` (spec §7, the multipart variant; field `logo`) for `owner`: uploads its
+ * logo. Rejects with the API's error (the spec's size, dimension or type message on field `logo`).
+ */
+export function useUploadBlockPageLogoMutation(owner: BlockPageOwner) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.set('logo', file, file.name);
+      return api.call(Endpoints.blockpage.setLogo, { query: owner, form });
+    },
+    onSuccess: () => invalidateResources(queryClient, ['blockpage']),
+  });
+}
+
+/** `DELETE /ui/blockpage/logo` (spec §7) for `owner`: the next level's logo shows again. */
+export function useDeleteBlockPageLogoMutation(owner: BlockPageOwner) {
+  return useEndpointMutation(Endpoints.blockpage.removeLogo, { query: owner });
 }

@@ -1,29 +1,53 @@
-import { Button, Modal } from '@mantine/core';
+import { parseLicenceLimit } from '@cordon/shared';
+import { Button, Modal, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ListPagination } from '../../components/ListPagination.tsx';
+import { ListToolbar, useListState } from '../../components/DataTable.tsx';
+import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
-import { QueryState } from '../../components/QueryState.tsx';
-import { useMspId, useSessionStore } from '../../session/context.ts';
-import { useCustomersQuery, useMspQuery } from './api.ts';
+import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import { useMspId, useSession, useSessionStore } from '../../session/context.ts';
+import { type CustomerSortKey, useCustomersQuery, useDeleteCustomersMutation, useMspQuery } from './api.ts';
 import { CustomerCreateForm } from './CustomerCreateForm.tsx';
 import { CustomersTable } from './CustomersTable.tsx';
 
 /**
- * `/msp/overview` (spec §2): the customers of the MSP in scope (the selected MSP for role 1, the
- * token's for role 3) with a "New customer" form; opening a customer selects it.
+ * `/msp/overview` (spec §2): the MSP in scope (the selected MSP for role 1, the token's for role 3):
+ * its dashboard, its licence use, its customers with search, sort and paging (spec §9), "New
+ * customer" (refused with a clear message beyond the licence) and "Delete selected" as one `/batch`.
+ * A customer's name selects it and opens its area; its details button opens its id page.
  */
 export function MspOverviewPage() {
   const { t } = useTranslation();
   const mspId = useMspId();
-  const session = useSessionStore();
-  const [page, setPage] = useState(1);
+  const session = useSession();
+  const store = useSessionStore();
+  const list = useListState<CustomerSortKey>({ key: 'name', dir: 'asc' });
   const [opened, { open, close }] = useDisclosure(false);
   const msp = useMspQuery(mspId);
-  const customers = useCustomersQuery(mspId, page);
+  const customers = useCustomersQuery(mspId, list.query);
+  const rows = customers.data?.data ?? [];
+  const selection = useRowSelection(rows.map((c) => c.id));
+  const remove = useDeleteCustomersMutation();
+  const toastResult = useMultiDeleteToasts();
   usePageSubtitle(msp.data?.name);
+  const limit = msp.data ? parseLicenceLimit(msp.data.license) : null;
+
+  const onDelete = async () => {
+    const names = new Map(rows.map((c) => [String(c.id), c.accountName]));
+    const outcome = await remove.run(selection.selected);
+    toastResult({
+      deleted: outcome.succeeded.length,
+      failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
+    });
+    if (session.selectedCustomer !== null && outcome.succeeded.includes(String(session.selectedCustomer))) {
+      store.selectCustomer(null);
+    }
+    selection.clear();
+    list.afterDelete(outcome.succeeded.length, rows.length);
+  };
+
   return (
     <>
       <PageHeader
@@ -33,14 +57,21 @@ export function MspOverviewPage() {
           </Button>
         }
       />
-      <QueryState query={customers}>
-        {(list) => (
-          <>
-            <CustomersTable customers={list.data} onOpen={(c) => session.selectCustomer(c.id)} />
-            <ListPagination total={list.total} page={page} onChange={setPage} />
-          </>
-        )}
-      </QueryState>
+      <Dashboard owner={{ kind: 'msp', id: mspId }} />
+      {msp.data ? (
+        <Text size="sm" c="dimmed" mb="sm" data-testid="licence-use">
+          {limit === null
+            ? t('customers.licenceUnlimited', { count: msp.data.customers_count })
+            : t('customers.licenceUse', { used: msp.data.customers_count, limit })}
+        </Text>
+      ) : null}
+      <ListToolbar
+        list={list}
+        actions={
+          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+        }
+      />
+      <CustomersTable query={customers} list={list} selection={selection} onOpen={(c) => store.selectCustomer(c.id)} />
       <Modal opened={opened} onClose={close} title={t('customers.new')} size="lg">
         <CustomerCreateForm mspId={mspId} onDone={close} />
       </Modal>

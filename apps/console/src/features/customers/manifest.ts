@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The MSP overview: the MSP's customers and "New customer" (spec §2 MSP). */
+/** The MSP overview (its customers, "New customer", multi-delete) and the customer id page (spec §2 MSP). */
 export const customersFeature = defineFeature({
   name: 'customers',
   routes: [
@@ -11,6 +11,12 @@ export const customersFeature = defineFeature({
       titleKey: 'pages.mspOverview',
       page: () => import('./MspOverviewPage.tsx').then((m) => m.MspOverviewPage),
       menu: { labelKey: 'nav.overview', order: 10 },
+    },
+    {
+      path: '/msp/overview/:id',
+      area: 'msp',
+      titleKey: 'pages.customer',
+      page: () => import('./CustomerDetailPage.tsx').then((m) => m.CustomerDetailPage),
     },
   ],
   messages: { en },

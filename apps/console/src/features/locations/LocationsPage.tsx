@@ -1,37 +1,47 @@
-import { Button, Group, Modal } from '@mantine/core';
+import { LOCATION_TYPES, type LocationType } from '@cordon/shared';
+import { Anchor, Button, Modal, Select } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { QueryState } from '../../components/QueryState.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
-import { useDeleteLocationsMutation, useLocationsQuery } from './api.ts';
+import { type LocationSortKey, useDeleteLocationsMutation, useLocationsQuery } from './api.ts';
 import { LocationCreateForm } from './LocationCreateForm.tsx';
-import { LocationsTable } from './LocationsTable.tsx';
+import { locationPath, locationWhere } from './paths.ts';
 
 /**
- * `/customer/environment/locations` (spec §2): the customer's locations, a "New location" (static IP)
- * form, and "Delete selected" sent as one `/batch` (spec §7 Batch). Only static-IP locations have a
- * delete route today, so only they can be selected.
+ * `/customer/environment/locations` (spec §2): the customer's locations of every type with paging,
+ * sort, search (name, host or address) and a type filter (spec §9), "New location" for each of the
+ * five types, and "Delete selected" sent as one `/batch` after a confirmation (spec §7 Batch).
  */
 export function LocationsPage() {
   const { t } = useTranslation();
   const customerId = useCustomerId();
   const [opened, { open, close }] = useDisclosure(false);
-  const locations = useLocationsQuery(customerId);
+  const [type, setType] = useState<LocationType | 'all'>('all');
+  const list = useListState<LocationSortKey>({ key: 'name', dir: 'asc' });
+  const locations = useLocationsQuery(customerId, type, list.query);
   const rows = locations.data?.data ?? [];
-  const selection = useRowSelection(rows.filter((l) => l.type === 'staticip').map((l) => l.id));
+  const selection = useRowSelection(rows.map((l) => l.id));
   const remove = useDeleteLocationsMutation(customerId);
   const toastResult = useMultiDeleteToasts();
   const onDelete = async () => {
-    const names = new Map(rows.map((l) => [String(l.id), l.name]));
-    const outcome = await remove.run(selection.selected);
+    const byId = new Map(rows.map((l) => [l.id, l]));
+    const targets = selection.selected.flatMap((id) => {
+      const l = byId.get(id);
+      return l ? [{ id, type: l.type }] : [];
+    });
+    const outcome = await remove.run(targets);
     toastResult({
       deleted: outcome.succeeded.length,
-      failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
+      failed: outcome.failed.map((f) => ({ name: byId.get(Number(f.id))?.name ?? f.id, error: f.error })),
     });
     selection.clear();
+    list.afterDelete(outcome.succeeded.length, rows.length);
   };
   return (
     <>
@@ -42,13 +52,58 @@ export function LocationsPage() {
           </Button>
         }
       />
-      <Group justify="flex-end" mb="md">
-        <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
-      </Group>
-      <QueryState query={locations}>
-        {(list) => <LocationsTable locations={list.data} selection={selection} />}
-      </QueryState>
-      <Modal opened={opened} onClose={close} title={t('locations.newStaticIp')} size="lg">
+      <ListToolbar
+        list={list}
+        searchLabel={t('locations.search')}
+        actions={
+          <>
+            <Select
+              aria-label={t('locations.typeFilter')}
+              data={[
+                { value: 'all', label: t('locations.allTypes') },
+                ...LOCATION_TYPES.map((v) => ({ value: v, label: t(`locations.types.${v}`) })),
+              ]}
+              value={type}
+              allowDeselect={false}
+              w={170}
+              onChange={(v) => {
+                setType((v ?? 'all') as LocationType | 'all');
+                list.setPage(1);
+                selection.clear();
+              }}
+            />
+            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          </>
+        }
+      />
+      <QueryDataTable
+        query={locations}
+        list={list}
+        testId="locations-table"
+        minWidth={640}
+        rowKey={(l) => l.id}
+        select={{ selection, rowId: (l) => l.id, rowName: (l) => l.name }}
+        columns={[
+          {
+            key: 'name',
+            header: t('common.name'),
+            sortKey: 'name',
+            render: (l) => (
+              <Anchor component={Link} to={locationPath(l)} fw={500}>
+                {l.name}
+              </Anchor>
+            ),
+          },
+          { key: 'type', header: t('locations.type'), sortKey: 'type', render: (l) => t(`locations.types.${l.type}`) },
+          { key: 'where', header: t('locations.addresses'), render: locationWhere, td: { ff: 'monospace', fz: 'sm' } },
+          {
+            key: 'policy',
+            header: t('locations.policy'),
+            render: (l) => (l.policy_id === null ? t('locations.inherited', { name: l.policy_name }) : l.policy_name),
+          },
+        ]}
+      />
+      <Modal opened={opened} onClose={close} title={t('locations.new')} size="lg">
         <LocationCreateForm customerId={customerId} onDone={close} />
       </Modal>
     </>

@@ -1,10 +1,52 @@
-import { Endpoints } from '@cordon/shared';
-import { deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { Endpoints, type LocationType, type OtherLocationType } from '@cordon/shared';
+import { keepPreviousData } from '@tanstack/react-query';
+import { batchItem, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
-/** `GET /users/{id}/locations/all` (spec §7 Locations). */
-export function useLocationsQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.locations.list, { params: { id: customerId, type: 'all' } });
+/** The location list's sort keys the page offers (docs/api.md "Locations, devices, groups and users"). */
+export type LocationSortKey = 'name' | 'type';
+
+/** One page of the location list (spec §9): paging, sort, search text (empty = none) and the type shown. */
+export interface LocationListPage {
+  limit: number;
+  offset: number;
+  sortkey: LocationSortKey;
+  sortdir: 'asc' | 'desc';
+  filter: string;
+}
+
+/** `GET /users/{id}/locations/{type|all}` (spec §7 Locations), one page; `policyId` keeps a policy's locations. */
+export function useLocationsQuery(
+  customerId: number,
+  type: LocationType | 'all',
+  page: LocationListPage,
+  policyId?: number,
+) {
+  return useEndpointQuery(
+    Endpoints.locations.list,
+    {
+      params: { id: customerId, type },
+      query: {
+        limit: page.limit,
+        offset: page.offset,
+        sortkey: page.sortkey,
+        sortdir: page.sortdir,
+        ...(page.filter ? { filter: page.filter } : {}),
+        ...(policyId !== undefined ? { policy_id: policyId } : {}),
+      },
+    },
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/** `GET /users/{id}/locations/staticip/{locId}` (spec §7 Locations). */
+export function useStaticLocationQuery(customerId: number, locId: number, enabled: boolean) {
+  return useEndpointQuery(Endpoints.locations.getStatic, { params: { id: customerId, locId } }, { enabled });
+}
+
+/** `GET /users/{id}/locations/{type}/{locId}` for the non-static types (spec §7 Locations). */
+export function useOtherLocationQuery(customerId: number, type: OtherLocationType, locId: number, enabled: boolean) {
+  return useEndpointQuery(Endpoints.locations.get, { params: { id: customerId, type, locId } }, { enabled });
 }
 
 /**
@@ -28,18 +70,55 @@ export function useCreateStaticIpLocationMutation(customerId: number) {
   });
 }
 
+/** `POST /users/{id}/locations/{type}` for the non-static types (spec §7 Locations). */
+export function useCreateOtherLocationMutation(customerId: number, type: OtherLocationType) {
+  return useEndpointMutation(Endpoints.locations.create, {
+    params: { id: customerId, type },
+    invalidates: ['policies'],
+  });
+}
+
+/** `POST /users/{id}/locations/staticip/{locId}` (spec §7): an update; `addresses` replaces the set. */
+export function useUpdateStaticIpLocationMutation(customerId: number, locId: number) {
+  return useEndpointMutation(Endpoints.locations.updateStatic, {
+    params: { id: customerId, locId },
+    invalidates: ['policies'],
+  });
+}
+
+/** `POST /users/{id}/locations/{type}/{locId}` (spec §7): an update of a non-static location. */
+export function useUpdateOtherLocationMutation(customerId: number, type: OtherLocationType, locId: number) {
+  return useEndpointMutation(Endpoints.locations.update, {
+    params: { id: customerId, type, locId },
+    invalidates: ['policies'],
+  });
+}
+
+/** The location id page's delete: `DELETE /users/{id}/locations/{type}/{locId}` (staticip has its own path). */
+export function useDeleteLocationMutation(customerId: number, type: LocationType, locId: number) {
+  const batch = useDeleteLocationsMutation(customerId);
+  return { isPending: batch.isPending, run: () => batch.run([{ id: locId, type }]) };
+}
+
 /**
- * Deletes static-IP locations of customer `customerId` as ONE `POST /batch` of
- * `DELETE /users/{id}/locations/staticip/{locId}` (spec §7 Batch, Locations); the policies list their
+ * Deletes locations of customer `customerId` (any types) as ONE `POST /batch` of `DELETE
+ * /users/{id}/locations/{type}/{locId}` (spec §7 Batch, Locations); the policies list their
  * locations, so they go stale too.
  */
 export function useDeleteLocationsMutation(customerId: number) {
-  const batch = useBatchMutation({ invalidates: ['locations', 'policies'] });
+  const batch = useBatchMutation({ invalidates: ['locations', 'policies', 'devices'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
+    run: (targets: ReadonlyArray<{ id: number; type: LocationType }>) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.locations.removeStatic, ids, (locId) => ({ params: { id: customerId, locId } })),
+        Object.fromEntries(
+          targets.map((l) => [
+            String(l.id),
+            l.type === 'staticip'
+              ? batchItem(Endpoints.locations.removeStatic, { params: { id: customerId, locId: l.id } })
+              : batchItem(Endpoints.locations.remove, { params: { id: customerId, type: l.type, locId: l.id } }),
+          ]),
+        ),
       ),
   };
 }

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The customer's locations and "New location" (static IP) (spec §2 Customer, environment). */
+/** The customer's locations of every type and their id pages (spec §2 Customer, environment). */
 export const locationsFeature = defineFeature({
   name: 'locations',
   routes: [
@@ -11,6 +11,12 @@ export const locationsFeature = defineFeature({
       titleKey: 'pages.locations',
       page: () => import('./LocationsPage.tsx').then((m) => m.LocationsPage),
       menu: { labelKey: 'nav.locations', parent: 'environment', order: 10 },
+    },
+    {
+      path: '/customer/environment/locations/:type/:id',
+      area: 'customer',
+      titleKey: 'pages.location',
+      page: () => import('./LocationDetailPage.tsx').then((m) => m.LocationDetailPage),
     },
   ],
   messages: { en },

@@ -1,31 +1,23 @@
 import { Text } from '@mantine/core';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ListPagination } from '../../components/ListPagination.tsx';
+import { ListToolbar, useListState } from '../../components/DataTable.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { QueryState } from '../../components/QueryState.tsx';
-import { useMspsQuery } from './api.ts';
+import { type MspSortKey, useMspsQuery } from './api.ts';
 import { MspsTable } from './MspsTable.tsx';
 
-/** `/sales/msps` (spec §2 Sales): the MSP list, read-only (docs/architecture.md "Tenancy"). */
+/** `/sales/msps` (spec §2 Sales): the MSP list, read-only, with search, sort and paging (spec §9). */
 export function SalesMspsPage() {
   const { t } = useTranslation();
-  const [page, setPage] = useState(1);
-  const msps = useMspsQuery(page);
+  const list = useListState<MspSortKey>({ key: 'name', dir: 'asc' });
+  const msps = useMspsQuery(list.query);
   return (
     <>
       <PageHeader />
       <Text c="dimmed" mb="md">
         {t('msps.readOnly')}
       </Text>
-      <QueryState query={msps}>
-        {(list) => (
-          <>
-            <MspsTable msps={list.data} />
-            <ListPagination total={list.total} page={page} onChange={setPage} />
-          </>
-        )}
-      </QueryState>
+      <ListToolbar list={list} />
+      <MspsTable query={msps} list={list} basePath="/sales/msps" />
     </>
   );
 }

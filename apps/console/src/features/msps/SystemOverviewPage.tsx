@@ -1,26 +1,49 @@
 import { Button, Modal } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ListPagination } from '../../components/ListPagination.tsx';
+import { ListToolbar, useListState } from '../../components/DataTable.tsx';
+import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { QueryState } from '../../components/QueryState.tsx';
-import { useSessionStore } from '../../session/context.ts';
-import { useMspsQuery } from './api.ts';
+import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import { useSession, useSessionStore } from '../../session/context.ts';
+import { type MspSortKey, useDeleteMspsMutation, useMspsQuery } from './api.ts';
 import { MspCreateForm } from './MspCreateForm.tsx';
 import { MspsTable } from './MspsTable.tsx';
 
 /**
- * `/system/overview` (spec §2): the MSPs with a "New MSP" form; opening an MSP stores it as the
- * selected MSP the system admin acts on (spec §4) and goes to its overview.
+ * `/system/overview` (spec §2): the system dashboard and the MSPs with search, sort and paging
+ * (spec §9), "New MSP", and "Delete selected" as one `/batch` after a confirmation. An MSP's name
+ * selects it (spec §4) and opens the MSP area; its details button opens its id page; a deleted
+ * selected MSP is deselected.
  */
 export function SystemOverviewPage() {
   const { t } = useTranslation();
-  const session = useSessionStore();
-  const [page, setPage] = useState(1);
+  const store = useSessionStore();
+  const session = useSession();
+  const list = useListState<MspSortKey>({ key: 'name', dir: 'asc' });
   const [opened, { open, close }] = useDisclosure(false);
-  const msps = useMspsQuery(page);
+  const msps = useMspsQuery(list.query);
+  const rows = msps.data?.data ?? [];
+  const selection = useRowSelection(rows.map((m) => m.id));
+  const remove = useDeleteMspsMutation();
+  const toastResult = useMultiDeleteToasts();
+
+  const onDelete = async () => {
+    const names = new Map(rows.map((m) => [String(m.id), m.name]));
+    const outcome = await remove.run(selection.selected);
+    toastResult({
+      deleted: outcome.succeeded.length,
+      failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
+    });
+    if (session.selectedMsp !== null && outcome.succeeded.includes(String(session.selectedMsp))) {
+      store.selectMsp(null);
+      store.selectCustomer(null);
+    }
+    selection.clear();
+    list.afterDelete(outcome.succeeded.length, rows.length);
+  };
+
   return (
     <>
       <PageHeader
@@ -30,20 +53,23 @@ export function SystemOverviewPage() {
           </Button>
         }
       />
-      <QueryState query={msps}>
-        {(list) => (
-          <>
-            <MspsTable
-              msps={list.data}
-              onOpen={(msp) => {
-                session.selectMsp(msp.id);
-                session.selectCustomer(null);
-              }}
-            />
-            <ListPagination total={list.total} page={page} onChange={setPage} />
-          </>
-        )}
-      </QueryState>
+      <Dashboard owner={{ kind: 'system' }} />
+      <ListToolbar
+        list={list}
+        actions={
+          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+        }
+      />
+      <MspsTable
+        query={msps}
+        list={list}
+        basePath="/system/overview"
+        selection={selection}
+        onOpen={(msp) => {
+          store.selectMsp(msp.id);
+          store.selectCustomer(null);
+        }}
+      />
       <Modal opened={opened} onClose={close} title={t('msps.new')} size="lg">
         <MspCreateForm onDone={close} />
       </Modal>

@@ -1,13 +1,26 @@
-import { Endpoints } from '@cordon/shared';
+import { Endpoints, type ListQuery } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
+import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
-import { pageQuery } from '../../components/ListPagination.tsx';
 
-/** `GET /msp` (spec §7 MSPs): one page of MSPs sorted by name. */
-export function useMspsQuery(page: number) {
+/** The MSP list's sort keys (spec §9 sort; the API sorts MSPs by these). */
+export type MspSortKey = 'name' | 'company_name' | 'license' | 'created_at';
+
+/** `GET /msp` (spec §7 MSPs): one page of MSPs, sorted and filtered (spec §9). */
+export function useMspsQuery(query: ListQuery) {
+  return useEndpointQuery(Endpoints.msps.list, { query }, { placeholderData: keepPreviousData });
+}
+
+/** `GET /msp/{id}` (spec §7 MSPs): one MSP (system, sales, or its own admin). */
+export function useMspQuery(id: number) {
+  return useEndpointQuery(Endpoints.msps.get, { params: { id } });
+}
+
+/** `GET /users/?msp_id=` (spec §7 Customers): one page of an MSP's customers (sales: read-only). */
+export function useMspCustomersQuery(mspId: number, query: ListQuery) {
   return useEndpointQuery(
-    Endpoints.msps.list,
-    { query: { ...pageQuery(page), sortkey: 'name', sortdir: 'asc' } },
+    Endpoints.customers.list,
+    { query: { ...query, msp_id: mspId } },
     { placeholderData: keepPreviousData },
   );
 }
@@ -15,4 +28,24 @@ export function useMspsQuery(page: number) {
 /** `POST /msp` (spec §7 MSPs) with `mspCreateSchema`'s output. */
 export function useCreateMspMutation() {
   return useEndpointMutation(Endpoints.msps.create);
+}
+
+/** `PUT /msp/{id}` (spec §7 MSPs): name, company, licence, time zone. */
+export function useUpdateMspMutation(id: number) {
+  return useEndpointMutation(Endpoints.msps.update, { params: { id } });
+}
+
+/** "Delete selected" MSPs as one `/batch` of `DELETE /msp/{id}` (spec §7 Batch; everything they own goes too). */
+export function useDeleteMspsMutation() {
+  const batch = useBatchMutation({ invalidates: ['msp', 'customers'] });
+  return {
+    isPending: batch.isPending,
+    run: (ids: readonly number[]) =>
+      batch.mutateAsync(deleteItems(Endpoints.msps.remove, ids, (id) => ({ params: { id } }))),
+  };
+}
+
+/** `DELETE /msp/{id}` (spec §7 MSPs): the MSP and everything it owns. */
+export function useDeleteMspMutation(id: number) {
+  return useEndpointMutation(Endpoints.msps.remove, { params: { id }, invalidates: ['customers'] });
 }

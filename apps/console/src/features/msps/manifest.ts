@@ -1,7 +1,12 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The MSP list: the system overview (with "New MSP") and the sales list (spec §2 System, Sales). */
+const detail = () => import('./MspDetailPage.tsx');
+
+/**
+ * The MSPs: the system overview (dashboard, MSP list, "New MSP", multi-delete) and its MSP id page,
+ * and the sales area's read-only list and MSP id page (spec §2 System, Sales).
+ */
 export const mspsFeature = defineFeature({
   name: 'msps',
   routes: [
@@ -13,11 +18,23 @@ export const mspsFeature = defineFeature({
       menu: { labelKey: 'nav.overview', order: 10 },
     },
     {
+      path: '/system/overview/:id',
+      area: 'system',
+      titleKey: 'pages.msp',
+      page: () => detail().then((m) => m.SystemMspPage),
+    },
+    {
       path: '/sales/msps',
       area: 'sales',
       titleKey: 'pages.salesMsps',
       page: () => import('./SalesMspsPage.tsx').then((m) => m.SalesMspsPage),
       menu: { labelKey: 'nav.msps', order: 10 },
+    },
+    {
+      path: '/sales/msps/:id',
+      area: 'sales',
+      titleKey: 'pages.msp',
+      page: () => detail().then((m) => m.SalesMspPage),
     },
   ],
   messages: { en },

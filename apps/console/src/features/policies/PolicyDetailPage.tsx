@@ -8,9 +8,10 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { usePolicyCategoriesQuery, usePolicyQuery } from './api.ts';
 import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';
 import { PolicyEditForm } from './PolicyEditForm.tsx';
+import { PolicyDevicesTab, PolicyLocationsTab } from './PolicyEnvironmentTabs.tsx';
 
-/** The policy's tabs (spec §2 "Policy {id}"): details at the id, domains at `/domains`. */
-type PolicyTab = 'details' | 'domains';
+/** The policy's tabs (spec §2 "Policy {id}"): details at the id, then `/domains`, `/locations` and `/devices`. */
+type PolicyTab = 'details' | 'domains' | 'locations' | 'devices';
 
 function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
   const { t } = useTranslation();
@@ -24,10 +25,12 @@ function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
         <IconArrowLeft size={14} style={{ verticalAlign: 'middle' }} /> {t('policies.back')}
       </Anchor>
       <PageHeader />
-      <Tabs value={tab} onChange={(v) => navigate(v === 'domains' ? `${base}/domains` : base)} keepMounted={false}>
+      <Tabs value={tab} onChange={(v) => navigate(!v || v === 'details' ? base : `${base}/${v}`)} keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="details">{t('policies.details')}</Tabs.Tab>
           <Tabs.Tab value="domains">{t('policies.domainsTab')}</Tabs.Tab>
+          <Tabs.Tab value="locations">{t('policies.locationsTab')}</Tabs.Tab>
+          <Tabs.Tab value="devices">{t('policies.devicesTab')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="details">
           <PolicyDetailsTab id={id} />
@@ -40,6 +43,20 @@ function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
               <QueryState query={policy}>{() => null}</QueryState>
             )}
           </Paper>
+        </Tabs.Panel>
+        <Tabs.Panel value="locations">
+          {policy.data ? (
+            <PolicyLocationsTab policyId={id} customerId={policy.data.user_id} />
+          ) : (
+            <QueryState query={policy}>{() => null}</QueryState>
+          )}
+        </Tabs.Panel>
+        <Tabs.Panel value="devices">
+          {policy.data ? (
+            <PolicyDevicesTab policyId={id} customerId={policy.data.user_id} />
+          ) : (
+            <QueryState query={policy}>{() => null}</QueryState>
+          )}
         </Tabs.Panel>
       </Tabs>
     </>
@@ -91,11 +108,13 @@ function PolicyDetailsTab({ id }: { id: number }) {
 
 /**
  * `/customer/content_filtering/policies/{id}` (spec §2 "Policy {id}": details and categories) and
- * its domains tab at `…/{id}/domains` (the policy's allow and block lists, the shared list view).
+ * its domains tab at `…/{id}/domains` (the policy's allow and block lists, the shared list view),
+ * locations tab at `…/{id}/locations` and devices tab at `…/{id}/devices`.
  */
 export function PolicyDetailPage() {
   const id = Number(useParams().id);
-  const tab: PolicyTab = useLocation().pathname.endsWith('/domains') ? 'domains' : 'details';
+  const last = useLocation().pathname.split('/').at(-1);
+  const tab: PolicyTab = last === 'domains' || last === 'locations' || last === 'devices' ? last : 'details';
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;
   return <PolicyDetail id={id} tab={tab} />;
 }

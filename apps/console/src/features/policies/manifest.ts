@@ -28,11 +28,29 @@ export const policiesFeature = defineFeature({
       page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
     },
     {
+      path: '/customer/content_filtering/policies/:id/locations',
+      area: 'customer',
+      titleKey: 'pages.policy',
+      page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
+    },
+    {
+      path: '/customer/content_filtering/policies/:id/devices',
+      area: 'customer',
+      titleKey: 'pages.policy',
+      page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
+    },
+    {
       path: '/customer/settings/default_policy',
       area: 'customer',
       titleKey: 'pages.defaultPolicy',
       page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
       menu: { labelKey: 'nav.defaultPolicy', parent: 'settings', order: 20 },
+    },
+    {
+      path: '/customer/settings/default_policy/domains',
+      area: 'customer',
+      titleKey: 'pages.defaultPolicy',
+      page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
     },
     {
       path: '/msp/global_settings/global_default_policy',

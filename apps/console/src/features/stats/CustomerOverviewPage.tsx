@@ -1,31 +1,17 @@
-import { Constants } from '@cordon/shared';
-import { Paper, Title } from '@mantine/core';
-import { useTranslation } from 'react-i18next';
+import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
-import { QueryState } from '../../components/QueryState.tsx';
 import { useCustomerId } from '../../session/context.ts';
-import { useCustomerQuery, useStatsOverviewQuery, useStatsTrafficQuery } from './api.ts';
-import { StatsNumbers } from './StatsNumbers.tsx';
-import { TrafficChart } from './TrafficChart.tsx';
+import { useCustomerQuery } from './api.ts';
 
-/** `/customer/overview` (spec §2): today's four numbers and the allowed/blocked traffic chart (spec §9 defaults). */
+/** `/customer/overview` (spec §2): the customer's traffic dashboard (spec §3 "Stats", §9 dashboard defaults). */
 export function CustomerOverviewPage() {
-  const { t } = useTranslation();
   const customerId = useCustomerId();
   const customer = useCustomerQuery(customerId);
-  const overview = useStatsOverviewQuery(customerId, Constants.dashboardTrafficDefault);
-  const traffic = useStatsTrafficQuery(customerId, Constants.dashboardTrafficDefault);
   usePageSubtitle(customer.data?.accountName);
   return (
     <>
       <PageHeader />
-      <QueryState query={overview}>{(stats) => <StatsNumbers stats={stats} />}</QueryState>
-      <Paper withBorder p="md" radius="md">
-        <Title order={2} size="h4" mb="sm">
-          {t('stats.traffic')}
-        </Title>
-        <QueryState query={traffic}>{(data) => <TrafficChart traffic={data} />}</QueryState>
-      </Paper>
+      <Dashboard owner={{ kind: 'customer', id: customerId }} />
     </>
   );
 }

@@ -17,7 +17,16 @@ import { unclassifiedRule } from './rules/unclassified.ts';
 import type { Decision, EngineQuestion, EngineSnapshot, KnownIdentity, Rule } from './types.ts';
 
 export { DECISIONS, staticRouteDecision } from './decisions.ts';
-export type { ActiveBypass, Decision, EngineQuestion, EngineSnapshot, Identity, KnownIdentity, Rule } from './types.ts';
+export type {
+  ActiveBypass,
+  Decision,
+  DeviceRoutes,
+  EngineQuestion,
+  EngineSnapshot,
+  Identity,
+  KnownIdentity,
+  Rule,
+} from './types.ts';
 
 /**
  * THE decision order, first rule first (docs/architecture.md "Decision order"). Pinned by

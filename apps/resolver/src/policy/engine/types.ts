@@ -18,18 +18,35 @@ export interface Decision {
 }
 
 /**
- * A known client (docs/architecture.md "Data plane", identify): the tenant, the location and the
- * compiled effective policy — the location's own, else the customer's default; null only when the
- * customer has no default policy at all (then nothing of the policy applies). Built when the
- * snapshot is, shared by every query from the location.
+ * A known client (docs/architecture.md "Identification"): the tenant, the location or device (and
+ * the user the agent reports) and the compiled effective policy by the precedence rule (user →
+ * group → device/location → customer default); null only when the customer has no default policy
+ * at all (then nothing of the policy applies). Built when the snapshot is, shared by every query
+ * of the location, device, or device and user.
  */
 export interface KnownIdentity {
   readonly kind: 'ok';
   readonly customerId: number;
   /** The customer's MSP (its global lists apply, decision order step 4). */
   readonly mspId: number;
-  readonly locationId: number;
+  /** The location; for a device, the one its last heartbeat came from (null when none matched). */
+  readonly locationId: number | null;
+  /** The device identified by its key (DoH path or EDNS(0) option 65073); null for a location. */
+  readonly deviceId: number | null;
+  /** The internal user the agent reported (EDNS(0) option 65074), when known; else null. */
+  readonly userId: number | null;
+  readonly userName: string | null;
+  /** That user's effective group (highest ranked enabled group with a policy), or null. */
+  readonly groupId: number | null;
   readonly policy: CompiledPolicy | null;
+  /** The device exception's `Use Specific Resolver` rules (checked with step 2), or null. */
+  readonly deviceRoutes: DeviceRoutes | null;
+}
+
+/** A device exception's forwarding rules as the engine reads them (snapshot/identities.ts builds them). */
+export interface DeviceRoutes {
+  /** The `static_route` decision of the rule matching `qname` (and the client address when the rule names one), or null. */
+  lookup(qname: string, clientIp: string | undefined): Decision | null;
 }
 
 /**

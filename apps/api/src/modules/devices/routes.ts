@@ -1,0 +1,49 @@
+import { devices } from '@cordon/core';
+import { Endpoints } from '@cordon/shared';
+import type { FastifyInstance } from 'fastify';
+import { registerEndpoint } from '../../http/endpoint.ts';
+import type { AppDeps } from '../../types.ts';
+
+/**
+ * Device routes (spec §7 "Devices") under `/users/{id}/devices`, from `Endpoints.devices`. Scope
+ * `customer`: the guard checks customer `id` is visible; core scopes every query by tenant and
+ * customer in SQL. The static `config` and `key` paths are registered before `{deviceId}`.
+ */
+export function registerDeviceRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const e = Endpoints.devices;
+  registerEndpoint(app, e.list, ({ caller, params, query }) => devices.listDevices(deps, caller, params.id, query));
+  registerEndpoint(app, e.getConfig, ({ caller, params }) => devices.getDeviceConfig(deps, caller, params.id));
+  registerEndpoint(app, e.updateConfig, ({ caller, params, body }) =>
+    devices.updateDeviceConfig(deps, caller, params.id, body),
+  );
+  registerEndpoint(app, e.getAdvanced, ({ caller, params }) => devices.customerAdvanced(deps, caller, params.id));
+  registerEndpoint(app, e.setAdvanced, ({ caller, params, body }) =>
+    devices.customerAdvanced(deps, caller, params.id, body.configuration),
+  );
+  registerEndpoint(app, e.resetAdvanced, ({ caller, params }) =>
+    devices.customerAdvanced(deps, caller, params.id, null),
+  );
+  registerEndpoint(app, e.regenerateKey, ({ caller, params }) => devices.regenerateInstallKey(deps, caller, params.id));
+  registerEndpoint(app, e.get, ({ caller, params }) => devices.getDevice(deps, caller, params.id, params.deviceId));
+  registerEndpoint(app, e.update, ({ caller, params, body }) =>
+    devices.updateDevice(deps, caller, params.id, params.deviceId, body),
+  );
+  registerEndpoint(app, e.remove, ({ caller, params }) =>
+    devices.deleteDevice(deps, caller, params.id, params.deviceId),
+  );
+  registerEndpoint(app, e.setDeviceAdvanced, ({ caller, params, body }) =>
+    devices.setDeviceAdvanced(deps, caller, params.id, params.deviceId, body.configuration),
+  );
+  registerEndpoint(app, e.resetDeviceAdvanced, ({ caller, params }) =>
+    devices.setDeviceAdvanced(deps, caller, params.id, params.deviceId, null),
+  );
+}
+
+/**
+ * The agent's public calls (docs/decisions.md "Environment"): no token; the install key (enrolment)
+ * or the device key (heartbeat) in the body authenticates, and the client address is recorded.
+ */
+export function registerPublicDeviceRoutes(app: FastifyInstance, deps: AppDeps): void {
+  registerEndpoint(app, Endpoints.devices.enrol, ({ body, request }) => devices.enrolDevice(deps, body, request.ip));
+  registerEndpoint(app, Endpoints.devices.heartbeat, ({ body, request }) => devices.heartbeat(deps, body, request.ip));
+}

@@ -1,0 +1,36 @@
+import { Button } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { IconTrash } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
+
+/**
+ * A "Delete" button behind a confirmation dialog naming what goes (`text`); `onConfirm` runs the
+ * delete and the dialog closes when it settles.
+ */
+export function ConfirmDeleteButton(props: {
+  label: string;
+  title: string;
+  text: string;
+  loading: boolean;
+  onConfirm: () => Promise<unknown>;
+}) {
+  const { t } = useTranslation();
+  const [opened, { open, close }] = useDisclosure(false);
+  return (
+    <>
+      <Button color="red" variant="light" leftSection={<IconTrash size={16} aria-hidden />} onClick={open}>
+        {props.label}
+      </Button>
+      <ConfirmDialog
+        opened={opened}
+        onClose={close}
+        title={props.title}
+        text={props.text}
+        confirmLabel={t('common.delete')}
+        loading={props.loading}
+        onConfirm={props.onConfirm}
+      />
+    </>
+  );
+}

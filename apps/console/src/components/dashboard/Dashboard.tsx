@@ -1,0 +1,69 @@
+import { Box, Paper, SegmentedControl, SimpleGrid, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { QueryState } from '../QueryState.tsx';
+import { type DashboardOwner, type DashboardPeriod, TOP_LISTS, useDashboardQuery } from './api.ts';
+import { HistoryChart, TrafficChart } from './charts.tsx';
+import { StatsNumbers } from './StatsNumbers.tsx';
+import { TopList } from './TopList.tsx';
+
+const PERIODS: readonly DashboardPeriod[] = ['today', 'yesterday', '7days', '30days'];
+
+/**
+ * The traffic dashboard of a customer, an MSP or the system overview (spec §3 "Stats", §9 dashboard
+ * defaults: traffic 'today', history 5 days): a period switch, the four numbers, the hourly traffic
+ * chart, the daily history and the top categories, domains and users by allowed and blocked, all
+ * fetched in one `/batch` (spec §7 Batch).
+ */
+export function Dashboard({ owner }: { owner: DashboardOwner }) {
+  const { t } = useTranslation();
+  const [period, setPeriod] = useState<DashboardPeriod>('today');
+  const query = useDashboardQuery(owner, period);
+  const periodLabel = t(`dashboard.periods.${period}`);
+  return (
+    <Box component="section" aria-label={t('dashboard.label')} data-testid="dashboard" mb="xl">
+      <SegmentedControl
+        mb="md"
+        value={period}
+        onChange={(v) => setPeriod(v as DashboardPeriod)}
+        data={PERIODS.map((p) => ({ value: p, label: t(`dashboard.periods.${p}`) }))}
+        aria-label={t('dashboard.period')}
+        fullWidth
+        maw={520}
+      />
+      <QueryState query={query}>
+        {(d) => (
+          <>
+            <StatsNumbers stats={d.overview} />
+            <SimpleGrid cols={{ base: 1, lg: 2 }} mb="lg">
+              <Paper withBorder p="md" radius="md">
+                <Title order={2} size="h4" mb="sm">
+                  {t('dashboard.traffic', { period: periodLabel })}
+                </Title>
+                <TrafficChart traffic={d.traffic} label={t('dashboard.trafficLabel', { period: periodLabel })} />
+              </Paper>
+              <Paper withBorder p="md" radius="md">
+                <Title order={2} size="h4" mb="sm">
+                  {t('dashboard.history', { days: d.history.data.length })}
+                </Title>
+                <HistoryChart history={d.history} label={t('dashboard.history', { days: d.history.data.length })} />
+              </Paper>
+            </SimpleGrid>
+            <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+              {TOP_LISTS.map(({ dim, action }) => (
+                <TopList
+                  key={`${dim}_${action}`}
+                  testId={`top-${dim}-${action}`}
+                  title={t(`dashboard.top.${dim}_${action}`)}
+                  top={d.top[`${dim}_${action}`]}
+                  action={action}
+                  domains={dim === 'domains'}
+                />
+              ))}
+            </SimpleGrid>
+          </>
+        )}
+      </QueryState>
+    </Box>
+  );
+}

@@ -1,0 +1,42 @@
+import { formatCount, type StatsOverview } from '@cordon/shared';
+import { Paper, SimpleGrid, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+
+const ITEMS = [
+  { key: 'requests', label: 'dashboard.requests', testId: 'stat-requests' },
+  { key: 'unique_domains', label: 'dashboard.uniqueDomains', testId: 'stat-unique-domains' },
+  { key: 'allowed', label: 'dashboard.allowed', testId: 'stat-allowed' },
+  { key: 'blocked', label: 'dashboard.blocked', testId: 'stat-blocked' },
+] as const;
+
+/**
+ * The four overview numbers (spec §3 "Stats"), shown with the spec §9 count formatter; each
+ * carries its raw integer in `data-value` and `title`.
+ */
+export function StatsNumbers({ stats }: { stats: StatsOverview }) {
+  const { t } = useTranslation();
+  return (
+    <SimpleGrid cols={{ base: 2, md: 4 }} mb="lg">
+      {ITEMS.map((item) => {
+        const value = stats[item.key];
+        return (
+          <Paper key={item.key} withBorder p="md" radius="md">
+            <Text size="sm" c="dimmed" id={`${item.testId}-label`}>
+              {t(item.label)}
+            </Text>
+            <Text
+              fz={28}
+              fw={700}
+              data-testid={item.testId}
+              data-value={value}
+              aria-labelledby={`${item.testId}-label`}
+              title={String(value)}
+            >
+              {formatCount(value)}
+            </Text>
+          </Paper>
+        );
+      })}
+    </SimpleGrid>
+  );
+}

@@ -1,0 +1,78 @@
+import { Constants, type StatsHistory, type StatsTraffic } from '@cordon/shared';
+import { Text } from '@mantine/core';
+import { BarChart } from 'echarts/charts';
+import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { SVGRenderer } from 'echarts/renderers';
+import ReactEChartsCore from 'echarts-for-react/lib/core';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+
+// Only what these charts need, so the chart chunk stays small (bench/README.md).
+echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
+
+/** `HH:00` of a point on a one-day chart, `DD.MM HH:00` on a longer one (browser time). */
+function hourLabel(iso: string, withDate: boolean): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const hh = `${String(d.getHours()).padStart(2, '0')}:00`;
+  return withDate ? `${String(d.getDate()).padStart(2, '0')}.${String(d.getMonth() + 1).padStart(2, '0')} ${hh}` : hh;
+}
+
+/** Stacked allowed/blocked bars in the spec's colours (spec §9: allowed #4BA7EE, blocked #DE3617). */
+function stackedOption(labels: string[], allowed: number[], blocked: number[], names: [string, string]) {
+  return {
+    color: [Constants.allowedColour, Constants.blockedColour],
+    tooltip: { trigger: 'axis' },
+    legend: { bottom: 0 },
+    grid: { left: 8, right: 8, top: 16, bottom: 40, containLabel: true },
+    xAxis: { type: 'category', data: labels, axisLabel: { hideOverlap: true } },
+    yAxis: { type: 'value', minInterval: 1 },
+    series: [
+      { name: names[0], type: 'bar', stack: 'requests', data: allowed },
+      { name: names[1], type: 'bar', stack: 'requests', data: blocked },
+    ],
+  };
+}
+
+/** Allowed vs blocked requests per hour (spec §3 "Stats" traffic). */
+export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label: string }) {
+  const { t } = useTranslation();
+  const option = useMemo(() => {
+    const withDate = traffic.data.length > 25;
+    return stackedOption(
+      traffic.data.map((p) => hourLabel(p.time, withDate)),
+      traffic.data.map((p) => p.allowed),
+      traffic.data.map((p) => p.blocked),
+      [t('dashboard.allowed'), t('dashboard.blocked')],
+    );
+  }, [traffic, t]);
+  if (traffic.data.every((p) => p.allowed === 0 && p.blocked === 0)) {
+    return <Text c="dimmed">{t('dashboard.noTraffic')}</Text>;
+  }
+  return (
+    <figure aria-label={label} data-testid="traffic-chart" style={{ margin: 0 }}>
+      <ReactEChartsCore echarts={echarts} option={option} style={{ height: 300 }} notMerge />
+    </figure>
+  );
+}
+
+/** Allowed vs blocked requests per day of the history (spec §9: 5 days). */
+export function HistoryChart({ history, label }: { history: StatsHistory; label: string }) {
+  const { t } = useTranslation();
+  const option = useMemo(
+    () =>
+      stackedOption(
+        history.data.map((d) => `${d.date.slice(8, 10)}.${d.date.slice(5, 7)}`),
+        history.data.map((d) => d.allowed),
+        history.data.map((d) => d.blocked),
+        [t('dashboard.allowed'), t('dashboard.blocked')],
+      ),
+    [history, t],
+  );
+  return (
+    <figure aria-label={label} data-testid="history-chart" style={{ margin: 0 }}>
+      <ReactEChartsCore echarts={echarts} option={option} style={{ height: 260 }} notMerge />
+    </figure>
+  );
+}

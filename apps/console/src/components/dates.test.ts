@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { formatDate, formatDateTime, userTimeZone } from './dates.ts';
+
+const storage = (tz: string | null) => ({ getItem: () => tz });
+
+describe("dates in the user's time zone (spec §3 timezone)", () => {
+  it('reads the stored zone; empty or unknown is the system default', () => {
+    expect(userTimeZone(storage('Asia/Tokyo'))).toBe('Asia/Tokyo');
+    expect(userTimeZone(storage(''))).toBeUndefined();
+    expect(userTimeZone(storage(null))).toBeUndefined();
+    expect(userTimeZone(storage('Mars/Olympus'))).toBeUndefined();
+  });
+
+  it('formats an instant in that zone: 23:30 UTC is already the next day in Tokyo', () => {
+    const iso = '2026-03-01T23:30:00.000Z';
+    expect(formatDate(iso, 'en-GB', 'UTC')).toBe('1 Mar 2026');
+    expect(formatDate(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026');
+    expect(formatDateTime(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026, 08:30');
+  });
+});

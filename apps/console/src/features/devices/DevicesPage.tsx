@@ -1,0 +1,109 @@
+import { Anchor, Select, Text } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
+import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import { useCustomerId } from '../../session/context.ts';
+import { type DeviceSortKey, useDeleteDevicesMutation, useDevicesQuery, usePolicyChoicesQuery } from './api.ts';
+
+/** A last-contact time for a table cell, or "Never". */
+export function lastContact(at: string | null, never: string): string {
+  return at === null ? never : new Date(at).toLocaleString();
+}
+
+/**
+ * `/customer/environment/devices` (spec §2): the customer's enrolled devices with paging, sort,
+ * search and a policy filter (spec §7 `policyid`), and "Delete selected" as one `/batch` after a
+ * confirmation. Devices come from agents enrolling with the install key (Settings → Device configuration).
+ */
+export function DevicesPage() {
+  const { t } = useTranslation();
+  const customerId = useCustomerId();
+  const list = useListState<DeviceSortKey>({ key: 'name', dir: 'asc' });
+  const [policy, setPolicy] = useState<string | null>(null);
+  const policies = usePolicyChoicesQuery(customerId);
+  const devices = useDevicesQuery(customerId, {
+    ...list.query,
+    policyid: policy === null ? undefined : Number(policy),
+  });
+  const rows = devices.data?.data ?? [];
+  const selection = useRowSelection(rows.map((d) => d.id));
+  const remove = useDeleteDevicesMutation(customerId);
+  const toastResult = useMultiDeleteToasts();
+  const onDelete = async () => {
+    const names = new Map(rows.map((d) => [String(d.id), d.name]));
+    const outcome = await remove.run(selection.selected);
+    toastResult({
+      deleted: outcome.succeeded.length,
+      failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
+    });
+    selection.clear();
+    list.afterDelete(outcome.succeeded.length, rows.length);
+  };
+  return (
+    <>
+      <PageHeader />
+      <Text size="sm" c="dimmed" mb="sm">
+        {t('devices.enrolHint')}{' '}
+        <Anchor component={Link} to="/customer/settings/device_configuration">
+          {t('devices.configurationLink')}
+        </Anchor>
+      </Text>
+      <ListToolbar
+        list={list}
+        searchLabel={t('devices.search')}
+        actions={
+          <>
+            <Select
+              aria-label={t('devices.policyFilter')}
+              placeholder={t('devices.anyPolicy')}
+              clearable
+              w={190}
+              data={(policies.data?.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))}
+              value={policy}
+              onChange={(v) => {
+                setPolicy(v);
+                list.setPage(1);
+              }}
+            />
+            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          </>
+        }
+      />
+      <QueryDataTable
+        query={devices}
+        list={list}
+        testId="devices-table"
+        minWidth={760}
+        emptyText={t('devices.empty')}
+        rowKey={(d) => d.id}
+        select={{ selection, rowId: (d) => d.id, rowName: (d) => d.name }}
+        columns={[
+          {
+            key: 'name',
+            header: t('common.name'),
+            sortKey: 'name',
+            render: (d) => (
+              <Anchor component={Link} to={`/customer/environment/devices/${d.id}`} fw={500}>
+                {d.name}
+              </Anchor>
+            ),
+          },
+          { key: 'os', header: t('devices.os'), sortKey: 'os_type', render: (d) => d.os_type || '—' },
+          { key: 'version', header: t('devices.version'), sortKey: 'version', render: (d) => d.version || '—' },
+          {
+            key: 'contact',
+            header: t('devices.lastContact'),
+            sortKey: 'last_contact',
+            render: (d) => lastContact(d.last_contact, t('devices.never')),
+          },
+          { key: 'location', header: t('devices.location'), render: (d) => d.location_name ?? '—' },
+          { key: 'policy', header: t('devices.policy'), render: (d) => d.policy },
+          { key: 'exception', header: t('devices.exception'), render: (d) => d.exception ?? '—' },
+        ]}
+      />
+    </>
+  );
+}

@@ -1,0 +1,69 @@
+import { Endpoints, type FEED_SORT_KEYS } from '@cordon/shared';
+import { keepPreviousData, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../api/context.ts';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+import { invalidateResources } from '../../api/queryKeys.ts';
+
+/** The feed list's sort keys (docs/api.md "Category feeds"). */
+export type FeedSortKey = (typeof FEED_SORT_KEYS)[number];
+
+/** One page of the list (spec §9 paging): sort and the search text ('' = none). */
+export interface FeedListPage {
+  limit: number;
+  offset: number;
+  sortkey: FeedSortKey;
+  sortdir: 'asc' | 'desc';
+  filter: string;
+}
+
+/** `GET /feeds`: one page of the category feed sources. */
+export function useFeedsQuery(page: FeedListPage) {
+  const { filter, ...rest } = page;
+  return useEndpointQuery(
+    Endpoints.feeds.list,
+    { query: { ...rest, ...(filter ? { filter } : {}) } },
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/** `POST /feeds`: a new feed source. */
+export function useCreateFeedMutation() {
+  return useEndpointMutation(Endpoints.feeds.create, {});
+}
+
+/** `PATCH /feeds/{feedId}`. */
+export function useUpdateFeedMutation(feedId: number) {
+  return useEndpointMutation(Endpoints.feeds.update, { params: { feedId } });
+}
+
+/** `DELETE /feeds/{feedId}`: the feed and the categorisations it brought. */
+export function useDeleteFeedMutation(feedId: number) {
+  return useEndpointMutation(Endpoints.feeds.remove, { params: { feedId } });
+}
+
+/**
+ * `POST /feeds/{feedId}/run`: fetch the feed's URL now. A failed run is recorded on the feed too, so
+ * the list is refreshed whatever the outcome.
+ */
+export function useRunFeedMutation(feedId: number) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.call(Endpoints.feeds.run, { params: { feedId } }),
+    onSettled: () => invalidateResources(queryClient, ['feeds']),
+  });
+}
+
+/** `POST /feeds/{feedId}/upload` (multipart field `file`): import a file as the feed's names. */
+export function useUploadFeedMutation(feedId: number) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.set('file', file, file.name);
+      return api.call(Endpoints.feeds.upload, { params: { feedId }, form });
+    },
+    onSettled: () => invalidateResources(queryClient, ['feeds']),
+  });
+}

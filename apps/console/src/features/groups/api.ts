@@ -1,0 +1,107 @@
+import { Constants, Endpoints } from '@cordon/shared';
+import { keepPreviousData } from '@tanstack/react-query';
+import { batchItem, deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+
+/** The group list's sort keys the page offers. */
+export type GroupSortKey = 'name' | 'weight' | 'description' | 'last_updated';
+
+/** One page of the group list (spec §9: groups default to 10000 a page). */
+export interface GroupListPage {
+  limit: number;
+  offset: number;
+  sortkey: GroupSortKey;
+  sortdir: 'asc' | 'desc';
+  filter: string;
+}
+
+/** `GET /users/{id}/groups` (spec §7 Groups and internal users). */
+export function useGroupsQuery(customerId: number, page: GroupListPage) {
+  return useEndpointQuery(
+    Endpoints.groups.list,
+    {
+      params: { id: customerId },
+      query: {
+        limit: page.limit,
+        offset: page.offset,
+        sortkey: page.sortkey,
+        sortdir: page.sortdir,
+        ...(page.filter ? { filter: page.filter } : {}),
+      },
+    },
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/** Every group in rank order (`sortkey=weight`, the spec §9 groups page size): the ranking page. */
+export function useRankedGroupsQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.groups.list, {
+    params: { id: customerId },
+    query: { limit: Constants.groupsPageSize, offset: 0, sortkey: 'weight', sortdir: 'asc' },
+  });
+}
+
+/** `GET /users/{id}/groups/{groupId}`. */
+export function useGroupQuery(customerId: number, groupId: number) {
+  return useEndpointQuery(Endpoints.groups.get, { params: { id: customerId, groupId } });
+}
+
+/** `POST /users/{id}/groups` (docs/api.md: the spec's creation path was a defect). */
+export function useCreateGroupMutation(customerId: number) {
+  return useEndpointMutation(Endpoints.groups.create, { params: { id: customerId } });
+}
+
+/** `PUT /users/{id}/groups/{groupId}` (spec §7: policyid and description). */
+export function useUpdateGroupMutation(customerId: number, groupId: number) {
+  return useEndpointMutation(Endpoints.groups.update, {
+    params: { id: customerId, groupId },
+    invalidates: ['internal_users'],
+  });
+}
+
+/** Deletes groups as ONE `POST /batch` of `DELETE /users/{id}/groups/{groupId}` (spec §7 Batch). */
+export function useDeleteGroupsMutation(customerId: number) {
+  const batch = useBatchMutation({ invalidates: ['groups', 'internal_users'] });
+  return {
+    isPending: batch.isPending,
+    run: (ids: readonly number[]) =>
+      batch.mutateAsync(
+        deleteItems(Endpoints.groups.remove, ids, (groupId) => ({ params: { id: customerId, groupId } })),
+      ),
+  };
+}
+
+/**
+ * Saves a ranking: each group's weight is its position in `orderedIds`, starting at 1 (spec §4),
+ * sent as the group weight PUTs of ONE `POST /batch` (spec §7 Batch).
+ */
+export function useSaveRankingMutation(customerId: number) {
+  const batch = useBatchMutation({ invalidates: ['groups', 'internal_users'] });
+  return {
+    isPending: batch.isPending,
+    run: (orderedIds: readonly number[]) =>
+      batch.mutateAsync(
+        Object.fromEntries(
+          orderedIds.map((groupId, i) => [
+            String(groupId),
+            batchItem(Endpoints.groups.update, { params: { id: customerId, groupId }, body: { weight: i + 1 } }),
+          ]),
+        ),
+      ),
+  };
+}
+
+/** `GET /users/{id}/users/?group_id=` (spec §7): a group's members. */
+export function useMembersQuery(customerId: number, groupId: number) {
+  return useEndpointQuery(Endpoints.internalusers.list, {
+    params: { id: customerId },
+    query: { group_id: groupId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
+  });
+}
+
+/** `GET /policies?user_id=` without the default policy: the policy choices. */
+export function usePolicyChoicesQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.policies.list, {
+    query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
+  });
+}

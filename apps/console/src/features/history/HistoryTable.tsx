@@ -1,0 +1,67 @@
+import { Constants, type HistoryEntry, shortenDomain } from '@cordon/shared';
+import { Badge, Text } from '@mantine/core';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
+
+/** The history's sort keys (the API's `order_by`). */
+export type HistorySortKey = 'time' | 'qname' | 'qtype' | 'client_ip' | 'action' | 'reason';
+
+/** Local date and time of an ISO instant (browser time zone). */
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+/** The logged queries: time, qname (shortened per spec §9, full in its title), qtype, action, categories, client, location. */
+export function HistoryTable({
+  query,
+  list,
+}: {
+  query: UseQueryResult<{ total: number; data: HistoryEntry[] }>;
+  list: ListState<HistorySortKey>;
+}) {
+  const { t } = useTranslation();
+  const columns: DataColumn<HistoryEntry, HistorySortKey>[] = [
+    { key: 'time', header: t('history.time'), sortKey: 'time', render: (r) => localTime(r.time) },
+    {
+      key: 'qname',
+      header: t('history.qname'),
+      sortKey: 'qname',
+      render: (r) => (
+        <Text size="sm" title={r.qname}>
+          {shortenDomain(r.qname)}
+        </Text>
+      ),
+    },
+    { key: 'qtype', header: t('history.qtype'), sortKey: 'qtype', render: (r) => r.qtype },
+    {
+      key: 'action',
+      header: t('history.action'),
+      sortKey: 'action',
+      render: (r) => (
+        <Badge color={r.action === 'blocked' ? Constants.blockedColour : Constants.allowedColour} variant="light">
+          {t(`history.actions.${r.action}`, { defaultValue: r.action })}
+        </Badge>
+      ),
+    },
+    {
+      key: 'categories',
+      header: t('history.categories'),
+      render: (r) => r.categories.map((c) => c.name).join(', '),
+    },
+    { key: 'client_ip', header: t('history.client'), sortKey: 'client_ip', render: (r) => r.client_ip },
+    { key: 'location', header: t('history.location'), render: (r) => r.location ?? '' },
+  ];
+  return (
+    <QueryDataTable
+      query={query}
+      columns={columns}
+      rowKey={(r) => r.id}
+      list={list}
+      minWidth={820}
+      testId="history-table"
+      emptyText={t('history.empty')}
+    />
+  );
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ddmmyyyy, historyCsv } from './csv.ts';
+
+describe('history CSV', () => {
+  it('names the file date DD-MM-YYYY (spec §9)', () => {
+    expect(ddmmyyyy(new Date(2026, 0, 5))).toBe('05-01-2026');
+  });
+  it('quotes fields and neutralises formulas', () => {
+    const csv = historyCsv([
+      {
+        id: 1,
+        time: '2026-01-05T10:00:00.000Z',
+        qname: 'a.example',
+        qtype: 'A',
+        action: 'blocked',
+        reason: 'category',
+        categories: [
+          { id: 1, name: 'Adult, explicit' },
+          { id: 2, name: 'Ads' },
+        ],
+        client_ip: '10.0.0.1',
+        location_id: null,
+        location: '=cmd',
+        policy_id: null,
+        rcode: 'NXDOMAIN',
+        protocol: 'udp',
+      },
+    ]);
+    expect(csv).toBe(
+      'time,qname,qtype,action,reason,categories,client_ip,location,rcode\r\n' +
+        `2026-01-05T10:00:00.000Z,a.example,A,blocked,category,"Adult, explicit; Ads",10.0.0.1,'=cmd,NXDOMAIN\r\n`,
+    );
+  });
+});

@@ -1,0 +1,246 @@
+import {
+  LOCATION_TYPES,
+  type Location,
+  type LocationType,
+  Messages,
+  type OtherLocationType,
+  otherLocationUpdateSchema,
+  staticIpLocationUpdateSchema,
+} from '@cordon/shared';
+import { Anchor, Button, Code, CopyButton, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { IconArrowLeft, IconCopy, IconKey } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
+import { applyServerErrors } from '../../components/form.ts';
+import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
+import { QueryState } from '../../components/QueryState.tsx';
+import { showSuccessToast } from '../../components/toast.ts';
+import { useCustomerId } from '../../session/context.ts';
+import {
+  useDeleteLocationMutation,
+  useOtherLocationQuery,
+  useStaticLocationQuery,
+  useUpdateOtherLocationMutation,
+  useUpdateStaticIpLocationMutation,
+} from './api.ts';
+import {
+  INHERIT,
+  type LocationFormValues,
+  LocationTypeFields,
+  newAddress,
+  PolicySelect,
+  prepareLocation,
+  toFormErrors,
+  validateLocation,
+} from './LocationCreateForm.tsx';
+
+const LIST = '/customer/environment/locations';
+
+/** A secret with a copy button (keys, URLs). */
+function Secret({ label, value, testId }: { label: string; value: string; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={500}>
+        {label}
+      </Text>
+      <Group gap="xs" wrap="nowrap" align="center">
+        <Code data-testid={testId} style={{ overflowWrap: 'anywhere', flex: 1 }}>
+          {value}
+        </Code>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Button size="compact-sm" variant="light" leftSection={<IconCopy size={14} />} onClick={copy}>
+              {copied ? t('locations.copied') : t('locations.copy')}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+    </Stack>
+  );
+}
+
+/** The key of a keyed location, how it is used (update URL or DoH path), and "New key". */
+function KeyPanel({ customerId, location }: { customerId: number; location: Location }) {
+  const { t } = useTranslation();
+  const update = useUpdateOtherLocationMutation(customerId, location.type as OtherLocationType, location.id);
+  if (location.key === null) return null;
+  const origin = window.location.origin;
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Stack>
+        <Title order={2} size="h4">
+          {t('locations.keyTitle')}
+        </Title>
+        <Secret label={t('locations.key')} value={location.key} testId="location-key" />
+        {location.type === 'dynamicip' ? (
+          <Secret
+            label={t('locations.updateUrl')}
+            value={`${origin}/restapi/locations/dynamicip/update?key=${location.key}&myip=`}
+            testId="location-update-url"
+          />
+        ) : (
+          <Secret label={t('locations.dohPath')} value={`/dns-query/${location.key}`} testId="location-doh" />
+        )}
+        <Text size="sm" c="dimmed">
+          {t(`locations.keyHelp.${location.type}`)}
+        </Text>
+        <Group>
+          <Button
+            variant="light"
+            leftSection={<IconKey size={16} />}
+            loading={update.isPending}
+            onClick={() =>
+              update.mutate(
+                { regenerate_key: true },
+                { onSuccess: () => showSuccessToast(t('locations.keyRegenerated')) },
+              )
+            }
+          >
+            {t('locations.regenerateKey')}
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
+
+/** The edit form of a location of any type: name, policy and the type's own fields. */
+function LocationEditForm({ customerId, location }: { customerId: number; location: Location }) {
+  const { t } = useTranslation();
+  const type = location.type;
+  const other = (type === 'staticip' ? 'virtual' : type) as OtherLocationType;
+  const updateStatic = useUpdateStaticIpLocationMutation(customerId, location.id);
+  const updateOther = useUpdateOtherLocationMutation(customerId, other, location.id);
+  const form = useForm<LocationFormValues>({
+    initialValues: {
+      name: location.name,
+      policy: location.policy_id === null ? INHERIT : String(location.policy_id),
+      addresses: location.addresses.length > 0 ? location.addresses.map((a) => newAddress(a.ip)) : [newAddress()],
+      hostname: location.hostname ?? '',
+      ip: '',
+    },
+    validate: (values) => validateLocation(type, values, Messages.required),
+  });
+  const options = {
+    onSuccess: () => showSuccessToast(t('locations.saved')),
+    onError: (error: unknown) => applyServerErrors(form, error, toFormErrors),
+  };
+  const submit = form.onSubmit((values) => {
+    if (type === 'staticip') {
+      updateStatic.mutate(staticIpLocationUpdateSchema.parse(prepareLocation(type, values)), options);
+    } else {
+      updateOther.mutate(otherLocationUpdateSchema.parse(prepareLocation(type, values)), options);
+    }
+  });
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack>
+        <Title order={2} size="h4">
+          {t('locations.details')}
+        </Title>
+        <TextInput label={t('common.name')} required {...form.getInputProps('name')} />
+        <PolicySelect customerId={customerId} {...form.getInputProps('policy')} />
+        <LocationTypeFields type={type} form={form} editing />
+        <Group justify="flex-end">
+          <Button type="submit" loading={updateStatic.isPending || updateOther.isPending}>
+            {t('common.save')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** What the data plane knows of a dynamic location: its addresses, when they changed, the last resolution error. */
+function DynamicState({ location }: { location: Location }) {
+  const { t } = useTranslation();
+  if (location.type !== 'dynamicdns' && location.type !== 'dynamicip') return null;
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Stack gap="xs">
+        <Title order={2} size="h4">
+          {t('locations.addresses')}
+        </Title>
+        <Text size="sm" data-testid="location-addresses">
+          {location.addresses.map((a) => a.ip).join(', ') || t('locations.noAddressYet')}
+        </Text>
+        {location.addresses_updated_at ? (
+          <Text size="sm" c="dimmed">
+            {t('locations.updatedAt', { at: new Date(location.addresses_updated_at).toLocaleString() })}
+          </Text>
+        ) : null}
+        {location.resolve_error ? (
+          <Text size="sm" c="red" role="status">
+            {location.resolve_error}
+          </Text>
+        ) : null}
+      </Stack>
+    </Paper>
+  );
+}
+
+function LocationDetail({ type, id }: { type: LocationType; id: number }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const customerId = useCustomerId();
+  const isStatic = type === 'staticip';
+  const staticQuery = useStaticLocationQuery(customerId, id, isStatic);
+  const otherQuery = useOtherLocationQuery(
+    customerId,
+    (isStatic ? 'virtual' : type) as OtherLocationType,
+    id,
+    !isStatic,
+  );
+  const query = isStatic ? staticQuery : otherQuery;
+  const remove = useDeleteLocationMutation(customerId, type, id);
+  usePageSubtitle(query.data?.name);
+  return (
+    <>
+      <Anchor component={Link} to={LIST} size="sm">
+        <IconArrowLeft size={14} style={{ verticalAlign: 'middle' }} /> {t('locations.back')}
+      </Anchor>
+      <PageHeader />
+      <QueryState query={query}>
+        {(location) => (
+          <Stack maw={760}>
+            <Text c="dimmed">{t(`locations.types.${location.type}`)}</Text>
+            <Paper withBorder p="md" radius="md">
+              <LocationEditForm key={JSON.stringify(location)} customerId={customerId} location={location} />
+            </Paper>
+            <DynamicState location={location} />
+            <KeyPanel customerId={customerId} location={location} />
+            <Group>
+              <ConfirmDeleteButton
+                label={t('common.delete')}
+                title={t('locations.confirmDeleteTitle')}
+                text={t('locations.confirmDeleteText', { name: location.name })}
+                loading={remove.isPending}
+                onConfirm={async () => {
+                  const outcome = await remove.run();
+                  if (outcome.succeeded.length === 1) {
+                    showSuccessToast(t('locations.deleted'));
+                    navigate(LIST);
+                  }
+                }}
+              />
+            </Group>
+          </Stack>
+        )}
+      </QueryState>
+    </>
+  );
+}
+
+/** `/customer/environment/locations/{type}/{id}` (spec §2 "location id"): edit, key, update URL, delete. */
+export function LocationDetailPage() {
+  const params = useParams();
+  const id = Number(params['id']);
+  const type = params['type'] as LocationType;
+  if (!(LOCATION_TYPES as readonly string[]).includes(type) || !Number.isInteger(id) || id <= 0) {
+    return <Navigate to="/404" replace />;
+  }
+  return <LocationDetail key={`${type}/${id}`} type={type} id={id} />;
+}

@@ -1,0 +1,25 @@
+import { Endpoints } from '@cordon/shared';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+
+/** `msp_id` of `/mail` (spec §7): an MSP's settings; none = the system's. */
+export type MailOwnerQuery = { msp_id?: number };
+
+/** `GET /mail` (spec §7 UI and tools). */
+export function useMailSettingsQuery(query: MailOwnerQuery) {
+  return useEndpointQuery(Endpoints.mail.get, { query });
+}
+
+/** `POST /mail` (spec §7 UI and tools, with `msp_id`). */
+export function useSaveMailSettingsMutation(query: MailOwnerQuery) {
+  return useEndpointMutation(Endpoints.mail.set, { query });
+}
+
+/** `DELETE /mail`: an MSP's own settings go, the system's apply again. */
+export function useDeleteMailSettingsMutation(query: MailOwnerQuery) {
+  return useEndpointMutation(Endpoints.mail.remove, { query });
+}
+
+/** `POST /mail/test`: a test e-mail through the settings in force. */
+export function useTestMailMutation(query: MailOwnerQuery) {
+  return useEndpointMutation(Endpoints.mail.test, { query });
+}

@@ -1,0 +1,46 @@
+import { Endpoints } from '@cordon/shared';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+import { useSessionStore } from '../../session/context.ts';
+
+/** `GET /auth/profile`: the signed-in admin's profile (spec §3 "Auth user" and preferences). */
+export function useProfileQuery() {
+  return useEndpointQuery(Endpoints.auth.profile, {});
+}
+
+/** `PUT /auth/profile`: name, language and time zone. */
+export function useUpdateProfileMutation() {
+  return useEndpointMutation(Endpoints.auth.profileUpdate);
+}
+
+/** `PUT /auth/password`: every older token is refused, so the answer's new token replaces the session's. */
+export function useChangePasswordMutation() {
+  const session = useSessionStore();
+  return useEndpointMutation(Endpoints.auth.passwordChange, {
+    onSuccess: (answer) => {
+      session.login(answer.access_token);
+    },
+  });
+}
+
+/** `POST /auth/logout/all`: every session of the admin ends, this one included. */
+export function useLogoutEverywhereMutation() {
+  const session = useSessionStore();
+  const queryClient = useQueryClient();
+  return useEndpointMutation(Endpoints.auth.logoutAll, {
+    onSuccess: () => {
+      session.clear();
+      queryClient.clear();
+    },
+  });
+}
+
+/** `DELETE /auth/two-factor-auth` (spec §7): 2FA off, with the current password. */
+export function useDisableTwoFactorMutation() {
+  return useEndpointMutation(Endpoints.auth.twoFactorDisable);
+}
+
+/** `POST /auth/two-factor-auth/recovery-codes`: ten new codes, the old ones void. */
+export function useRegenerateCodesMutation() {
+  return useEndpointMutation(Endpoints.auth.recoveryCodes);
+}

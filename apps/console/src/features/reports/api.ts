@@ -1,0 +1,85 @@
+import { type ArchivedReport, Endpoints, type ReportCode, type ScheduledReport } from '@cordon/shared';
+import { keepPreviousData } from '@tanstack/react-query';
+import { API_BASE, withQuery } from '../../api/client.ts';
+import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+
+export type { ArchivedReport, ScheduledReport };
+
+/** `GET /users/{id}/reports/{code}?start&end` (docs/api.md "Reports"): one report's rows. */
+export function useReportQuery(customerId: number, code: ReportCode, start: string, end: string, enabled: boolean) {
+  return useEndpointQuery(
+    Endpoints.reports.get,
+    { params: { id: customerId, code }, query: { start, end } },
+    { enabled, placeholderData: keepPreviousData },
+  );
+}
+
+/** `GET /users/{id}/scheduledreports` (spec §7): one page of the scheduled reports. */
+export function useScheduledReportsQuery(customerId: number, page: { limit: number; offset: number }) {
+  return useEndpointQuery(
+    Endpoints.reports.scheduledList,
+    { params: { id: customerId }, query: page },
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/** `POST /users/{id}/scheduledreports` (spec §7). */
+export function useCreateScheduledReportMutation(customerId: number) {
+  return useEndpointMutation(Endpoints.reports.scheduledCreate, { params: { id: customerId } });
+}
+
+/** `POST /users/{id}/scheduledreports/{rid}` (spec §7: an update). */
+export function useUpdateScheduledReportMutation(customerId: number, rid: number) {
+  return useEndpointMutation(Endpoints.reports.scheduledUpdate, { params: { id: customerId, rid } });
+}
+
+/** `DELETE /users/{id}/scheduledreports/{rid}`. */
+export function useDeleteScheduledReportMutation(customerId: number, rid: number) {
+  return useEndpointMutation(Endpoints.reports.scheduledDelete, { params: { id: customerId, rid } });
+}
+
+/** `POST /users/{id}/scheduledreports/{rid}/run` (spec §7): send it now. */
+export function useRunScheduledReportMutation(customerId: number, rid: number) {
+  return useEndpointMutation(Endpoints.reports.scheduledRun, { params: { id: customerId, rid } });
+}
+
+/** `GET /users/{id}/reports/archive`: archived PDFs, newest first. */
+export function useArchiveQuery(customerId: number, page: { limit: number; offset: number }) {
+  return useEndpointQuery(
+    Endpoints.reports.archive,
+    { params: { id: customerId }, query: page },
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/**
+ * Downloads a PDF answer of the API (`/reports/{code}/pdf`, `/reports/archive/{aid}/pdf`) with the
+ * session's bearer token and saves it under the server's file name. The typed client reads text,
+ * which would corrupt the bytes, so this one call fetches the blob itself.
+ * @throws Error with the server's error text when the answer is not a PDF
+ */
+export async function downloadPdf(token: string | null, path: string, query?: Record<string, string>): Promise<void> {
+  const res = await fetch(`${API_BASE}${withQuery(path, query)}`, {
+    credentials: 'include',
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('application/pdf')) {
+    let text = `${res.status}`;
+    try {
+      text = ((await res.json()) as { error?: string }).error ?? text;
+    } catch {
+      // not JSON: the status
+    }
+    throw new Error(text);
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'report.pdf';
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

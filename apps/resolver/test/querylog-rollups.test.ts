@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateToLatest, openDatabase } from '@cordon/db';
+import { createTestDatabase, testDialects } from '@cordon/db/testing';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { foldRollups, RollupBuffer } from '../src/querylog/rollup.ts';
+import { QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
+import { type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 22, 10);
+const row = (i: number, over: Partial<QueryLogRow> = {}): QueryLogRow => ({
+  ts: T0 + (i % 2) * HOUR + i,
+  customer_id: 1 + (i % 3 === 0 ? 1 : 0),
+  location_id: i % 5 === 0 ? null : 7,
+  policy_id: 3,
+  client_ip: `10.0.0.${i % 4}`,
+  qname: `q${i % 10}.example`,
+  qtype: 'A',
+  protocol: 'udp',
+  action: i % 7 === 0 ? 'blocked' : i % 11 === 0 ? 'bypassed' : 'allowed',
+  reason: 'default',
+  categories: i % 7 === 0 ? '6,13' : i % 13 === 0 ? '5' : '',
+  rcode: 'NOERROR',
+  answer_source: 'upstream',
+  latency_us: 10,
+  ...over,
+});
+
+/** What the roll-up tables must hold for `rows`, recomputed naively. */
+function expected(rows: QueryLogRow[]) {
+  const hourly = new Map<string, number[]>();
+  const top = new Map<string, number>();
+  for (const r of rows) {
+    const hour = r.ts - (r.ts % HOUR);
+    const act = r.action === 'blocked' || r.action === 'bypassed' ? r.action : 'allowed';
+    const k = `${r.customer_id}|${r.location_id ?? 0}|${hour}`;
+    const h = hourly.get(k) ?? [0, 0, 0, 0];
+    h[0]! += 1;
+    h[act === 'allowed' ? 1 : act === 'blocked' ? 2 : 3]! += 1;
+    hourly.set(k, h);
+    const bump = (dim: string, key: string) => {
+      const tk = `${r.customer_id}|${r.location_id ?? 0}|${hour}|${dim}|${act}|${key}`;
+      top.set(tk, (top.get(tk) ?? 0) + 1);
+    };
+    bump('domain', r.qname);
+    bump('sourceip', r.client_ip);
+    if (r.policy_id !== null) bump('policy', String(r.policy_id));
+    const cats = r.categories ? r.categories.split(',') : [];
+    for (const c of cats) bump('category', c);
+    if (cats.some((c) => c === '1' || c === '6')) {
+      bump('malware_domain', r.qname);
+      bump('malware_sourceip', r.client_ip);
+    }
+    if (cats.includes('5')) {
+      bump('phishing_domain', r.qname);
+      bump('phishing_sourceip', r.client_ip);
+    }
+  }
+  return { hourly, top };
+}
+
+describe('roll-up folding', () => {
+  it('folds a batch into hourly counts and per-dimension counts, keys sorted', () => {
+    const rows = Array.from({ length: 500 }, (_, i) => row(i));
+    const d = foldRollups(rows);
+    const want = expected(rows);
+    expect(d.hourly.reduce((s, h) => s + h.requests, 0)).toBe(500);
+    expect(d.hourly).toHaveLength(want.hourly.size);
+    expect(d.top).toHaveLength(want.top.size);
+    for (const t of d.top) {
+      expect(t.count, `${t.dim} ${t.key}`).toBe(want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`));
+    }
+  });
+
+  it('gathers batches in a RollupBuffer: repeated keys collapse, counts add up', () => {
+    const buffer = new RollupBuffer(1_000, 60_000);
+    const rows = Array.from({ length: 300 }, (_, i) => row(i));
+    buffer.add(rows.slice(0, 150));
+    expect(buffer.due()).toBe(false);
+    buffer.add(rows.slice(150));
+    const d = buffer.take();
+    const want = expected(rows);
+    expect(d.top).toHaveLength(want.top.size);
+    expect(d.hourly.map((h) => h.requests).reduce((a, b) => a + b, 0)).toBe(300);
+    expect(buffer.pending).toBe(false);
+    buffer.add(Array.from({ length: 1_000 }, (_, i) => row(i)));
+    expect(buffer.due()).toBe(true);
+  });
+});
+
+describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) => {
+  const check = async (handle: Awaited<ReturnType<typeof createTestDatabase>>, rows: QueryLogRow[]) => {
+    const want = expected(rows);
+    const hourly = await handle.db.selectFrom('stats_hourly').selectAll().execute();
+    expect(hourly).toHaveLength(want.hourly.size);
+    for (const h of hourly) {
+      expect([h.requests, h.allowed, h.blocked, h.bypassed].map(Number)).toEqual(
+        want.hourly.get(`${h.customer_id}|${h.location_id}|${h.hour}`),
+      );
+    }
+    const top = await handle.db.selectFrom('stats_hourly_top').selectAll().execute();
+    expect(top).toHaveLength(want.top.size);
+    for (const t of top) {
+      expect(Number(t.count)).toBe(want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`));
+    }
+  };
+
+  it('QueryLogWriter: raw rows and roll-ups agree after flush', async () => {
+    const handle = await createTestDatabase(dialect);
+    const writer = new QueryLogWriter(handle, pino({ level: 'silent' }), { batchSize: 100, flushMs: 60_000 });
+    const rows = Array.from({ length: 2_345 }, (_, i) => row(i));
+    for (const r of rows) writer.push(r);
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: 2_345, dropped: 0 });
+    await check(handle, rows);
+    await writer.close();
+    await handle.close();
+  });
+
+  it('the writer thread: roll-ups are written by flush, and close writes the rest', async () => {
+    const handle = await createTestDatabase(dialect);
+    let connection: Parameters<typeof openDatabase>[0];
+    let dir: string | null = null;
+    if (dialect === 'postgres') {
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(handle.db)).rows[0]!.s;
+      connection = { url: process.env.CORDON_TEST_DATABASE_URL!, pgSchema: schema };
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'cordon-rollup-'));
+      connection = { sqlitePath: join(dir, 'q.db') };
+      await migrateToLatest(openDatabase(connection));
+    }
+    const target = dialect === 'postgres' ? handle : openDatabase(connection);
+    const writer = new QueryLogWorkerWriter(connection, pino({ level: 'silent' }), { batchSize: 200, flushMs: 50 });
+    const rows = Array.from({ length: 1_500 }, (_, i) => row(i));
+    for (const r of rows) writer.push(r);
+    await writer.flush();
+    await check(target, rows);
+    const more = Array.from({ length: 100 }, (_, i) => row(i + 5_000));
+    for (const r of more) writer.push(r);
+    await writer.close();
+    await check(target, [...rows, ...more]);
+    if (target !== handle) await target.close();
+    await handle.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+});

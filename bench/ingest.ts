@@ -1,0 +1,124 @@
+/**
+ * Query-log ingest (docs/architecture.md "Statistics"): rows per second through the writers' insert
+ * path (`insertQueryLogBatch`: raw rows per batch of 1,000, roll-ups gathered in a `RollupBuffer`),
+ * through `insertQueryLogRows` (raw + roll-ups per batch, one transaction) and the raw INSERT alone,
+ * on SQLite and PostgreSQL.
+ *
+ *   node --import tsx bench/ingest.ts [rows=300000]                                   (SQLite file in /tmp)
+ *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/ingest.ts
+ *
+ * The rows mimic a busy hour of 20 customers: 5,000 qnames with a Zipf-like skew, 10% blocked with a
+ * category, 200 client addresses per customer, 4 locations. Also times the raw INSERT alone (no
+ * roll-ups) for comparison. Numbers go in bench/README.md, never in tests.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
+import { sql } from 'kysely';
+import { RollupBuffer } from '../apps/resolver/src/querylog/rollup.ts';
+import {
+  flushRollups,
+  insertQueryLogBatch,
+  insertQueryLogRows,
+  type QueryLogRow,
+} from '../apps/resolver/src/querylog/writer.ts';
+
+const ROWS = Number(process.argv[2] ?? 300_000);
+const BATCH = Number(process.env.CORDON_BENCH_BATCH ?? 1_000);
+
+function makeRows(n: number, start: number): QueryLogRow[] {
+  const rows: QueryLogRow[] = new Array(n);
+  let seed = 42;
+  const rnd = () => {
+    seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
+  for (let i = 0; i < n; i++) {
+    const customer = 1 + Math.floor(rnd() * 20);
+    const domain = Math.floor(5_000 ** rnd()); // Zipf-like: small ids far more often
+    const blocked = rnd() < 0.1;
+    rows[i] = {
+      ts: start + Math.floor((i / n) * 3_600_000),
+      customer_id: customer,
+      location_id: customer * 10 + Math.floor(rnd() * 4),
+      policy_id: customer * 100,
+      client_ip: `10.${customer}.${Math.floor(rnd() * 2)}.${Math.floor(rnd() * 100)}`,
+      qname: `host${domain}.example${domain % 50}.com`,
+      qtype: 'A',
+      protocol: 'udp',
+      action: blocked ? 'blocked' : 'allowed',
+      reason: blocked ? 'category' : 'default',
+      categories: blocked ? String(1 + (domain % 50)) : domain % 3 === 0 ? '13' : '',
+      rcode: blocked ? 'NXDOMAIN' : 'NOERROR',
+      answer_source: 'upstream',
+      latency_us: 200,
+    };
+  }
+  return rows;
+}
+
+async function timed(
+  label: string,
+  handle: DatabaseHandle,
+  rows: QueryLogRow[],
+  write: (b: QueryLogRow[]) => Promise<void>,
+  end: () => Promise<void> = async () => undefined,
+) {
+  const t0 = performance.now();
+  for (let i = 0; i < rows.length; i += BATCH) await write(rows.slice(i, i + BATCH));
+  await end();
+  const s = (performance.now() - t0) / 1000;
+  const top = await handle.db.selectFrom('stats_hourly_top').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  console.log(`${handle.dialect} ${label}: ${rows.length} rows in ${s.toFixed(2)} s = ${Math.round(rows.length / s)} rows/s (stats_hourly_top rows: ${top.n})`);
+}
+
+async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
+  const url = process.env.CORDON_BENCH_DATABASE_URL;
+  if (url) {
+    const schema = `cordon_bench_${randomBytes(4).toString('hex')}`;
+    const admin = openDatabase({ url, pgPoolSize: 1 });
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 2 });
+    await migrateToLatest(handle);
+    return {
+      handle,
+      drop: async () => {
+        await handle.close();
+        await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+        await admin.close();
+      },
+    };
+  }
+  const file = `/tmp/cordon-bench-ingest-${process.pid}.db`;
+  const handle = openDatabase({ sqlitePath: file });
+  await migrateToLatest(handle);
+  return {
+    handle,
+    drop: async () => {
+      await handle.close();
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    },
+  };
+}
+
+const start = Date.UTC(2026, 10, 22, 10);
+const { handle, drop } = await open();
+try {
+  // The writers' path: raw rows per batch, roll-ups gathered and upserted every 50,000 rows / 1 s.
+  const buffer = new RollupBuffer();
+  await timed(
+    'writer path (raw per batch + buffered roll-ups)',
+    handle,
+    makeRows(ROWS, start),
+    (b) => insertQueryLogBatch(handle, b, buffer),
+    () => flushRollups(handle, buffer),
+  );
+  // Raw rows and their roll-ups in one transaction per batch (insertQueryLogRows; tests use it).
+  await timed('raw + roll-ups per batch', handle, makeRows(ROWS, start + 7_200_000), (b) => insertQueryLogRows(handle, b));
+  const raw = makeRows(ROWS, start + 3_600_000 * 3);
+  await timed('raw INSERT only', handle, raw, async (b) => {
+    await handle.db.insertInto('query_log').values(b).execute();
+  });
+} finally {
+  await drop();
+}

@@ -1,0 +1,259 @@
+/**
+ * Issue #9's story as people would use it: queries answered by the resolver show up on the customer,
+ * MSP and system dashboards (numbers with the count formatter, traffic and history charts, top
+ * lists, legible at 390 px), in the history search (filter and CSV export named DD-MM-YYYY), in the
+ * reports (table, chart, one-off PDF), and a scheduled report created in the console and run is
+ * mailed with its PDF to an SMTP server on loopback. Screenshots land in e2e/artifacts/traffic-*.png.
+ */
+
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PDFParse } from 'pdf-parse';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type SmtpCatcher, startSmtpCatcher } from '../test/support/smtp-catcher.ts';
+import { axeViolations, formatViolations } from './axe.ts';
+import { type ApiSession, apiLogin } from './support/api.ts';
+import { launchBrowser } from './support/browser.ts';
+import { type CordonProcess, startCordon } from './support/cordon.ts';
+import { dig, type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
+
+const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
+const ADMIN_EMAIL = 'admin@example.com';
+const ADMIN_PASSWORD = 'Traffic-test-1';
+const CUSTOMER_EMAIL = 'tina@traffic.test';
+const CUSTOMER_PASSWORD = 'Customer-admin-1';
+const BLOCKED = 'ads.very-long-tracking-subdomain.blocked-by-list.example';
+const ALLOWED = ['news.example', 'mail.example', 'intranet.example', 'news.example', 'news.example'];
+
+async function pdfText(bytes: Uint8Array): Promise<string> {
+  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+  try {
+    return (await parser.getText()).text;
+  } finally {
+    await parser.destroy();
+  }
+}
+
+describe('traffic, dashboards, reports and mail (issue #9)', () => {
+  let upstream: FakeUpstream;
+  let cordon: CordonProcess;
+  let smtp: SmtpCatcher;
+  let browser: Browser;
+  let page: Page;
+  let httpPort: number;
+  let dnsPort: number;
+  let system: ApiSession;
+  let customer: ApiSession;
+  let customerId = 0;
+  let mspId = 0;
+  const problems: string[] = [];
+  const shot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, `traffic-${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    upstream = await startFakeUpstream();
+    smtp = await startSmtpCatcher();
+    httpPort = await freePort();
+    dnsPort = await freePort();
+    cordon = await startCordon({
+      CORDON_DATA_DIR: mkdtempSync(join(tmpdir(), 'cordon-e2e-traffic-')),
+      CORDON_HTTP_ADDR: `127.0.0.1:${httpPort}`,
+      CORDON_DNS_ADDR: `127.0.0.1:${dnsPort}`,
+      CORDON_DOH_ADDR: `127.0.0.1:${await freePort()}`,
+      CORDON_BLOCKPAGE_ADDR: `127.0.0.1:${await freePort()}`,
+      CORDON_BLOCKPAGE_HTTPS_ADDR: `127.0.0.1:${await freePort()}`,
+      CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
+      CORDON_ADMIN_EMAIL: ADMIN_EMAIL,
+      CORDON_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  });
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && page) await shot(page, `failed-${ctx.task.name.slice(0, 20).replace(/\W+/g, '-')}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cordon?.stop();
+    await upstream?.close();
+    await smtp?.close();
+  });
+
+  it('sets up an MSP, a customer on 127.0.0.1 with a blocked domain, mail settings, and sends queries', async () => {
+    system = await apiLogin(httpPort, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const msp = await system.call('POST', '/msp', { name: 'Contoso MSP', company_name: 'Contoso Ltd' });
+    expect(msp.status).toBe(201);
+    mspId = (msp.body as { id: number }).id;
+    const created = await system.call('POST', '/users/', {
+      accountName: 'Traffic School',
+      msp_id: mspId,
+      timezone: 'Europe/Berlin',
+      admin_email: CUSTOMER_EMAIL,
+      admin_name: 'Tina Traffic',
+      admin_password: CUSTOMER_PASSWORD,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const body = created.body as { id: number; default_policy_id: number };
+    customerId = body.id;
+    const location = await system.call('POST', `/users/${customerId}/locations/staticip`, {
+      name: 'Main campus',
+      addresses: ['127.0.0.1/32'],
+      policy_id: body.default_policy_id,
+    });
+    expect(location.status, JSON.stringify(location.body)).toBe(201);
+    const listed = await system.call('POST', `/policies/${body.default_policy_id}/domains/block`, {
+      domain: 'blocked-by-list.example',
+      include_subdomains: true,
+    });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(201);
+    const mail = await system.call('POST', '/mail', {
+      server: '127.0.0.1',
+      port: smtp.port,
+      security: 'none',
+      sender: 'Cordon',
+      from_email: 'noreply@cordon.test',
+      notification_period: 'daily',
+      username: '',
+    });
+    expect(mail.status, JSON.stringify(mail.body)).toBe(200);
+    customer = await apiLogin(httpPort, CUSTOMER_EMAIL, CUSTOMER_PASSWORD);
+
+    await expect
+      .poll(async () => (await dig(dnsPort, BLOCKED)).answers.map((a) => a.data), { timeout: 10_000, interval: 200 })
+      .toEqual(['127.0.0.1']);
+    for (const name of ALLOWED) expect((await dig(dnsPort, name)).status).toBe('NOERROR');
+    await dig(dnsPort, BLOCKED);
+    // 1 + 5 + 1 queries (the first poll may have taken several tries: count what the log has).
+    await expect
+      .poll(async () => ((await customer.call('GET', `/users/${customerId}/stats/today`)).body as { requests: number }).requests, {
+        timeout: 10_000,
+        interval: 300,
+      })
+      .toBeGreaterThanOrEqual(7);
+  });
+
+  it('shows the customer dashboard with the logged numbers, charts and top lists (desktop and 390 px)', async () => {
+    const stats = (await customer.call('GET', `/users/${customerId}/stats/today`)).body as {
+      requests: number;
+      blocked: number;
+      allowed: number;
+      unique_domains: number;
+    };
+    expect(stats.allowed).toBe(5);
+    expect(stats.unique_domains).toBe(4);
+    await page.goto(`http://127.0.0.1:${httpPort}/`);
+    await page.waitForTimeout(2000);
+    await shot(page, '00-login');
+    await page.getByLabel('Email').fill(CUSTOMER_EMAIL);
+    await page.getByLabel('Password').fill(CUSTOMER_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/customer/overview');
+    await page.getByTestId('stat-requests').waitFor();
+    expect(await page.getByTestId('stat-requests').getAttribute('data-value')).toBe(String(stats.requests));
+    expect(await page.getByTestId('stat-blocked').getAttribute('data-value')).toBe(String(stats.blocked));
+    await page.getByTestId('traffic-chart').waitFor();
+    await page.getByTestId('history-chart').waitFor();
+    expect(await page.getByTestId('top-domains-allowed').textContent()).toContain('news.example');
+    // Long domains are shortened (spec §9), the full name in the title.
+    const blockedTop = page.getByTestId('top-domains-blocked');
+    expect(await blockedTop.textContent()).toContain('…blocked-by-list.example');
+    expect(await blockedTop.getByTitle(BLOCKED).count()).toBe(1);
+    await page.waitForTimeout(500);
+    await shot(page, '01-customer-dashboard');
+    const violations = await axeViolations(page, { include: '[data-testid="dashboard"]' });
+    expect(violations, formatViolations(violations)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(500);
+    await shot(page, '02-customer-dashboard-390');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('searches the history, exports it as CSV named DD-MM-YYYY, and lists recent traffic', async () => {
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/history_reports`);
+    await page.getByTestId('history-table').waitFor();
+    await page.getByRole('textbox', { name: 'Search domain or source IP' }).fill('blocked-by-list');
+    await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBe(2);
+    await shot(page, '03-history-search');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^history-\d{2}-\d{2}-\d{4}\.csv$/);
+    const csv = readFileSync(await download.path(), 'utf8');
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(3);
+    expect(csv).toContain(BLOCKED);
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/recent_traffic`);
+    await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBeGreaterThanOrEqual(7);
+    await shot(page, '04-recent-traffic');
+  });
+
+  it('shows a blocked report as chart and table and downloads its PDF', async () => {
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/blocked_reports`);
+    await page.getByLabel('Report type', { exact: true }).first().click();
+    await page.getByRole('option', { name: 'Blocked by domain', exact: true }).click();
+    await page.getByTestId('report-table').waitFor();
+    expect(await page.getByTestId('report-table').textContent()).toContain('blocked-by-list.example');
+    await page.getByTestId('report-chart').waitFor();
+    await shot(page, '05-blocked-report');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^r_blocked_domain_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.pdf$/);
+    const text = await pdfText(readFileSync(await download.path()));
+    expect(text).toContain('Blocked requests by domain');
+    expect(text).toContain('Traffic School');
+  });
+
+  it('creates a scheduled report in the console, runs it, and the mail arrives with its PDF', async () => {
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/summary`);
+    await page.getByRole('button', { name: 'New scheduled report' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: /^Name/ }).fill('Daily behaviour');
+    await dialog.getByLabel(/^Report type/).click();
+    await page.getByRole('option', { name: 'Trend per day', exact: true }).click();
+    await dialog.getByLabel(/^Frequency/).click();
+    await page.getByRole('option', { name: 'Daily', exact: true }).click();
+    await dialog.getByRole('textbox', { name: /^Recipients/ }).fill('principal@traffic.test');
+    await shot(page, '06-new-scheduled');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Scheduled report created.').waitFor();
+    await page.getByTestId('scheduled-reports').waitFor();
+    const since = smtp.mails.length;
+    await page.getByRole('button', { name: 'Send Daily behaviour now' }).click();
+    await page.getByText('The report was sent.').waitFor();
+    const mail = await smtp.waitFor('principal@traffic.test', { since, timeoutMs: 10_000 });
+    expect(mail.subject).toMatch(/^Daily behaviour: Traffic trend per day, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}$/);
+    const pdf = mail.attachments.find((a) => a.contentType === 'application/pdf');
+    expect(pdf).toBeDefined();
+    const text = await pdfText(pdf!.content);
+    expect(text).toContain('Traffic trend per day');
+    expect(text).toContain('Traffic School');
+    await page.reload();
+    await page.getByTestId('report-archive').waitFor();
+    expect(await page.getByTestId('scheduled-reports').textContent()).toContain('sent');
+    await shot(page, '07-summary-sent');
+  });
+
+  it('shows the MSP and system dashboards summed over their customers', async () => {
+    const sys = (await system.call('GET', '/stats/today')).body as { requests: number };
+    const msp = (await system.call('GET', `/msp/${mspId}/stats/today`)).body as { requests: number };
+    expect(msp.requests).toBeGreaterThanOrEqual(7);
+    expect(sys.requests).toBe(msp.requests);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await ctx.newPage();
+    await p.goto(`http://127.0.0.1:${httpPort}/`);
+    await p.getByLabel('Email').fill(ADMIN_EMAIL);
+    await p.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await p.waitForURL('**/system/overview');
+    await p.getByTestId('stat-requests').waitFor();
+    expect(Number(await p.getByTestId('stat-requests').getAttribute('data-value'))).toBe(sys.requests);
+    await p.waitForTimeout(500);
+    await shot(p, '08-system-dashboard');
+    await ctx.close();
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,14 @@
+/** Device exceptions and their rules (spec §7 "Device exceptions"; spec §3 "Exception rule"). */
+
+export { exceptionOfCustomer, rulesForAgent } from './repository.ts';
+export {
+  createDeviceException,
+  createExceptionRule,
+  deleteDeviceException,
+  deleteExceptionRule,
+  getDeviceException,
+  listDeviceExceptions,
+  listExceptionRules,
+  updateDeviceException,
+  updateExceptionRule,
+} from './service.ts';

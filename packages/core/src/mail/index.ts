@@ -1,0 +1,17 @@
+/**
+ * Mail (spec §3 "Email settings", spec §7 `/mail`): the system's and each MSP's SMTP settings, and
+ * the one way core sends mail ({@link sendMail}: invitations, password resets, reports), through
+ * nodemailer.
+ */
+export type { MailAttachment, MailMessage } from './mailer.ts';
+export {
+  consoleUrl,
+  deleteMailSettings,
+  getMailSettings,
+  MailNotConfiguredError,
+  type MailSender,
+  mailConfigured,
+  sendMail,
+  sendTestMail,
+  setMailSettings,
+} from './service.ts';

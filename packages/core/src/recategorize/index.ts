@@ -1,0 +1,7 @@
+/** Recategorisation requests and the category overrides they become (spec §7 `POST /tools/recategorize`). */
+export {
+  listRecategorizations,
+  OVERRIDE_SOURCE,
+  requestRecategorization,
+  reviewRecategorization,
+} from './service.ts';

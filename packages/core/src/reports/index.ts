@@ -1,0 +1,19 @@
+/** Reports (spec §3 "Report types"): report data from the roll-ups, PDFs, scheduled reports and their archive. */
+export { buildReport, getReport, periodOf, REPORT_MAX_DAYS, type ReportPeriod, requestedPeriod } from './data.ts';
+export { type PdfBranding, renderReportPdf, reportTitle } from './pdf.ts';
+export {
+  ARCHIVE_MONTHS,
+  archivedPdf,
+  createScheduled,
+  deleteScheduled,
+  getScheduled,
+  listArchive,
+  listScheduled,
+  oneOffPdf,
+  periodFor,
+  reportPdf,
+  runScheduled,
+  scheduledReportsJob,
+  sendScheduled,
+  updateScheduled,
+} from './scheduled.ts';

@@ -1,0 +1,10 @@
+/** Query-log roll-ups' upkeep: retention and the PostgreSQL daily partitions (docs/architecture.md "Statistics"). */
+export {
+  applyRetention,
+  type RetentionResult,
+  type RetentionSettings,
+  retentionCutoffs,
+  retentionJob,
+} from './retention.ts';
+export { compactDays, DAILY_GRACE_MS, dailyRollupsJob } from './daily.ts';
+export { ensureQueryLogPartitions, partitionsJob } from './partitions.ts';

@@ -1,0 +1,114 @@
+import { HISTORY_LIMIT, type HistoryEntry, type HistoryPage, type HistoryQuery } from '@cordon/shared';
+import { sql } from 'kysely';
+import type { Caller, CoreDeps } from '../context.ts';
+import { getCustomer } from '../customers/index.ts';
+import { customerInScope, scopeOf } from '../tenancy/index.ts';
+import { rangeIn } from './service.ts';
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+const ORDER_COLUMN = {
+  time: 'query_log.ts',
+  qname: 'query_log.qname',
+  qtype: 'query_log.qtype',
+  client_ip: 'query_log.client_ip',
+  action: 'query_log.action',
+  reason: 'query_log.reason',
+} as const;
+
+/**
+ * `GET /users/{id}/history/{action}/{date}` (spec §7; docs/api.md "History"): the customer's raw
+ * query-log rows of the range, `action` `all`, `allowed` (every answered query: allowed and
+ * bypassed) or `blocked`; `q` matches part of the qname or the client address (case-insensitive,
+ * `%` and `_` literal); ordered by `order_by` then id, `order_dir` (default newest first); paged by
+ * `limit` (default 1000) and `offset`. The history reads the raw rows: it is a search, not a dashboard.
+ * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date)
+ */
+export async function searchHistory(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  action: 'all' | 'allowed' | 'blocked',
+  date: string,
+  query: HistoryQuery,
+): Promise<HistoryPage> {
+  const customer = await getCustomer(deps, caller, customerId);
+  const range = rangeIn(customer.timezone || 'UTC', date, deps.now(), 'date');
+  const db = deps.handle.db;
+  let base = db
+    .selectFrom('query_log')
+    .innerJoin('customers', 'customers.id', 'query_log.customer_id')
+    .where(customerInScope(scopeOf(caller)))
+    .where('query_log.customer_id', '=', customerId)
+    .where('query_log.ts', '>=', range.from)
+    .where('query_log.ts', '<', range.to);
+  if (action === 'blocked') base = base.where('query_log.action', '=', 'blocked');
+  if (action === 'allowed') base = base.where('query_log.action', '<>', 'blocked');
+  const q = query.q?.trim().toLowerCase();
+  if (q) {
+    const pattern = `%${likeLiteral(q)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(query_log.qname) like ${pattern} escape '\\'`,
+        sql<boolean>`query_log.client_ip like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const dir = query.order_dir ?? 'desc';
+  const rows = await base
+    .leftJoin('locations', 'locations.id', 'query_log.location_id')
+    .select([
+      'query_log.id',
+      'query_log.ts',
+      'query_log.qname',
+      'query_log.qtype',
+      'query_log.action',
+      'query_log.reason',
+      'query_log.categories',
+      'query_log.client_ip',
+      'query_log.location_id',
+      'locations.name as location',
+      'query_log.policy_id',
+      'query_log.rcode',
+      'query_log.protocol',
+    ])
+    .orderBy(ORDER_COLUMN[query.order_by ?? 'time'], dir)
+    .orderBy('query_log.id', dir)
+    .limit(query.limit ?? HISTORY_LIMIT)
+    .offset(query.offset ?? 0)
+    .execute();
+  const ids = new Set<number>();
+  for (const r of rows) for (const c of r.categories ? r.categories.split(',') : []) ids.add(Number(c));
+  const names = new Map<number, string>();
+  if (ids.size > 0) {
+    const cats = await db
+      .selectFrom('categories')
+      .select(['id', 'name'])
+      .where('id', 'in', [...ids])
+      .execute();
+    for (const c of cats) names.set(c.id, c.name);
+  }
+  const data: HistoryEntry[] = rows.map((r) => ({
+    id: Number(r.id),
+    time: new Date(Number(r.ts)).toISOString(),
+    qname: r.qname,
+    qtype: r.qtype,
+    action: r.action,
+    reason: r.reason,
+    categories: (r.categories ? r.categories.split(',') : []).map((c) => ({
+      id: Number(c),
+      name: names.get(Number(c)) ?? c,
+    })),
+    client_ip: r.client_ip,
+    location_id: r.location_id,
+    location: r.location ?? null,
+    policy_id: r.policy_id,
+    rcode: r.rcode,
+    protocol: r.protocol,
+  }));
+  return { total: Number(total.n), data };
+}

@@ -1,0 +1,116 @@
+import { Role } from '../roles.ts';
+import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
+import {
+  deviceExceptionCreateSchema,
+  deviceExceptionListQuerySchema,
+  deviceExceptionSchema,
+  deviceExceptionUpdateSchema,
+  exceptionRuleCreateSchema,
+  exceptionRuleSchema,
+  exceptionRuleUpdateSchema,
+  ruleParamsSchema,
+  userIdQuerySchema,
+} from '../schemas/environment.ts';
+import { defineEndpoint } from './define.ts';
+
+const tag = 'device_exceptions';
+/** Addressed by their own ids (or `user_id`): the repository filters every query by the caller's tenant. */
+const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
+
+/** Device exceptions and their rules (spec §7 "Device exceptions"). */
+export const deviceExceptionEndpoints = {
+  list: defineEndpoint({
+    method: 'GET',
+    path: '/device_exceptions',
+    query: deviceExceptionListQuerySchema,
+    response: listOf(deviceExceptionSchema),
+    status: 200,
+    access,
+    tag,
+    summary: "A customer's device exceptions with device and rule counts (spec §7 Device exceptions).",
+  }),
+  create: defineEndpoint({
+    method: 'POST',
+    path: '/device_exceptions',
+    query: userIdQuerySchema,
+    body: deviceExceptionCreateSchema,
+    response: deviceExceptionSchema,
+    status: 201,
+    access,
+    tag,
+    summary: 'Create a device exception (spec §7 Device exceptions).',
+  }),
+  get: defineEndpoint({
+    method: 'GET',
+    path: '/device_exceptions/:id',
+    params: idParamsSchema,
+    response: deviceExceptionSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'One device exception (spec §7 Device exceptions).',
+  }),
+  update: defineEndpoint({
+    method: 'PUT',
+    path: '/device_exceptions/:id',
+    params: idParamsSchema,
+    body: deviceExceptionUpdateSchema,
+    response: deviceExceptionSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Update a device exception (spec §7 Device exceptions).',
+  }),
+  remove: defineEndpoint({
+    method: 'DELETE',
+    path: '/device_exceptions/:id',
+    params: idParamsSchema,
+    response: deletedResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Delete a device exception; its devices fall back to the default (docs/decisions.md Environment).',
+  }),
+  listRules: defineEndpoint({
+    method: 'GET',
+    path: '/device_exceptions/:id/rules',
+    params: idParamsSchema,
+    response: listOf(exceptionRuleSchema),
+    status: 200,
+    access,
+    tag,
+    summary: "A device exception's rules (spec §7 Device exceptions).",
+  }),
+  createRule: defineEndpoint({
+    method: 'POST',
+    path: '/device_exceptions/:id/rules',
+    params: idParamsSchema,
+    body: exceptionRuleCreateSchema,
+    response: exceptionRuleSchema,
+    status: 201,
+    access,
+    tag,
+    summary: 'Add a rule to a device exception (spec §7 Device exceptions).',
+  }),
+  updateRule: defineEndpoint({
+    method: 'PUT',
+    path: '/device_exceptions/:id/rules/:ruleId',
+    params: ruleParamsSchema,
+    body: exceptionRuleUpdateSchema,
+    response: exceptionRuleSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Update an exception rule (spec §7 Device exceptions).',
+  }),
+  removeRule: defineEndpoint({
+    method: 'DELETE',
+    path: '/device_exceptions/:id/rules/:ruleId',
+    params: ruleParamsSchema,
+    response: deletedResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Delete an exception rule; an exception in use keeps at least one (spec §5).',
+  }),
+} as const;

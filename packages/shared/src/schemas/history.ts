@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { idSchema } from './common.ts';
+import { statsDateSchema } from './stats.ts';
+
+/** The history default and largest page (spec §9: "History default limit is 1000"). */
+export const HISTORY_LIMIT = 1000;
+
+/** The columns the history may be ordered by (docs/api.md "History"). */
+export const HISTORY_ORDER_BY = ['time', 'qname', 'qtype', 'client_ip', 'action', 'reason'] as const;
+
+/** Path params of `/users/{id}/history/{action}/{date}`: `action` is `all`, `allowed` or `blocked`. */
+export const historyParamsSchema = z.object({
+  id: idSchema,
+  action: z.enum(['all', 'allowed', 'blocked'], { error: 'action must be all, allowed or blocked.' }),
+  date: statsDateSchema,
+});
+
+const whole = (field: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${field} must be a whole number from ${min} to ${max}.` })
+    .int({ error: `${field} must be a whole number from ${min} to ${max}.` })
+    .min(min, { error: `${field} must be a whole number from ${min} to ${max}.` })
+    .max(max, { error: `${field} must be a whole number from ${min} to ${max}.` });
+
+/**
+ * Query of the history (spec §7 "Cloud keys and history"): `limit` (default and at most 1000),
+ * `offset`, `order_by` (default `time`), `order_dir` (default `desc`: newest first) and `q`, a
+ * case-insensitive part of the qname or the client address.
+ */
+export const historyQuerySchema = z.object({
+  limit: whole('limit', 1, HISTORY_LIMIT).optional(),
+  offset: whole('offset', 0, 100_000_000).optional(),
+  order_by: z.enum(HISTORY_ORDER_BY, { error: `order_by must be one of ${HISTORY_ORDER_BY.join(', ')}.` }).optional(),
+  order_dir: z.enum(['asc', 'desc'], { error: 'order_dir must be asc or desc.' }).optional(),
+  q: z.string().max(200, { error: 'q must be at most 200 characters.' }).optional(),
+});
+export type HistoryQuery = z.infer<typeof historyQuerySchema>;
+
+/** One logged query as the history shows it; `time` is ISO-8601 UTC, `categories` the category names. */
+export const historyEntrySchema = z.object({
+  id: z.number().int(),
+  time: z.string(),
+  qname: z.string(),
+  qtype: z.string(),
+  action: z.string(),
+  reason: z.string(),
+  categories: z.array(z.object({ id: z.number().int(), name: z.string() })),
+  client_ip: z.string(),
+  location_id: z.number().int().nullable(),
+  location: z.string().nullable(),
+  policy_id: z.number().int().nullable(),
+  rcode: z.string(),
+  protocol: z.string(),
+});
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+/** A page of the history and the number of matching rows. */
+export const historyPageSchema = z.object({ total: z.number().int(), data: z.array(historyEntrySchema) });
+export type HistoryPage = z.infer<typeof historyPageSchema>;
