@@ -10,12 +10,12 @@
  * The roll-ups are generated directly as the writer would have left them after each customer
  * logged 10,000,000 queries over the last 30 days (13,889 an hour with a day/night swing, 10%
  * blocked, `domainsPerHour` distinct qnames an hour with a Zipf-like skew, 100 client addresses,
- * 25 categories, 2 policies): dashboards never read raw rows, so none are written. Medians of 5
- * runs. Numbers go in bench/README.md, never in tests.
+ * 25 categories, 2 policies): dashboards never read raw rows, so none are written. The worker's
+ * daily compaction (`rollups.compactDays`) then runs as it would have. Medians of 5 runs. Numbers go in bench/README.md, never in tests.
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { customers, msps, OPERATOR, stats } from '@cordon/core';
+import { customers, msps, OPERATOR, rollups, stats } from '@cordon/core';
 import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
 import { sql } from 'kysely';
 
@@ -74,12 +74,17 @@ async function generate(handle: DatabaseHandle, customerId: number, now: number)
     const blocked = Math.round(requests * 0.1);
     const allowed = requests - blocked;
     const top: Array<[string, string, string, number]> = [];
-    zipf(allowed, DOMAINS).forEach((c, i) => c > 0 && top.push(['domain', 'allowed', `site${i}.example${i % 40}.com`, c]));
-    zipf(blocked, Math.ceil(DOMAINS / 10)).forEach((c, i) => c > 0 && top.push(['domain', 'blocked', `ads${i}.tracker${i % 20}.net`, c]));
-    zipf(allowed, 100).forEach((c, i) => c > 0 && top.push(['sourceip', 'allowed', `10.${customerId % 250}.0.${i}`, c]));
-    zipf(blocked, 100).forEach((c, i) => c > 0 && top.push(['sourceip', 'blocked', `10.${customerId % 250}.0.${i}`, c]));
-    zipf(allowed, 20).forEach((c, i) => c > 0 && top.push(['category', 'allowed', String(13 + i), c]));
-    zipf(blocked, 5).forEach((c, i) => c > 0 && top.push(['category', 'blocked', String(1 + i), c]));
+    const add = (dim: string, action: string, counts: number[], key: (i: number) => string) => {
+      counts.forEach((c, i) => {
+        if (c > 0) top.push([dim, action, key(i), c]);
+      });
+    };
+    add('domain', 'allowed', zipf(allowed, DOMAINS), (i) => `site${i}.example${i % 40}.com`);
+    add('domain', 'blocked', zipf(blocked, Math.ceil(DOMAINS / 10)), (i) => `ads${i}.tracker${i % 20}.net`);
+    add('sourceip', 'allowed', zipf(allowed, 100), (i) => `10.${customerId % 250}.0.${i}`);
+    add('sourceip', 'blocked', zipf(blocked, 100), (i) => `10.${customerId % 250}.0.${i}`);
+    add('category', 'allowed', zipf(allowed, 20), (i) => String(13 + i));
+    add('category', 'blocked', zipf(blocked, 5), (i) => String(1 + i));
     top.push(['policy', 'allowed', '1', allowed], ['policy', 'blocked', '1', blocked]);
     await handle.db.transaction().execute(async (trx) => {
       await trx
@@ -134,6 +139,16 @@ try {
   }
   console.log(
     `${handle.dialect}: ${CUSTOMERS} customer(s) × 10M queries / 30 days, ${DOMAINS} qnames/hour → ${rows} roll-up rows in ${((performance.now() - g0) / 1000).toFixed(1)} s`,
+  );
+  // The worker's `stats.daily` job: every ended UTC day compacted into stats_daily_top.
+  const c0 = performance.now();
+  const days = await rollups.compactDays(deps, 40);
+  const daily = await handle.db
+    .selectFrom('stats_daily_top')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  console.log(
+    `compacted ${days.length} days into ${daily.n} daily rows in ${((performance.now() - c0) / 1000).toFixed(1)} s`,
   );
   if (handle.dialect === 'postgres') await sql`analyze`.execute(handle.db);
   const owners = [

@@ -68,8 +68,13 @@ async function timed(
   for (let i = 0; i < rows.length; i += BATCH) await write(rows.slice(i, i + BATCH));
   await end();
   const s = (performance.now() - t0) / 1000;
-  const top = await handle.db.selectFrom('stats_hourly_top').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  console.log(`${handle.dialect} ${label}: ${rows.length} rows in ${s.toFixed(2)} s = ${Math.round(rows.length / s)} rows/s (stats_hourly_top rows: ${top.n})`);
+  const top = await handle.db
+    .selectFrom('stats_hourly_top')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  console.log(
+    `${handle.dialect} ${label}: ${rows.length} rows in ${s.toFixed(2)} s = ${Math.round(rows.length / s)} rows/s (stats_hourly_top rows: ${top.n})`,
+  );
 }
 
 async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
@@ -114,7 +119,9 @@ try {
     () => flushRollups(handle, buffer),
   );
   // Raw rows and their roll-ups in one transaction per batch (insertQueryLogRows; tests use it).
-  await timed('raw + roll-ups per batch', handle, makeRows(ROWS, start + 7_200_000), (b) => insertQueryLogRows(handle, b));
+  await timed('raw + roll-ups per batch', handle, makeRows(ROWS, start + 7_200_000), (b) =>
+    insertQueryLogRows(handle, b),
+  );
   const raw = makeRows(ROWS, start + 3_600_000 * 3);
   await timed('raw INSERT only', handle, raw, async (b) => {
     await handle.db.insertInto('query_log').values(b).execute();

@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
-import { launchBrowser } from './support/browser.ts';
+import { horizontalOverflow, launchBrowser } from './support/browser.ts';
 import { type CordonProcess, startCordon } from './support/cordon.ts';
 import { type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
 
@@ -55,7 +56,8 @@ describe('environment console story (issue #8)', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (err) => browserProblems.push(`page error: ${err.message}`));
     page.on('response', (r) => {
-      if (r.url().includes('/restapi/')) responses.push(`${new Date().toISOString()} ${r.request().method()} ${r.url()} ${r.status()}`);
+      if (r.url().includes('/restapi/'))
+        responses.push(`${new Date().toISOString()} ${r.request().method()} ${r.url()} ${r.status()}`);
     });
   });
 
@@ -266,7 +268,6 @@ describe('environment console story (issue #8)', () => {
     await page.getByLabel('Device exception').first().click();
     await page.getByRole('option', { name: 'Intranet', exact: true }).click();
     await page.getByRole('button', { name: 'Save' }).first().click();
-    await shot(page, 'debug-a');
     await page.getByText('Device configuration saved').waitFor();
     await page.goto(`${base()}/customer/settings/device_exceptions`);
     await expect.poll(() => page.getByTestId('device-exceptions-table').textContent()).toMatch(/Intranet.*1.*2/);
@@ -282,6 +283,7 @@ describe('environment console story (issue #8)', () => {
       .getByText("You can't delete the last item in this table. A device exception in use must keep at least one rule.")
       .first()
       .waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await shot(page, '17-last-rule-kept');
     expect(await page.getByTestId('rules-table').locator('tbody tr').count()).toBe(1);
   });
@@ -299,13 +301,17 @@ describe('environment console story (issue #8)', () => {
     expect(kiosk).toBeDefined();
     await customer.call('POST', `/users/${customerId}/locations/virtual/${kiosk?.id}`, { policy_id: policyId });
     await page.goto(`${base()}/customer/content_filtering/policies/${policyId}`);
-    await page.waitForTimeout(2000);
-    await shot(page, 'debug-b');
     await page.getByRole('tab', { name: 'Locations' }).click();
     await page.waitForURL(`**/policies/${policyId}/locations`);
     await expect.poll(() => page.getByTestId('policy-locations-table').textContent()).toContain('Kiosk 3');
     expect(await page.getByTestId('policy-locations-table').locator('tbody tr').count()).toBe(1);
     await shot(page, '18-policy-locations-tab');
+    // The default policy's locations tab: every location inheriting it (Kiosk 3 no longer does).
+    await page.goto(`${base()}/customer/settings/default_policy/locations`);
+    await expect.poll(() => page.getByTestId('policy-locations-table').textContent()).toContain('Head office');
+    expect(await page.getByTestId('policy-locations-table').textContent()).not.toContain('Kiosk 3');
+    await page.getByText('10 in total').waitFor();
+    await shot(page, '19-default-policy-locations-tab');
   });
 
   it('reorders the groups on the ranking page by dragging and with the keyboard, saved through /batch', async () => {
@@ -343,5 +349,46 @@ describe('environment console story (issue #8)', () => {
     ]);
     await shot(page, '15-ranking-saved');
     expect(browserProblems).toEqual([]);
+  });
+
+  it('has no serious accessibility problem and nothing wider than the screen on its pages, at 1280 and 390 px', async () => {
+    const first = async (path: string) => {
+      const res = await customer.call('GET', path);
+      return (res.body as { data: Array<{ id: number; type?: string }> }).data[0];
+    };
+    const location = await first(`/users/${customerId}/locations/dynamicip`);
+    const device = await first(`/users/${customerId}/devices`);
+    const exception = await first(`/device_exceptions?user_id=${customerId}`);
+    const group = await first(`/users/${customerId}/groups`);
+    const user = await first(`/users/${customerId}/users/`);
+    const pages = [
+      '/customer/environment/locations',
+      `/customer/environment/locations/dynamicip/${location?.id}`,
+      '/customer/environment/devices',
+      `/customer/environment/devices/${device?.id}`,
+      '/customer/settings/device_configuration',
+      '/customer/settings/device_exceptions',
+      `/customer/settings/device_exceptions/${exception?.id}`,
+      '/customer/environment/groups',
+      `/customer/environment/groups/${group?.id}`,
+      '/customer/environment/groups-ranking',
+      '/customer/environment/users',
+      `/customer/environment/users/${user?.id}`,
+    ];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      for (const path of pages) {
+        await page.goto(`${base()}${path}`);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        const violations = await axeViolations(page);
+        expect(violations, `${path} at ${width} px: ${formatViolations(violations)}`).toEqual([]);
+        expect(await horizontalOverflow(page), `${path} at ${width} px is wider than the screen`).toBeLessThanOrEqual(
+          0,
+        );
+      }
+      await shot(page, `20-user-page-${width}px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

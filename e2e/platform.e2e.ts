@@ -34,6 +34,7 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
   let mspId: number;
   let customerId: number;
   let policyId: number;
+  /** Per page: the serious and critical axe nodes; plus `recategorize-ms` (its `serious` is the delay, ms). */
   const axeCounts: Record<string, { serious: number; critical: number }> = {};
   const base = () => `http://127.0.0.1:${httpPort}`;
 
@@ -224,6 +225,44 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
     expect(blocked).toBeGreaterThanOrEqual(50);
   });
 
+  it('turns an approved recategorisation into the answer dig gets, within seconds', async () => {
+    const customer = await apiLogin(httpPort, CUSTOMER_ADMIN.email, CUSTOMER_ADMIN.password);
+    // A name the resolver allows today (no category blocked by the Moderate policy)…
+    let name = '';
+    for (const candidate of workloadNames(400)) {
+      const tool = await customer.call('POST', '/tools/test/category', { domain: candidate, policy_id: policyId });
+      if ((tool.body as { action: string }).action === 'allowed') {
+        name = candidate;
+        break;
+      }
+    }
+    expect(name).not.toBe('');
+    expect((await dig(dnsPort, name)).answers.map((a) => a.data)).toEqual([upstream.ipv4]);
+    // …asked to be Gambling (blocked from Moderate up), in the console's tools page.
+    const page = await loginPage(CUSTOMER_ADMIN);
+    await page.goto(`${base()}/customer/settings/tools/recategorize_domain`);
+    await page.getByLabel(/^Domain/).fill(name);
+    await page.getByRole('combobox', { name: 'Category' }).fill('Gambl');
+    await page.getByRole('option', { name: 'Gambling' }).click();
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await page.getByTestId('recategorize-table').getByText(name).waitFor();
+    await shot(page, '07-recategorize-request');
+    await page.context().close();
+    // The system admin approves it in the review queue.
+    const admin = await loginPage(ADMIN);
+    await admin.goto(`${base()}/system/global_settings/tools/recategorize_domain`);
+    await admin.getByRole('button', { name: `Approve ${name}` }).click();
+    await admin.getByText(`${name} recategorised`).waitFor();
+    const approvedAt = Date.now();
+    await shot(admin, '08-recategorize-approved');
+    await admin.context().close();
+    await expect
+      .poll(async () => (await dig(dnsPort, name)).answers.map((a) => a.data), { timeout: 15_000, interval: 100 })
+      .toEqual(['127.0.0.1']);
+    // How long the resolver took to answer with the override (the category index is rebuilt whole).
+    axeCounts['recategorize-ms'] = { serious: Date.now() - approvedAt, critical: 0 };
+  });
+
   it('works at phone width: the menu collapses and closes after a tap, tables scroll, nothing overflows', async () => {
     const page = await loginPage(ADMIN, 390);
     await page.waitForURL('**/system/overview');
@@ -251,6 +290,8 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
       ['/system/global_settings/interface', 'system-interface'],
       ['/system/global_settings/support', 'system-support'],
       ['/system/global_settings/tools', 'system-tools'],
+      ['/system/global_settings/tools/recategorize_domain', 'system-recategorize'],
+      ['/system/global_settings/tools/dns_lookup', 'system-dns-lookup'],
     ];
     const found: string[] = [];
     for (const [path, name] of pages) {
@@ -268,6 +309,7 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
       ['/msp/global_settings', 'msp-settings-index'],
       ['/msp/global_settings/interface', 'msp-interface'],
       ['/msp/global_settings/tools', 'msp-tools'],
+      ['/msp/global_settings/support', 'msp-support'],
     ] as const) {
       const v = await checkAxe(page, path, name);
       if (v.length > 0) found.push(`${path}\n${formatViolations(v)}`);
@@ -283,6 +325,8 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
       ['/customer/content_filtering/cloud_keys', 'customer-cloud-keys'],
       ['/customer/settings', 'customer-settings-index'],
       ['/customer/settings/tools', 'customer-tools'],
+      ['/customer/settings/tools/recategorize_domain', 'customer-recategorize'],
+      ['/customer/settings/support', 'customer-support'],
       ['/customer/settings/static_routes', 'customer-static-routes'],
       ['/customer/no_such_page', 'customer-not-available'],
     ] as const) {
@@ -290,6 +334,12 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
       if (v.length > 0) found.push(`${path}\n${formatViolations(v)}`);
       await shot(page, `axe-${name}`);
     }
+    // The DNS lookup answers through Cordon's upstream (the fake one): its A record.
+    await page.goto(`${base()}/msp/global_settings/tools/dns_lookup`);
+    await page.getByLabel(/^Domain/).fill('lookup.example');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByTestId('dns-result').getByText(upstream.ipv4).waitFor();
+    await shot(page, '09-dns-lookup');
     // The test categorisation form, used from the keyboard only.
     await page.goto(`${base()}/customer/settings/tools`);
     await page.getByLabel(/^Domain/).focus();

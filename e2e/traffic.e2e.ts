@@ -50,7 +50,8 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
   let customerId = 0;
   let mspId = 0;
   const problems: string[] = [];
-  const shot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, `traffic-${name}.png`), fullPage: true });
+  const shot = (p: Page, name: string) =>
+    p.screenshot({ path: join(ARTIFACTS, `traffic-${name}.png`), fullPage: true });
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -75,7 +76,8 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
   });
 
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) await shot(page, `failed-${ctx.task.name.slice(0, 20).replace(/\W+/g, '-')}`);
+    if (ctx.task.result?.state === 'fail' && page)
+      await shot(page, `failed-${ctx.task.name.slice(0, 20).replace(/\W+/g, '-')}`);
   });
 
   afterAll(async () => {
@@ -131,10 +133,14 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await dig(dnsPort, BLOCKED);
     // 1 + 5 + 1 queries (the first poll may have taken several tries: count what the log has).
     await expect
-      .poll(async () => ((await customer.call('GET', `/users/${customerId}/stats/today`)).body as { requests: number }).requests, {
-        timeout: 10_000,
-        interval: 300,
-      })
+      .poll(
+        async () =>
+          ((await customer.call('GET', `/users/${customerId}/stats/today`)).body as { requests: number }).requests,
+        {
+          timeout: 10_000,
+          interval: 300,
+        },
+      )
       .toBeGreaterThanOrEqual(7);
   });
 
@@ -171,7 +177,12 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(500);
     await shot(page, '02-customer-dashboard-390');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number; clientWidth: number } };
+      };
+      return g.document.documentElement.scrollWidth - g.document.documentElement.clientWidth;
+    });
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -182,13 +193,20 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.getByRole('textbox', { name: 'Search domain or source IP' }).fill('blocked-by-list');
     await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBe(2);
     await shot(page, '03-history-search');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const historyViolations = await axeViolations(page);
+    expect(historyViolations, formatViolations(historyViolations)).toEqual([]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^history-\d{2}-\d{2}-\d{4}\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
     expect(csv.split('\r\n').filter(Boolean)).toHaveLength(3);
     expect(csv).toContain(BLOCKED);
     await page.goto(`http://127.0.0.1:${httpPort}/customer/recent_traffic`);
-    await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBeGreaterThanOrEqual(7);
+    await expect
+      .poll(async () => page.getByTestId('history-table').locator('tbody tr').count())
+      .toBeGreaterThanOrEqual(7);
     await shot(page, '04-recent-traffic');
   });
 
@@ -200,7 +218,23 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     expect(await page.getByTestId('report-table').textContent()).toContain('blocked-by-list.example');
     await page.getByTestId('report-chart').waitFor();
     await shot(page, '05-blocked-report');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PDF' }).click()]);
+    const reportViolations = await axeViolations(page);
+    expect(reportViolations, formatViolations(reportViolations)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(400);
+    await shot(page, '05b-blocked-report-390');
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number; clientWidth: number } };
+      };
+      return g.document.documentElement.scrollWidth - g.document.documentElement.clientWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download PDF' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^r_blocked_domain_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.pdf$/);
     const text = await pdfText(readFileSync(await download.path()));
     expect(text).toContain('Blocked requests by domain');
@@ -233,8 +267,14 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     expect(text).toContain('Traffic School');
     await page.reload();
     await page.getByTestId('report-archive').waitFor();
-    expect(await page.getByTestId('scheduled-reports').textContent()).toContain('sent');
+    const schedules = (await customer.call('GET', `/users/${customerId}/scheduledreports`)).body as {
+      data: Array<{ status: string }>;
+    };
+    expect(schedules.data[0]?.status).toBe('sent');
+    expect(await page.getByTestId('scheduled-reports').textContent()).toContain('Sent');
     await shot(page, '07-summary-sent');
+    const summaryViolations = await axeViolations(page);
+    expect(summaryViolations, formatViolations(summaryViolations)).toEqual([]);
   });
 
   it('shows the MSP and system dashboards summed over their customers', async () => {

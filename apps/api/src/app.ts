@@ -53,6 +53,8 @@ export interface AppOptions {
   now?: () => number;
   /** Address-claim limits of MSP and customer admins (docs/security.md "Address claims"); unset fields take {@link DEFAULT_CLAIM_LIMITS}. */
   claims?: Partial<ClaimLimits>;
+  /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec §7 `GET /tools/dns`); default: the host's. */
+  upstreams?: readonly { host: string; port: number }[];
 }
 
 /** The API prefix (spec §7). */
@@ -125,6 +127,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     loginThrottle: opts.loginThrottle,
     now: opts.now ?? Date.now,
     claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
+    upstreams: opts.upstreams,
   };
   // Answers written before Fastify's hooks run carry the same security headers as the rest.
   const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });

@@ -18,6 +18,7 @@ import { locationModule } from './modules/locations/index.ts';
 import { mailModule } from './modules/mail/index.ts';
 import { mspModule } from './modules/msps/index.ts';
 import { policyModule } from './modules/policies/index.ts';
+import { powerBiModule } from './modules/powerbi/index.ts';
 import { reportModule } from './modules/reports/index.ts';
 import { staticRouteModule } from './modules/staticroutes/index.ts';
 import { statsModule } from './modules/stats/index.ts';
@@ -44,6 +45,7 @@ export const API_MODULES: readonly AnyApiModule[] = [
   statsModule,
   historyModule,
   reportModule,
+  powerBiModule,
   staticRouteModule,
   certificateModule,
   blockPageModule,

@@ -47,6 +47,8 @@ export interface AppDeps extends locations.LocationDeps {
   readonly jwtKeys: JwtKeyRing;
   /** Login throttling limits; default `LOGIN_THROTTLE` (lib/limiter.ts). */
   readonly loginThrottle?: LoginThrottleLimits | undefined;
+  /** Cordon's upstream resolvers (the DNS lookup tool asks them); undefined: the host's resolvers. */
+  readonly upstreams?: readonly { readonly host: string; readonly port: number }[] | undefined;
 }
 
 declare module 'fastify' {

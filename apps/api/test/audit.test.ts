@@ -32,9 +32,9 @@ describe.each(testDialects())('audit trail through the API on %s', (dialect) => 
     });
     expect(res.statusCode).toBe(200);
     const rows = await audits();
-    // The bootstrap of the test's system admin, then the two calls.
-    expect(rows.map((r) => r.action)).toEqual(['admin.bootstrap', 'msp.create', 'msp.update']);
-    const [, create, update] = rows;
+    // The bootstrap of the test's system admin, its login (docs/api.md "Audit log"), then the two calls.
+    expect(rows.map((r) => r.action)).toEqual(['admin.bootstrap', 'auth.login', 'msp.create', 'msp.update']);
+    const [, , create, update] = rows;
     expect(create).toMatchObject({ admin_email: ADMIN.email, role: 1, msp_id: id, entity: 'msp', entity_id: id });
     expect(JSON.parse(create?.after_json ?? '{}')).toMatchObject({ name: 'Acme', admin: { email: 'boss@acme.test' } });
     expect(update).toMatchObject({ client_ip: '198.51.100.23', entity_id: id });

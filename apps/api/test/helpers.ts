@@ -70,6 +70,8 @@ export async function login(app: FastifyInstance, email: string, password: strin
 export interface TestAppOptions {
   /** Address-claim limits of MSP and customer admins; default the operator defaults (docs/security.md). */
   claims?: Partial<ClaimLimits>;
+  /** Upstream resolvers the DNS lookup tool asks (a loopback test server). */
+  upstreams?: readonly { host: string; port: number }[];
 }
 
 /** Builds the app on a fresh database of `dialect`, seeds the system admin and logs it in. */
@@ -86,6 +88,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
     jwtSecret: new Uint8Array(randomBytes(32)),
     now: () => clock.now,
     ...(opts.claims ? { claims: opts.claims } : {}),
+    ...(opts.upstreams ? { upstreams: opts.upstreams } : {}),
   });
   await app.ready();
   const rootToken = await login(app, ADMIN.email, ADMIN.password);

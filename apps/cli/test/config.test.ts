@@ -31,7 +31,7 @@ describe('serve configuration', () => {
       { host: '::1', port: 5300 },
     ]);
     expect(c.httpAddr).toEqual({ host: '127.0.0.1', port: 8080 });
-    expect(c.roles).toEqual(['api', 'resolver', 'blockpage']);
+    expect(c.roles).toEqual(['api', 'resolver', 'blockpage', 'worker']);
   });
 
   it('refuses malformed settings with a message naming the flag and variable', () => {

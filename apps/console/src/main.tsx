@@ -7,7 +7,7 @@ import { App } from './app/App.tsx';
 import { createResponseHandler } from './app/errors/responseHandler.ts';
 import { MESSAGES } from './app/messages.ts';
 import { createAppRouter } from './app/router.tsx';
-import { createI18n } from './i18n/index.ts';
+import { createI18n, pickLanguage } from './i18n/index.ts';
 import { createSessionStore, StorageKeys } from './session/session.ts';
 
 // The composition root: every app-wide dependency is created here and passed down explicitly.
@@ -21,7 +21,8 @@ const api = createApiClient({
     session,
   }),
 });
-const i18n = createI18n(window.localStorage.getItem(StorageKeys.lang) ?? 'en', MESSAGES);
+const i18n = createI18n(pickLanguage(window.localStorage.getItem(StorageKeys.lang), navigator.languages), MESSAGES);
+document.documentElement.lang = i18n.language;
 
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('#root is missing from index.html');

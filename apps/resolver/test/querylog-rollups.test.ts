@@ -72,7 +72,9 @@ describe('roll-up folding', () => {
     expect(d.hourly).toHaveLength(want.hourly.size);
     expect(d.top).toHaveLength(want.top.size);
     for (const t of d.top) {
-      expect(t.count, `${t.dim} ${t.key}`).toBe(want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`));
+      expect(t.count, `${t.dim} ${t.key}`).toBe(
+        want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`),
+      );
     }
   });
 
@@ -105,7 +107,9 @@ describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) =
     const top = await handle.db.selectFrom('stats_hourly_top').selectAll().execute();
     expect(top).toHaveLength(want.top.size);
     for (const t of top) {
-      expect(Number(t.count)).toBe(want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`));
+      expect(Number(t.count)).toBe(
+        want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`),
+      );
     }
   };
 
@@ -131,7 +135,9 @@ describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) =
     } else {
       dir = mkdtempSync(join(tmpdir(), 'cordon-rollup-'));
       connection = { sqlitePath: join(dir, 'q.db') };
-      await migrateToLatest(openDatabase(connection));
+      const setup = openDatabase(connection);
+      await migrateToLatest(setup);
+      await setup.close();
     }
     const target = dialect === 'postgres' ? handle : openDatabase(connection);
     const writer = new QueryLogWorkerWriter(connection, pino({ level: 'silent' }), { batchSize: 200, flushMs: 50 });

@@ -109,6 +109,7 @@ export async function startCordon(
         changes,
         jwtKeys: jwt.ring,
         trustProxy: config.trustProxy,
+        upstreams: config.upstreams,
         logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
         claims: {
           maxPrefixV4: config.claimMaxPrefixV4,

@@ -41,13 +41,47 @@ export function createConsoleTheme(closeLabel: string, clearLabel = 'Clear') {
   });
 }
 
+/** The palette colours whose `light` variant (status labels, light buttons, alerts) gets shade-9 text. */
+const LIGHT_VARIANT_COLORS = [
+  'dark',
+  'gray',
+  'red',
+  'pink',
+  'grape',
+  'violet',
+  'indigo',
+  'blue',
+  'cyan',
+  'teal',
+  'green',
+  'lime',
+  'yellow',
+  'orange',
+] as const;
+
+/** Colours whose shade 9 is still under 4.5:1 on their shade 0 (green 4.1, orange 4.1): their light text is dark. */
+const PALE_SHADE_9: ReadonlySet<string> = new Set(['green', 'lime', 'yellow', 'orange']);
+
 /**
  * The "dimmed" grey text is gray 7 (7.5:1 on white) instead of gray 6 (3.32:1), and the colours of
- * the light variants' text darkened the same way (WCAG 1.4.3).
+ * the light variants (status labels, light buttons, alerts) are drawn on the colour's shade 0 with its
+ * shade 9 text (teal 6 on a 10 % teal wash was 2.9:1; teal 9 on teal 0 is 4.7:1), WCAG 1.4.3.
  */
 const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    ...Object.fromEntries(
+      LIGHT_VARIANT_COLORS.flatMap((c) => [
+        [`--mantine-color-${c}-light`, `var(--mantine-color-${c}-0)`],
+        [`--mantine-color-${c}-light-hover`, `var(--mantine-color-${c}-1)`],
+        [
+          `--mantine-color-${c}-light-color`,
+          PALE_SHADE_9.has(c) ? 'var(--mantine-color-dark-7)' : `var(--mantine-color-${c}-9)`,
+        ],
+      ]),
+    ),
+  },
   dark: {},
 });
 

@@ -21,6 +21,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           ready('nav.globalDefaultPolicy', '/system/global_settings/global_default_policy'),
           ready('nav.globalDomains', '/system/global_settings/global_domains'),
           ready('nav.tools', '/system/global_settings/tools'),
+          ready('nav.categoryFeeds', '/system/global_settings/category_feeds'),
           ready('nav.certificates', '/system/global_settings/certificates'),
           ready('nav.interface', '/system/global_settings/interface'),
           ready('nav.support', '/system/global_settings/support'),
@@ -47,7 +48,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
       ],
       customer: [
         ready('nav.overview', '/customer/overview'),
-        soon('nav.recentTraffic', '/customer/recent_traffic'),
+        ready('nav.recentTraffic', '/customer/recent_traffic'),
         group('nav.contentFiltering', '/customer/content_filtering', [
           ready('nav.policies', '/customer/content_filtering/policies'),
           ready('nav.domains', '/customer/content_filtering/domains'),
@@ -61,12 +62,12 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           ready('nav.users', '/customer/environment/users'),
         ]),
         group('nav.reporting', '/customer/reporting', [
-          soon('nav.summary', '/customer/reporting/summary'),
-          soon('nav.behaviorReports', '/customer/reporting/behavior_reports'),
-          soon('nav.blockedReports', '/customer/reporting/blocked_reports'),
-          soon('nav.securityReports', '/customer/reporting/security_reports'),
-          soon('nav.trendReports', '/customer/reporting/trend_reports'),
-          soon('nav.historyReports', '/customer/reporting/history_reports'),
+          ready('nav.summary', '/customer/reporting/summary'),
+          ready('nav.behaviorReports', '/customer/reporting/behavior_reports'),
+          ready('nav.blockedReports', '/customer/reporting/blocked_reports'),
+          ready('nav.securityReports', '/customer/reporting/security_reports'),
+          ready('nav.trendReports', '/customer/reporting/trend_reports'),
+          ready('nav.historyReports', '/customer/reporting/history_reports'),
         ]),
         group('nav.settings', '/customer/settings', [
           ready('nav.administrators', '/customer/settings/administrators'),

@@ -161,6 +161,11 @@ describe('the route table built from the feature manifests (spec §2)', () => {
       '/sales/msps/7': { layout: 'RootLayout > AreaLayout:sales', title: 'pages.msp' },
       '/msp/overview/7': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.customer' },
       '/customer/settings/tools': { layout: 'RootLayout > AreaLayout:customer', title: 'pages.tools' },
+      '/system/global_settings/tools/recategorize_domain': {
+        layout: 'RootLayout > AreaLayout:system',
+        title: 'pages.tools',
+      },
+      '/msp/global_settings/tools/dns_lookup': { layout: 'RootLayout > AreaLayout:msp', title: 'pages.tools' },
       '/msp/global_settings': {
         layout: 'RootLayout > AreaLayout:msp > SettingsIndex:msp',
         title: 'nav.globalSettings',

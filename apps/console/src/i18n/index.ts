@@ -1,13 +1,31 @@
 import i18next, { type i18n } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import en from './en.json';
+import fr from './fr.json';
 import type { MessageTree } from './messages.ts';
+
+/** The console's languages (issue 11: English and French), in the order the language pickers offer them. */
+export const LANGUAGES = ['en', 'fr'] as const;
+export type Language = (typeof LANGUAGES)[number];
 
 /**
  * The strings every part of the console shares (app shell, common words, filtering levels, menu
  * labels of pages not built yet), by language. Features bring their own (`features/<name>/i18n`).
  */
-export const BASE_MESSAGES: Readonly<Record<'en', MessageTree>> = { en };
+export const BASE_MESSAGES: Readonly<Record<Language, MessageTree>> = { en, fr };
+
+/**
+ * The language to show for a stored `lang` (spec §3 browser-stored preferences; '' = the
+ * browser's): a supported language, else English.
+ */
+export function pickLanguage(stored: string | null, browser: readonly string[] = []): Language {
+  const wanted = stored && stored !== '' ? [stored] : browser;
+  for (const tag of wanted) {
+    const base = tag.toLowerCase().split('-')[0] as Language;
+    if ((LANGUAGES as readonly string[]).includes(base)) return base;
+  }
+  return 'en';
+}
 
 /**
  * Creates the i18next instance for `lang` (from local storage `lang`), falling back to English

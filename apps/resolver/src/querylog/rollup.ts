@@ -1,7 +1,9 @@
-import type { Database } from '@cordon/db';
+import type { Database, QueryLogTable } from '@cordon/db';
 import { MALWARE_CATEGORY_IDS, PHISHING_CATEGORY_IDS } from '@cordon/shared';
-import type { Kysely, Transaction } from 'kysely';
-import type { QueryLogRow } from './writer.ts';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+
+/** A query-log row as inserted (the same type as writer.ts's `QueryLogRow`, kept here so neither file imports the other). */
+type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
 
 const MALWARE_IDS = new Set(MALWARE_CATEGORY_IDS);
 const PHISHING_IDS = new Set(PHISHING_CATEGORY_IDS);

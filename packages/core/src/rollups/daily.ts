@@ -17,11 +17,16 @@ export async function compactDays(deps: CoreDeps, maxDays = 60): Promise<number[
   const { db } = deps.handle;
   const lastEnded = deps.now() - DAILY_GRACE_MS;
   const lastDay = lastEnded - (lastEnded % DAY_MS) - DAY_MS; // the newest day whose end ≤ lastEnded
-  const first = await db.selectFrom('stats_hourly_top').select((eb) => eb.fn.min('hour').as('h')).executeTakeFirst();
+  const first = await db
+    .selectFrom('stats_hourly_top')
+    .select((eb) => eb.fn.min('hour').as('h'))
+    .executeTakeFirst();
   if (first?.h === null || first?.h === undefined) return [];
   const firstDay = Number(first.h) - (Number(first.h) % DAY_MS);
   const done = new Set(
-    (await db.selectFrom('stats_daily_done').select('day').where('day', '>=', firstDay).execute()).map((r) => Number(r.day)),
+    (await db.selectFrom('stats_daily_done').select('day').where('day', '>=', firstDay).execute()).map((r) =>
+      Number(r.day),
+    ),
   );
   const out: number[] = [];
   for (let day = firstDay; day <= lastDay && out.length < maxDays; day += DAY_MS) {
@@ -45,7 +50,8 @@ export function dailyRollupsJob(): WorkerJob {
     intervalMs: 15 * 60_000,
     run: async ({ deps, log }) => {
       const days = await compactDays(deps);
-      if (days.length > 0) log.info({ days: days.map((d) => new Date(d).toISOString().slice(0, 10)) }, 'daily roll-ups written');
+      if (days.length > 0)
+        log.info({ days: days.map((d) => new Date(d).toISOString().slice(0, 10)) }, 'daily roll-ups written');
     },
   };
 }

@@ -1,4 +1,7 @@
 /** Query-log roll-ups' upkeep: retention and the PostgreSQL daily partitions (docs/architecture.md "Statistics"). */
+
+export { compactDays, DAILY_GRACE_MS, dailyRollupsJob } from './daily.ts';
+export { ensureQueryLogPartitions, partitionsJob } from './partitions.ts';
 export {
   applyRetention,
   type RetentionResult,
@@ -6,5 +9,3 @@ export {
   retentionCutoffs,
   retentionJob,
 } from './retention.ts';
-export { compactDays, DAILY_GRACE_MS, dailyRollupsJob } from './daily.ts';
-export { ensureQueryLogPartitions, partitionsJob } from './partitions.ts';

@@ -21,14 +21,18 @@ export async function ensureQueryLogPartitions(deps: CoreDeps, aheadDays = 7): P
   if (dialect !== 'postgres') return [];
   const partitioned = await sql<{ n: number }>`
     select count(*)::int as n from pg_partitioned_table pt join pg_class c on c.oid = pt.partrelid
-    join pg_namespace ns on ns.oid = c.relnamespace where c.relname = 'query_log' and ns.nspname = current_schema()`.execute(db);
+    join pg_namespace ns on ns.oid = c.relnamespace where c.relname = 'query_log' and ns.nspname = current_schema()`.execute(
+    db,
+  );
   if (!partitioned.rows[0]?.n) return [];
   const today = deps.now() - (deps.now() % DAY_MS);
   const created: string[] = [];
   for (let i = -1; i <= aheadDays; i++) {
     const start = today + i * DAY_MS;
     const name = partitionName(start);
-    const exists = await sql<{ n: number }>`select count(*)::int as n from pg_class c join pg_namespace ns on ns.oid = c.relnamespace
+    const exists = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_class c join pg_namespace ns on ns.oid = c.relnamespace
       where c.relname = ${name} and ns.nspname = current_schema()`.execute(db);
     if (exists.rows[0]?.n) continue;
     try {

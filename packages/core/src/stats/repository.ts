@@ -26,14 +26,16 @@ export function hourBounds(range: TimeRange): { from: number; to: number } {
   return { from: floor(range.from), to: floor(range.to) };
 }
 
-type RollupTable = 'stats_hourly' | 'stats_hourly_top';
+type RollupTable = 'stats_hourly' | 'stats_hourly_top' | 'stats_daily_top';
 
 function subjectWhere(table: RollupTable, subject: StatsSubject, scope: TenantScope) {
   return (eb: import('kysely').ExpressionBuilder<Database, 'customers' | RollupTable>): Expression<SqlBool> => {
     const parts: Expression<SqlBool>[] = [customerInScope(scope)];
     if (subject.customerId !== undefined) parts.push(eb(`${table}.customer_id`, '=', subject.customerId));
     if (subject.mspId !== undefined) parts.push(eb('customers.msp_id', '=', subject.mspId));
-    if (subject.locationId !== undefined) parts.push(eb(`${table}.location_id`, '=', subject.locationId));
+    if (subject.locationId !== undefined && table !== 'stats_daily_top') {
+      parts.push(eb(`${table}.location_id`, '=', subject.locationId));
+    }
     return eb.and(parts);
   };
 }
@@ -48,15 +50,67 @@ function hourly(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject,
     .where('stats_hourly.hour', '<', h.to);
 }
 
-function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
+const DAY_MS = 86_400_000;
+
+/**
+ * The whole UTC days of `[from, to)` (hour bounds) already compacted into `stats_daily_top`, as one
+ * contiguous run `[start, end)` (the first run found), or null. A location's stats never use it (the
+ * daily table has no location).
+ */
+async function dailyRun(
+  db: Kysely<Database>,
+  subject: StatsSubject,
+  h: { from: number; to: number },
+): Promise<{ start: number; end: number } | null> {
+  if (subject.locationId !== undefined) return null;
+  const firstDay = Math.ceil(h.from / DAY_MS) * DAY_MS;
+  const lastEnd = Math.floor(h.to / DAY_MS) * DAY_MS;
+  if (lastEnd - firstDay < DAY_MS) return null;
+  const rows = await db
+    .selectFrom('stats_daily_done')
+    .select('day')
+    .where('day', '>=', firstDay)
+    .where('day', '<', lastEnd)
+    .orderBy('day')
+    .execute();
+  if (rows.length === 0) return null;
+  const start = Number(rows[0]!.day);
+  let end = start + DAY_MS;
+  for (const r of rows.slice(1)) {
+    if (Number(r.day) !== end) break;
+    end += DAY_MS;
+  }
+  return { start, end };
+}
+
+/**
+ * The `(key, action, count)` rows of dimension `dim` over `range`: whole compacted UTC days from
+ * `stats_daily_top`, the other hours from `stats_hourly_top` (migration 0022), as one UNION ALL
+ * subquery `u` for the caller to sum.
+ */
+async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
   const h = hourBounds(range);
-  return db
-    .selectFrom('stats_hourly_top')
-    .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
-    .where(subjectWhere('stats_hourly_top', subject, scope))
-    .where('stats_hourly_top.dim', '=', dim)
-    .where('stats_hourly_top.hour', '>=', h.from)
-    .where('stats_hourly_top.hour', '<', h.to);
+  const run = await dailyRun(db, subject, h);
+  // Each part is one index range (customer, dim, hour/day): no OR over the hours.
+  const hourly = (from: number, to: number) =>
+    db
+      .selectFrom('stats_hourly_top')
+      .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
+      .where(subjectWhere('stats_hourly_top', subject, scope))
+      .where('stats_hourly_top.dim', '=', dim)
+      .where('stats_hourly_top.hour', '>=', from)
+      .where('stats_hourly_top.hour', '<', to)
+      .select(['stats_hourly_top.key as key', 'stats_hourly_top.action as action', 'stats_hourly_top.count as count']);
+  if (run === null) return db.selectFrom(hourly(h.from, h.to).as('u'));
+  const daily = db
+    .selectFrom('stats_daily_top')
+    .innerJoin('customers', 'customers.id', 'stats_daily_top.customer_id')
+    .where(subjectWhere('stats_daily_top', subject, scope))
+    .where('stats_daily_top.dim', '=', dim)
+    .where('stats_daily_top.day', '>=', run.start)
+    .where('stats_daily_top.day', '<', run.end)
+    .select(['stats_daily_top.key as key', 'stats_daily_top.action as action', 'stats_daily_top.count as count']);
+  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
 }
 
 /**
@@ -76,9 +130,9 @@ export async function overview(
         sql<number>`coalesce(sum(stats_hourly.blocked), 0)`.as('blocked'),
       ])
       .executeTakeFirstOrThrow(),
-    top(db, scope, subject, range, 'domain')
-      .select(sql<number>`count(distinct stats_hourly_top.key)`.as('n'))
-      .executeTakeFirstOrThrow(),
+    top(db, scope, subject, range, 'domain').then((q) =>
+      q.select(sql<number>`count(distinct u.key)`.as('n')).executeTakeFirstOrThrow(),
+    ),
   ]);
   const requests = Number(counts.requests);
   const blocked = Number(counts.blocked);
@@ -119,13 +173,13 @@ export async function topKeys(
   action: 'allowed' | 'blocked',
   limit: number,
 ): Promise<Array<{ key: string; name: string; count: number }>> {
-  const total = sql<number>`sum(stats_hourly_top.count)`;
-  const rows = await top(db, scope, subject, range, DIMENSION_OF[dim])
-    .where('stats_hourly_top.action', 'in', action === 'blocked' ? ['blocked'] : ['allowed', 'bypassed'])
-    .select(['stats_hourly_top.key as key', total.as('count')])
-    .groupBy('stats_hourly_top.key')
+  const total = sql<number>`sum(u.count)`;
+  const rows = await (await top(db, scope, subject, range, DIMENSION_OF[dim]))
+    .where('u.action', 'in', action === 'blocked' ? ['blocked'] : ['allowed', 'bypassed'])
+    .select(['u.key as key', total.as('count')])
+    .groupBy('u.key')
     .orderBy(total, 'desc')
-    .orderBy('stats_hourly_top.key')
+    .orderBy('u.key')
     .limit(limit)
     .execute();
   const names = new Map<string, string>();

@@ -42,10 +42,36 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await db.schema.createIndex('stats_hourly_top_hour').on('stats_hourly_top').column('hour').execute();
 
-  // Backfill: the rows logged before this migration, folded into the same two tables.
+  // Backfill: the rows logged before this migration, folded into the same two tables in pages of
+  // 5,000 rows; the folded counts are added to the tables whenever 100,000 keys wait (bounded memory).
   const HOUR = 3_600_000;
-  const hourly = new Map<string, [number, number, number, number, number, number, number]>();
-  const top = new Map<string, [number, number, number, string, string, string, number]>();
+  const MALWARE = new Set(['1', '6']);
+  const PHISHING = new Set(['5']);
+  let hourly = new Map<string, [number, number, number, number, number, number, number]>();
+  let top = new Map<string, [number, number, number, string, string, string, number]>();
+  const chunk = <T>(all: T[], n: number): T[][] => {
+    const out: T[][] = [];
+    for (let i = 0; i < all.length; i += n) out.push(all.slice(i, i + n));
+    return out;
+  };
+  const flush = async () => {
+    for (const part of chunk([...hourly.values()], 500)) {
+      await sql`insert into stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed) values ${sql.join(
+        part.map((v) => sql`(${sql.join(v)})`),
+      )} on conflict (customer_id, hour, location_id) do update set requests = stats_hourly.requests + excluded.requests,
+        allowed = stats_hourly.allowed + excluded.allowed, blocked = stats_hourly.blocked + excluded.blocked,
+        bypassed = stats_hourly.bypassed + excluded.bypassed`.execute(db);
+    }
+    for (const part of chunk([...top.values()], 500)) {
+      await sql`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count) values ${sql.join(
+        part.map((v) => sql`(${sql.join(v)})`),
+      )} on conflict (customer_id, dim, hour, action, key, location_id) do update set count = stats_hourly_top.count + excluded.count`.execute(
+        db,
+      );
+    }
+    hourly = new Map();
+    top = new Map();
+  };
   let lastId = 0;
   for (;;) {
     const rows = (
@@ -79,7 +105,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
         ['sourceip', r.client_ip],
       ];
       if (r.policy_id !== null) keys.push(['policy', String(r.policy_id)]);
-      for (const c of r.categories ? r.categories.split(',') : []) keys.push(['category', c]);
+      const cats = r.categories ? r.categories.split(',') : [];
+      for (const c of cats) keys.push(['category', c]);
+      if (cats.some((c) => MALWARE.has(c))) keys.push(['malware_domain', r.qname], ['malware_sourceip', r.client_ip]);
+      if (cats.some((c) => PHISHING.has(c)))
+        keys.push(['phishing_domain', r.qname], ['phishing_sourceip', r.client_ip]);
       for (const [dim, key] of keys) {
         const tk = `${hk}|${dim}|${action}|${key}`;
         const t = top.get(tk) ?? [r.customer_id, loc, hour, dim, action, key, 0];
@@ -87,20 +117,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
         top.set(tk, t);
       }
     }
+    if (top.size >= 100_000) await flush();
   }
-  const chunk = <T>(all: T[], n: number): T[][] => {
-    const out: T[][] = [];
-    for (let i = 0; i < all.length; i += n) out.push(all.slice(i, i + n));
-    return out;
-  };
-  for (const part of chunk([...hourly.values()], 500)) {
-    await sql`insert into stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed) values ${sql.join(
-      part.map((v) => sql`(${sql.join(v)})`),
-    )}`.execute(db);
-  }
-  for (const part of chunk([...top.values()], 500)) {
-    await sql`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count) values ${sql.join(
-      part.map((v) => sql`(${sql.join(v)})`),
-    )}`.execute(db);
-  }
+  await flush();
 }

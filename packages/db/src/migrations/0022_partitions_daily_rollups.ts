@@ -65,7 +65,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await sql`alter sequence query_log_id_seq owned by query_log.id`.execute(db);
   await sql`create index query_log_customer_ts on query_log (customer_id, ts)`.execute(db);
   await sql`create table query_log_default partition of query_log default`.execute(db);
-  const days = await sql<{ day: number }>`select distinct (ts - mod(ts, ${DAY_MS})) as day from query_log_old`.execute(db);
+  const days = await sql<{ day: number }>`select distinct (ts - mod(ts, ${DAY_MS})) as day from query_log_old`.execute(
+    db,
+  );
   const today = Date.now() - (Date.now() % DAY_MS);
   const starts = new Set<number>(days.rows.map((r) => Number(r.day)));
   for (let i = -1; i <= 7; i++) starts.add(today + i * DAY_MS);

@@ -17,6 +17,7 @@ import { locationEndpoints } from './locations.ts';
 import { mailEndpoints } from './mail.ts';
 import { mspEndpoints } from './msps.ts';
 import { policyEndpoints } from './policies.ts';
+import { powerBiEndpoints } from './powerbi.ts';
 import { reportEndpoints } from './reports.ts';
 import { staticRouteEndpoints } from './static-routes.ts';
 import { statsEndpoints } from './stats.ts';
@@ -25,6 +26,7 @@ import { uiEndpoints } from './ui.ts';
 
 export * from './certificates.ts';
 export * from './define.ts';
+export * from './powerbi.ts';
 
 /**
  * Every `/restapi` endpoint, by resource then name (docs/api.md). Adding an endpoint here makes the
@@ -44,6 +46,7 @@ export const Endpoints = {
   stats: statsEndpoints,
   history: historyEndpoints,
   reports: reportEndpoints,
+  powerbi: powerBiEndpoints,
   batch: batchEndpoints,
   cloudkeys: cloudKeyEndpoints,
   staticroutes: staticRouteEndpoints,

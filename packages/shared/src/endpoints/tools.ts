@@ -1,6 +1,8 @@
 import { Role } from '../roles.ts';
 import { idParamsSchema, listOf } from '../schemas/common.ts';
 import {
+  dnsLookupQuerySchema,
+  dnsLookupResultSchema,
   recategorizeCreateSchema,
   recategorizeListQuerySchema,
   recategorizeRequestSchema,
@@ -58,5 +60,16 @@ export const toolEndpoints = {
     tag,
     summary:
       'Approve (the domain gets the category, over every feed, in the resolver within a second) or reject a pending request (spec §7 UI and tools).',
+  }),
+  dnsLookup: defineEndpoint({
+    method: 'GET',
+    path: '/tools/dns',
+    query: dnsLookupQuerySchema,
+    response: dnsLookupResultSchema,
+    status: 200,
+    access: { scope: 'owned', roles: [Role.System, Role.Msp] },
+    tag,
+    summary:
+      "A name's A, AAAA, CNAME, MX and TXT records as Cordon's upstream resolvers answer them, unfiltered (spec §7 UI and tools).",
   }),
 } as const;

@@ -175,7 +175,9 @@ export function normalizeResolver(value: string): string | null {
   const port = bracket ? bracket[2] : v4port ? v4port[2] : undefined;
   if (host === undefined || !isIpAddress(host)) return null;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) return null;
-  const ip = canonicalIp(host);
+  const cidr = normalizeCidr(canonicalIp(host));
+  if (cidr === null) return null;
+  const ip = cidr.replace(/\/\d+$/, '');
   if (port === undefined || port === '53') return ip;
   return ip.includes(':') ? `[${ip}]:${Number(port)}` : `${ip}:${Number(port)}`;
 }

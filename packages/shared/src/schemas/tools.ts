@@ -86,3 +86,28 @@ export type RecategorizeListQuery = z.infer<typeof recategorizeListQuerySchema>;
 /** Body of `POST /tools/recategorize/{id}/review`: approve (the override reaches the resolver within a second) or reject. */
 export const recategorizeReviewSchema = z.object({ action: z.enum(['approve', 'reject']) });
 export type RecategorizeReview = z.infer<typeof recategorizeReviewSchema>;
+
+/** The record types the DNS lookup tool asks for (spec §7 `GET /tools/dns`; issue 11). */
+export const DNS_LOOKUP_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const;
+
+/** Query of `GET /tools/dns`: the name to look up. */
+export const dnsLookupQuerySchema = z.object({ domain: toolDomainSchema });
+export type DnsLookupQuery = z.infer<typeof dnsLookupQuerySchema>;
+
+/** The answer of `GET /tools/dns`: what Cordon's upstream resolvers answer for the name, by type. */
+export const dnsLookupResultSchema = z.object({
+  domain: z.string(),
+  /** The resolvers asked (`host:port`); empty: the host's own. */
+  upstreams: z.array(z.string()),
+  /** `NOERROR` (records or none), `NXDOMAIN` (no such name) or `SERVFAIL` (no usable answer). */
+  status: z.enum(['NOERROR', 'NXDOMAIN', 'SERVFAIL']),
+  records: z.array(
+    z.object({
+      type: z.enum(DNS_LOOKUP_TYPES),
+      data: z.string(),
+      /** Seconds, when the resolver gives it (A and AAAA). */
+      ttl: z.number().int().nullable(),
+    }),
+  ),
+});
+export type DnsLookupResult = z.infer<typeof dnsLookupResultSchema>;

@@ -271,6 +271,14 @@ describe.each(testDialects())('accounts: 2FA, passwords, sessions and audit on %
     expect(expired.json().error).toBe('This link is not valid or has expired.');
     const actions = (await t.handle.db.selectFrom('audit_log').select('action').execute()).map((r) => r.action);
     expect(actions).toContain('auth.password_reset_requested');
+    // Requests are throttled per address and client, known or not, apart from the login's counters.
+    const statuses: number[] = [];
+    // The customer's address was asked for once above: four more are free, the next waits.
+    for (const email of [...Array(5).fill(a.customerEmail), 'ghost@example.test']) {
+      statuses.push((await call(t.app, undefined, 'POST', '/restapi/auth/password/forgot', { email })).statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 200]);
+    expect(await login(t.app, a.customerEmail, TENANT_PASSWORD)).toBeTruthy();
     expect(actions).toContain('auth.password_reset');
   });
 

@@ -46,7 +46,8 @@ async function enrollingAdmin(
  * refuse the attempt: 429 `Client error: Too many requests.` with `Retry-After` (seconds, RFC 9110
  * §10.2.3). The caller is keyed by {@link clientKey} of `request.ip` (which honours the `trustProxy`
  * setting). The token answer is `Cache-Control: no-store` (RFC 6749 §5.1). Logins and failed logins
- * are recorded in the audit log (docs/security.md "Accounts").
+ * are recorded in the audit log (docs/security.md "Accounts"). Password-reset requests are throttled
+ * the same way on counters of their own.
  */
 export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
   const throttle = createLoginThrottle(deps.handle.db, deps.now, deps.loginThrottle);
@@ -74,7 +75,17 @@ export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): v
     }
   });
   registerEndpoint(app, e.register, ({ body, request }) => admins.registerInvitedAdmin(deps, body, request.ip));
-  registerEndpoint(app, e.passwordForgot, async ({ body, request }) => {
+  registerEndpoint(app, e.passwordForgot, async ({ body, request, reply }) => {
+    // Every request counts, whether or not the address exists, on counters of their own (`reset:`
+    // keys, apart from the login's): a client cannot flood an inbox or sweep addresses.
+    const account = `reset:${body.email}`;
+    const client = `reset:${clientKey(request.ip)}`;
+    const waitMs = await throttle.waitMs(account, client);
+    if (waitMs > 0) {
+      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      throw new ApiError('ERR_RATE_LIMITED');
+    }
+    await throttle.failed(account, client);
     const { answer, sending } = await admins.requestPasswordReset(deps, body.email, request.ip);
     void sending.then((error) => {
       if (error) request.log.warn({ err: error.message }, 'password-reset mail not sent');

@@ -3,6 +3,7 @@ import { testDialects } from '@cordon/db/testing';
 import { insertQueryLogRows } from '@cordon/resolver';
 import { PDFParse } from 'pdf-parse';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { solidPng } from '../../../../../e2e/support/png.ts';
 import { type SmtpCatcher, startSmtpCatcher } from '../../../../../test/support/smtp-catcher.ts';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
 
@@ -125,6 +126,41 @@ describe.each(testDialects())('reports on %s', (dialect) => {
     expect(text).toContain('Total requests: 6');
     expect(text).toMatch(/news\.example\s+3\s+3\s+0/);
     expect(text).toMatch(/evil-malware\.example\s+2\s+0\s+2/);
+  });
+
+  it("brands the PDF with the MSP's interface title and logo", async () => {
+    const at = new Date(t.clock.now).toISOString();
+    await t.handle.db
+      .insertInto('ui_interfaces')
+      .values({
+        msp_id: a.mspId,
+        title: 'Northwind Filtering',
+        nameservers: '[]',
+        logo: solidPng(64, 32),
+        logo_type: 'image/png',
+        logo_sha256: 'x',
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    const res = await call(
+      t.app,
+      a.customerToken,
+      'GET',
+      `/restapi/users/${a.customerId}/reports/r_trend_day/pdf${week}`,
+    );
+    expect(res.statusCode).toBe(200);
+    const bytes = res.rawPayload;
+    expect(await pdfText(bytes)).toContain('Northwind Filtering');
+    // The logo is embedded as an image XObject.
+    expect(bytes.toString('latin1')).toMatch(/\/Subtype \/Image/);
+    const other = await call(
+      t.app,
+      b.customerToken,
+      'GET',
+      `/restapi/users/${b.customerId}/reports/r_trend_day/pdf${week}`,
+    );
+    expect(await pdfText(other.rawPayload)).not.toContain('Northwind Filtering');
   });
 
   it('keeps scheduled reports: create, list, update, validation, delete', async () => {

@@ -58,7 +58,15 @@ describe.each(testDialects())('query-log retention on %s', (dialect) => {
     ]);
     await handle.db
       .insertInto('stats_hourly')
-      .values({ customer_id: 1, location_id: 0, hour: Date.parse('2025-01-01T00:00:00Z'), requests: 5, allowed: 5, blocked: 0, bypassed: 0 })
+      .values({
+        customer_id: 1,
+        location_id: 0,
+        hour: Date.parse('2025-01-01T00:00:00Z'),
+        requests: 5,
+        allowed: 5,
+        blocked: 0,
+        bypassed: 0,
+      })
       .execute();
     const result = await rollups.applyRetention(deps(), { logRetentionDays: 30, rollupRetentionMonths: 13 });
     if (dialect === 'postgres') {

@@ -1,3 +1,4 @@
+import { rollups } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
 import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -252,6 +253,35 @@ describe.each(testDialects())('stats on %s', (dialect) => {
       `/restapi/users/${a.customerId}/locations/${b.locationId}/stats`,
     );
     expect(foreign.statusCode).toBe(404);
+  });
+
+  it('reads whole past days from the daily roll-ups once compacted, with the same answers', async () => {
+    await logQueries(t, a.customerId, [
+      { iso: '2025-06-10T09:00:00Z', qname: 'a.example', action: 'allowed', categories: '1' },
+      { iso: '2025-06-11T09:00:00Z', qname: 'old.example', action: 'blocked', categories: '2', ip: '10.1.0.9' },
+      { iso: '2025-06-12T23:30:00Z', qname: 'old.example', action: 'allowed' },
+    ]);
+    const read = async () => ({
+      overview: await overview('7days'),
+      domains: await get(a.customerToken, `/users/${a.customerId}/stats/domains/allowed/7days`),
+      blocked: await get(a.customerToken, `/users/${a.customerId}/stats/categories/blocked/7days`),
+      msp: await get(a.mspToken, `/msp/${a.mspId}/stats/domains/blocked/30days`),
+    });
+    const before = await read();
+    expect(before.overview).toEqual({ requests: 8, unique_domains: 4, allowed: 6, blocked: 2 });
+    const days = await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now });
+    // Every UTC day from 2025-06-10 to 2025-06-14 (the 15th has not ended).
+    expect(days.map((d) => new Date(d).toISOString().slice(0, 10))).toEqual([
+      '2025-06-10',
+      '2025-06-11',
+      '2025-06-12',
+      '2025-06-13',
+      '2025-06-14',
+    ]);
+    expect(await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now })).toEqual([]);
+    // The hourly rows of the compacted days are no longer read: remove them, the answers stay.
+    await t.handle.db.deleteFrom('stats_hourly_top').where('hour', '<', Date.parse('2025-06-15T00:00:00Z')).execute();
+    expect(await read()).toEqual(before);
   });
 
   it('refuses an impossible or unknown date with 400', async () => {

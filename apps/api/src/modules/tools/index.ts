@@ -33,6 +33,14 @@ export const toolModule = defineModule({
     'tools.recategorizeList': [
       { note: "no foreign id: each role lists its own tenant's requests (SQL scope); sales may not", sales: 403 },
     ],
+    'tools.dnsLookup': [
+      {
+        note: 'no tenant data: a lookup through the upstreams; customer and sales admins may not',
+        query: () => ({ domain: 'example.invalid' }),
+        customer: 403,
+        sales: 403,
+      },
+    ],
     'tools.recategorizeReview': [
       { params: () => ({ id: 1 }), body: () => ({ action: 'approve' }), msp: 403, customer: 403, sales: 403 },
     ],

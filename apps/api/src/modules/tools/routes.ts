@@ -4,10 +4,12 @@ import { categoryById, Endpoints, type TestCategoryResult } from '@cordon/shared
 import type { FastifyInstance } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
+import { lookupThroughUpstreams } from './dns.ts';
 
 /**
  * Tool routes (spec §7 "UI and tools"), from `Endpoints.tools`: test categorisation and the
- * recategorisation queue (requests by every tenant role, review by the system admin). `POST /tools/test/category` is
+ * recategorisation queue (requests by every tenant role, review by the system admin), and the DNS
+ * lookup through Cordon's upstream resolvers (system and MSP admins). `POST /tools/test/category` is
  * answered by the resolver's own policy engine (`decideForTool` of `@cordon/resolver`), so the tool
  * can never disagree with `dig` (docs/architecture.md "Decision order").
  */
@@ -42,4 +44,5 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, e.recategorizeReview, ({ caller, params, body }) =>
     recategorize.reviewRecategorization(deps, caller, params.id, body),
   );
+  registerEndpoint(app, e.dnsLookup, ({ query }) => lookupThroughUpstreams(query.domain, deps.upstreams));
 }

@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation } from 'react-router';
 import { BrandingSync } from '../../components/BrandingSync.tsx';
+import { LanguagePicker } from '../../components/LanguagePicker.tsx';
 import { TenantSwitcher } from '../../components/TenantSwitcher.tsx';
 import { useSession } from '../../session/context.ts';
 import { type Area, guardDecision } from '../../session/routeGuard.ts';
@@ -109,6 +110,9 @@ export function AreaLayout({ area }: { area: Area }) {
             )}
           </Group>
           <Group gap="md" wrap="nowrap">
+            <Group visibleFrom="sm">
+              <LanguagePicker />
+            </Group>
             <Anchor component={Link} to="/profile" size="sm">
               <Text span size="sm" visibleFrom="sm">
                 {session.claims?.name || session.claims?.email}
@@ -127,6 +131,9 @@ export function AreaLayout({ area }: { area: Area }) {
         <Stack gap="xs" hiddenFrom="md" mb="xs">
           <AreaSwitcher area={area} inMenu />
           {area === 'profile' ? null : <TenantSwitcher />}
+          <Group hiddenFrom="sm">
+            <LanguagePicker />
+          </Group>
           <Divider />
         </Stack>
         <NavMenu items={MENUS[area]} onNavigate={close} />

@@ -48,7 +48,7 @@ function AdminsList({ level }: { level: AdminLevel }) {
   };
 
   const name = (a: Admin) => (
-    <Group gap="xs" wrap="nowrap">
+    <Group gap="xs">
       <Anchor component={Link} to={`${base}/${a.id}`} fw={500}>
         {a.full_name}
       </Anchor>

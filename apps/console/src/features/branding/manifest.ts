@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 const pages = () => import('./BrandingPages.tsx');
 
@@ -46,5 +47,5 @@ export const brandingFeature = defineFeature({
       menu: { labelKey: 'nav.support', order: 80, parent: 'settings' },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

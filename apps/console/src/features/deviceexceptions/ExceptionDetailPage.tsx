@@ -47,11 +47,12 @@ function ExceptionForm({ exception }: { exception: DeviceException }) {
     initialValues: { name: exception.name, description: exception.description },
     validate: validateException,
   });
+  // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
   const submit = form.onSubmit((values) =>
-    update.mutate(deviceExceptionUpdateSchema.parse(values), {
-      onSuccess: () => showSuccessToast(t('deviceExceptions.saved')),
-      onError: (error) => applyServerErrors(form, error),
-    }),
+    update.mutateAsync(deviceExceptionUpdateSchema.parse(values)).then(
+      () => showSuccessToast(t('deviceExceptions.saved')),
+      (error: unknown) => applyServerErrors(form, error),
+    ),
   );
   return (
     <form onSubmit={submit} noValidate>

@@ -55,7 +55,7 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
           {command}
         </Code>
         <Group>
-          <Button variant="light" color="orange" leftSection={<IconKey size={16} />} onClick={open}>
+          <Button variant="light" leftSection={<IconKey size={16} />} onClick={open}>
             {t('devices.regenerate')}
           </Button>
         </Group>
@@ -66,7 +66,6 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
               {t('common.cancel')}
             </Button>
             <Button
-              color="orange"
               data-autofocus
               loading={regenerate.isPending}
               onClick={() =>
@@ -97,10 +96,11 @@ function CustomerConfigForm({ customerId, config }: { customerId: number; config
     },
     validate: (v) => (v.policy_mode === 'policy' && v.policy === '' ? { policy: t('devices.selectPolicy') } : {}),
   });
+  // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
   const submit = form.onSubmit((values) =>
-    update.mutate(deviceConfigUpdateSchema.parse(preparePolicyChoice(values)), {
-      onSuccess: () => showSuccessToast(t('devices.configSaved')),
-      onError: (error) =>
+    update.mutateAsync(deviceConfigUpdateSchema.parse(preparePolicyChoice(values))).then(
+      () => showSuccessToast(t('devices.configSaved')),
+      (error: unknown) =>
         applyServerErrors(form, error, (e) =>
           Object.fromEntries(
             Object.entries(e).map(([k, v]) => [
@@ -109,7 +109,7 @@ function CustomerConfigForm({ customerId, config }: { customerId: number; config
             ]),
           ),
         ),
-    }),
+    ),
   );
   return (
     <Paper withBorder p="md" radius="md">

@@ -87,10 +87,11 @@ function DeviceForm({ customerId, device }: { customerId: number; device: Device
       return errors;
     },
   });
+  // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
   const submit = form.onSubmit((values) =>
-    update.mutate(deviceUpdateSchema.parse(prepare(values)), {
-      onSuccess: () => showSuccessToast(t('devices.saved')),
-      onError: (error) =>
+    update.mutateAsync(deviceUpdateSchema.parse(prepare(values))).then(
+      () => showSuccessToast(t('devices.saved')),
+      (error: unknown) =>
         applyServerErrors(form, error, (e) =>
           Object.fromEntries(
             Object.entries(e).map(([k, v]) => [
@@ -99,7 +100,7 @@ function DeviceForm({ customerId, device }: { customerId: number; device: Device
             ]),
           ),
         ),
-    }),
+    ),
   );
   return (
     <Paper withBorder p="md" radius="md">

@@ -6,7 +6,13 @@ import { ListToolbar, QueryDataTable, useListState } from '../../components/Data
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
-import { type DeviceSortKey, useDeleteDevicesMutation, useDevicesQuery, usePolicyChoicesQuery } from './api.ts';
+import {
+  type DeviceSortKey,
+  useDeleteDevicesMutation,
+  useDevicesQuery,
+  useLocationChoicesQuery,
+  usePolicyChoicesQuery,
+} from './api.ts';
 
 /** A last-contact time for a table cell, or "Never". */
 export function lastContact(at: string | null, never: string): string {
@@ -15,7 +21,7 @@ export function lastContact(at: string | null, never: string): string {
 
 /**
  * `/customer/environment/devices` (spec §2): the customer's enrolled devices with paging, sort,
- * search and a policy filter (spec §7 `policyid`), and "Delete selected" as one `/batch` after a
+ * search and policy and location filters (spec §7 `policyid`, `location_id`), and "Delete selected" as one `/batch` after a
  * confirmation. Devices come from agents enrolling with the install key (Settings → Device configuration).
  */
 export function DevicesPage() {
@@ -23,10 +29,13 @@ export function DevicesPage() {
   const customerId = useCustomerId();
   const list = useListState<DeviceSortKey>({ key: 'name', dir: 'asc' });
   const [policy, setPolicy] = useState<string | null>(null);
+  const [location, setLocation] = useState<string | null>(null);
   const policies = usePolicyChoicesQuery(customerId);
+  const locations = useLocationChoicesQuery(customerId);
   const devices = useDevicesQuery(customerId, {
     ...list.query,
     policyid: policy === null ? undefined : Number(policy),
+    location_id: location === null ? undefined : Number(location),
   });
   const rows = devices.data?.data ?? [];
   const selection = useRowSelection(rows.map((d) => d.id));
@@ -47,7 +56,7 @@ export function DevicesPage() {
       <PageHeader />
       <Text size="sm" c="dimmed" mb="sm">
         {t('devices.enrolHint')}{' '}
-        <Anchor component={Link} to="/customer/settings/device_configuration">
+        <Anchor component={Link} to="/customer/settings/device_configuration" underline="always">
           {t('devices.configurationLink')}
         </Anchor>
       </Text>
@@ -65,6 +74,18 @@ export function DevicesPage() {
               value={policy}
               onChange={(v) => {
                 setPolicy(v);
+                list.setPage(1);
+              }}
+            />
+            <Select
+              aria-label={t('devices.locationFilter')}
+              placeholder={t('devices.anyLocation')}
+              clearable
+              w={190}
+              data={(locations.data?.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))}
+              value={location}
+              onChange={(v) => {
+                setLocation(v);
                 list.setPage(1);
               }}
             />

@@ -113,3 +113,11 @@ export function useExceptionChoicesQuery(customerId: number) {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
 }
+
+/** `GET /users/{id}/locations/all`: the location choices of the device list's filter (spec §7 `location_id`). */
+export function useLocationChoicesQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.locations.list, {
+    params: { id: customerId, type: 'all' },
+    query: { limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
+  });
+}

@@ -1,8 +1,9 @@
-import { Constants, type HistoryEntry, shortenDomain } from '@cordon/shared';
-import { Badge, Text } from '@mantine/core';
+import { type HistoryEntry, shortenDomain } from '@cordon/shared';
+import { Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
 
 /** The history's sort keys (the API's `order_by`). */
 export type HistorySortKey = 'time' | 'qname' | 'qtype' | 'client_ip' | 'action' | 'reason';
@@ -39,11 +40,12 @@ export function HistoryTable({
       key: 'action',
       header: t('history.action'),
       sortKey: 'action',
-      render: (r) => (
-        <Badge color={r.action === 'blocked' ? Constants.blockedColour : Constants.allowedColour} variant="light">
-          {t(`history.actions.${r.action}`, { defaultValue: r.action })}
-        </Badge>
-      ),
+      render: (r) =>
+        r.action === 'blocked' || r.action === 'allowed' ? (
+          <StatusBadge status={r.action} size="sm" />
+        ) : (
+          <Text size="sm">{t(`history.actions.${r.action}`, { defaultValue: r.action })}</Text>
+        ),
     },
     {
       key: 'categories',

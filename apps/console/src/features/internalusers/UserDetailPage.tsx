@@ -56,15 +56,16 @@ function UserForm({ customerId, user }: { customerId: number; user: InternalUser
       );
       return;
     }
-    update.mutate(parsed.data, {
-      onSuccess: () => showSuccessToast(t('internalUsers.saved')),
-      onError: (error) =>
+    // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
+    update.mutateAsync(parsed.data).then(
+      () => showSuccessToast(t('internalUsers.saved')),
+      (error: unknown) =>
         applyServerErrors(form, error, (e) =>
           Object.fromEntries(
             Object.entries(e).map(([k, m]) => [k === 'policyid' ? 'policy' : k === 'group_ids' ? 'groups' : k, m]),
           ),
         ),
-    });
+    );
   });
   return (
     <form onSubmit={submit} noValidate>

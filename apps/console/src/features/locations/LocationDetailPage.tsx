@@ -93,10 +93,10 @@ function KeyPanel({ customerId, location }: { customerId: number; location: Loca
             leftSection={<IconKey size={16} />}
             loading={update.isPending}
             onClick={() =>
-              update.mutate(
-                { regenerate_key: true },
-                { onSuccess: () => showSuccessToast(t('locations.keyRegenerated')) },
-              )
+              void update
+                .mutateAsync({ regenerate_key: true })
+                .then(() => showSuccessToast(t('locations.keyRegenerated')))
+                .catch(() => undefined)
             }
           >
             {t('locations.regenerateKey')}
@@ -124,16 +124,15 @@ function LocationEditForm({ customerId, location }: { customerId: number; locati
     },
     validate: (values) => validateLocation(type, values, Messages.required),
   });
-  const options = {
-    onSuccess: () => showSuccessToast(t('locations.saved')),
-    onError: (error: unknown) => applyServerErrors(form, error, toFormErrors),
-  };
+  // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
   const submit = form.onSubmit((values) => {
-    if (type === 'staticip') {
-      updateStatic.mutate(staticIpLocationUpdateSchema.parse(prepareLocation(type, values)), options);
-    } else {
-      updateOther.mutate(otherLocationUpdateSchema.parse(prepareLocation(type, values)), options);
-    }
+    const saved =
+      type === 'staticip'
+        ? updateStatic.mutateAsync(staticIpLocationUpdateSchema.parse(prepareLocation(type, values)))
+        : updateOther.mutateAsync(otherLocationUpdateSchema.parse(prepareLocation(type, values)));
+    saved
+      .then(() => showSuccessToast(t('locations.saved')))
+      .catch((error: unknown) => applyServerErrors(form, error, toFormErrors));
   });
   return (
     <form onSubmit={submit} noValidate>

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 const detail = () => import('./MspDetailPage.tsx');
 
@@ -37,5 +38,5 @@ export const mspsFeature = defineFeature({
       page: () => detail().then((m) => m.SalesMspPage),
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

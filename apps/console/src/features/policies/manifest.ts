@@ -53,6 +53,18 @@ export const policiesFeature = defineFeature({
       page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
     },
     {
+      path: '/customer/settings/default_policy/locations',
+      area: 'customer',
+      titleKey: 'pages.defaultPolicy',
+      page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
+    },
+    {
+      path: '/customer/settings/default_policy/devices',
+      area: 'customer',
+      titleKey: 'pages.defaultPolicy',
+      page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
+    },
+    {
       path: '/msp/global_settings/global_default_policy',
       area: 'msp',
       titleKey: 'pages.globalDefaultPolicy',

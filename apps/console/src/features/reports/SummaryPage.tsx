@@ -1,5 +1,5 @@
 import { Constants, pageOffset, type ScheduledReport } from '@cordon/shared';
-import { ActionIcon, Badge, Button, Group, Modal, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Modal, Text, Title, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconDownload, IconPencil, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -8,12 +8,14 @@ import { DataTable } from '../../components/DataTable.tsx';
 import { ListPagination } from '../../components/ListPagination.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId, useSessionStore } from '../../session/context.ts';
 import {
   downloadPdf,
   useArchiveQuery,
   useDeleteScheduledReportMutation,
+  usePowerBiConfigQuery,
   useRunScheduledReportMutation,
   useScheduledReportsQuery,
 } from './api.ts';
@@ -25,11 +27,7 @@ const page = (n: number) => ({ limit: Constants.defaultPageSize, offset: pageOff
 function StatusCell({ status, reason }: { status: string | null; reason: string | null }) {
   const { t } = useTranslation();
   if (status === null) return <Text c="dimmed">{t('reports.neverSent')}</Text>;
-  const badge = (
-    <Badge color={status === 'sent' ? 'teal' : 'red'} variant="light">
-      {status === 'sent' ? t('reports.statusSent') : t('reports.statusNotSent')}
-    </Badge>
-  );
+  const badge = <StatusBadge status={status === 'sent' ? 'sent' : 'reportNotSent'} size="sm" />;
   return reason ? (
     <Tooltip label={reason} multiline w={280}>
       <span>
@@ -121,13 +119,27 @@ export function SummaryPage() {
   const [creating, create] = useDisclosure(false);
   const scheduled = useScheduledReportsQuery(customerId, page(schedPage));
   const archive = useArchiveQuery(customerId, page(archPage));
+  const powerBi = usePowerBiConfigQuery();
   return (
     <>
       <PageHeader
         actions={
-          <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={create.open}>
-            {t('reports.newScheduled')}
-          </Button>
+          <Group gap="xs">
+            {powerBi.data?.configured && powerBi.data.embed_url ? (
+              <Button
+                component="a"
+                variant="default"
+                href={powerBi.data.embed_url}
+                target="_blank"
+                rel="noopener noreferrer"
+              >
+                {t('reports.powerBi')}
+              </Button>
+            ) : null}
+            <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={create.open}>
+              {t('reports.newScheduled')}
+            </Button>
+          </Group>
         }
       />
       <Title order={2} size="h4" mb="sm">

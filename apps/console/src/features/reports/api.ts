@@ -83,3 +83,8 @@ export async function downloadPdf(token: string | null, path: string, query?: Re
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
+
+/** `GET /powerbi/config` (spec §7): whether a Power BI embed is configured; the link is hidden when not. */
+export function usePowerBiConfigQuery() {
+  return useEndpointQuery(Endpoints.powerbi.config, {}, { staleTime: 300_000 });
+}

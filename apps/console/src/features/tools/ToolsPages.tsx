@@ -1,19 +1,20 @@
-import { Tabs, Text } from '@mantine/core';
+import { Tabs } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { useSession } from '../../session/context.ts';
 import { customerScope, mspScope } from '../../session/scope.ts';
+import { DnsLookupPanel } from './DnsLookupPanel.tsx';
 import { RecategorizePanel } from './RecategorizePanel.tsx';
 import { TestCategoryPanel } from './TestCategoryPanel.tsx';
 
-type ToolTab = 'test' | 'recategorize';
+type ToolTab = 'test' | 'recategorize' | 'dns';
 
 /**
  * The tools' secondary navigation (spec §2 "Secondary navigation": Test Categorization at `base`,
- * Recategorize Domain at `base/recategorize_domain`; at MSP and system level DNS Lookup too, shown
- * disabled as "Not available yet"). Each tab is its own route.
+ * Recategorize Domain at `base/recategorize_domain`; at MSP and system level DNS Lookup at
+ * `base/dns_lookup` too). Each tab is its own route.
  */
 function ToolTabs({
   base,
@@ -31,19 +32,15 @@ function ToolTabs({
   return (
     <Tabs
       value={active}
-      onChange={(v) => void navigate(v === 'recategorize' ? `${base}/recategorize_domain` : base)}
+      onChange={(v) =>
+        void navigate(v === 'recategorize' ? `${base}/recategorize_domain` : v === 'dns' ? `${base}/dns_lookup` : base)
+      }
       keepMounted={false}
     >
       <Tabs.List mb="md">
         <Tabs.Tab value="test">{t('tools.testTab')}</Tabs.Tab>
         <Tabs.Tab value="recategorize">{t('tools.recategorizeTab')}</Tabs.Tab>
-        {withDns ? (
-          <Tabs.Tab value="dns" disabled title={t('app.notAvailable')} style={{ opacity: 1 }}>
-            <Text span size="sm" c="dimmed">
-              {t('tools.dnsTab')}
-            </Text>
-          </Tabs.Tab>
-        ) : null}
+        {withDns ? <Tabs.Tab value="dns">{t('tools.dnsTab')}</Tabs.Tab> : null}
       </Tabs.List>
       <Tabs.Panel value={active}>{children}</Tabs.Panel>
     </Tabs>
@@ -124,6 +121,30 @@ export function SystemRecategorizePage() {
       <PageHeader />
       <ToolTabs base={SYSTEM} active="recategorize" withDns>
         <RecategorizePanel canReview />
+      </ToolTabs>
+    </>
+  );
+}
+
+/** `/msp/global_settings/tools/dns_lookup` (spec §2): a name's records through Cordon's upstreams. */
+export function MspDnsLookupPage() {
+  return (
+    <>
+      <PageHeader />
+      <ToolTabs base={MSP} active="dns" withDns>
+        <DnsLookupPanel />
+      </ToolTabs>
+    </>
+  );
+}
+
+/** `/system/global_settings/tools/dns_lookup` (spec §2): a name's records through Cordon's upstreams. */
+export function SystemDnsLookupPage() {
+  return (
+    <>
+      <PageHeader />
+      <ToolTabs base={SYSTEM} active="dns" withDns>
+        <DnsLookupPanel />
       </ToolTabs>
     </>
   );

@@ -51,3 +51,12 @@ export function useRequestRecategorizationMutation() {
 export function useReviewRecategorizationMutation(id: number) {
   return useEndpointMutation(Endpoints.tools.recategorizeReview, { params: { id } });
 }
+
+/** `GET /tools/dns?domain=` (spec §7): the name's records through Cordon's upstreams; runs when `domain` is set. */
+export function useDnsLookupQuery(domain: string | null) {
+  return useEndpointQuery(
+    Endpoints.tools.dnsLookup,
+    { query: { domain: domain ?? '' } },
+    { enabled: domain !== null, staleTime: 0, retry: false },
+  );
+}

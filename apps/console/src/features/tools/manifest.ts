@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 const pages = () => import('./ToolsPages.tsx');
 
@@ -49,6 +50,18 @@ export const toolsFeature = defineFeature({
       titleKey: 'pages.tools',
       page: () => pages().then((m) => m.SystemRecategorizePage),
     },
+    {
+      path: '/msp/global_settings/tools/dns_lookup',
+      area: 'msp',
+      titleKey: 'pages.tools',
+      page: () => pages().then((m) => m.MspDnsLookupPage),
+    },
+    {
+      path: '/system/global_settings/tools/dns_lookup',
+      area: 'system',
+      titleKey: 'pages.tools',
+      page: () => pages().then((m) => m.SystemDnsLookupPage),
+    },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,11 +1,11 @@
 import type { DatabaseHandle } from '@cordon/db';
 import { normalizeDomain } from '@cordon/shared';
 import pino from 'pino';
+import { CategoryIndexBuilder } from '../policy/category-index.ts';
+import { type CompiledPolicy, compilePolicy } from '../policy/compiled-policy.ts';
+import { type Decision, type EngineSnapshot, evaluate, type KnownIdentity } from '../policy/engine/index.ts';
 import { linkLists, listsPart } from '../snapshot/lists.ts';
 import { staticRoutesPart } from '../snapshot/static-routes.ts';
-import { CategoryIndexBuilder } from './category-index.ts';
-import { type CompiledPolicy, compilePolicy } from './compiled-policy.ts';
-import { type Decision, type EngineSnapshot, evaluate, type KnownIdentity } from './engine/index.ts';
 
 /** What the test-categorisation tool asks (spec §7 `POST /tools/test/category`). */
 export interface ToolQuestion {

@@ -1,0 +1,110 @@
+// The peer benchmark's Markdown table (bench/peers/run.sh, bench/README.md "Peer benchmark"), from the
+// tab-separated rows run.sh appends while it measures:
+//   <server> load <seconds>            <server> rss_ready <MB>      <server> rss_after <MB>
+//   <server> check ok|FAILED <text>    <server> failed <why>        upstream sat <run> <qps>
+//   <server> <mix> sat <run> <qps> <lost> <sent>
+//   <server> <mix> fixed <run> <p50 ms> <p99 ms> <lost>
+//   <server> <mix> rcodes <dnsperf's "Response codes" of a saturating run>
+// Each cell is the median over the runs (the range in brackets when there are several).
+//
+//   node bench/peers/table.mjs <results.tsv> "<servers>" "<mixes>" <blocked-domain-count>
+import { readFileSync } from 'node:fs';
+
+const [file, serverList, mixList, blockedCount] = process.argv.slice(2);
+const servers = serverList.split(/\s+/).filter(Boolean);
+const mixes = mixList.split(/\s+/).filter(Boolean);
+const rows = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => l.split('\t'));
+
+const MIX_NAMES = {
+  blocked: '(a) all blocked',
+  distinct: '(b) distinct blocked names',
+  cached: '(c) all allowed, cached',
+  mixed: '(d) 10 % blocked / 90 % allowed',
+};
+
+const num = (v) => (v === undefined || v === '' || v === 'n/a' ? Number.NaN : Number(v));
+const median = (xs) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, digits = 0) =>
+  Number.isNaN(x) ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** Median, plus the range over the runs when there are several. */
+const cell = (xs, digits = 0) => {
+  const v = xs.map(num).filter((x) => !Number.isNaN(x));
+  if (v.length === 0) return '—';
+  const m = fmt(median(v), digits);
+  return v.length > 1 ? `${m} (${fmt(Math.min(...v), digits)}–${fmt(Math.max(...v), digits)})` : m;
+};
+const get = (server, ...key) =>
+  rows.filter((r) => r[0] === server && key.every((k, i) => r[i + 1] === k)).map((r) => r.slice(key.length + 1));
+const one = (server, key) => get(server, key)[0]?.[0];
+const failed = (server) => get(server, 'failed').length > 0;
+
+const header = `| What | ${servers.join(' | ')} |`;
+const sep = `|---|${servers.map(() => '---:').join('|')}|`;
+const line = (what, f) => `| ${what} | ${servers.map((s) => (failed(s) ? 'did not start' : f(s))).join(' | ')} |`;
+
+const out = [header, sep];
+out.push(line('Load time, start → first blocked answer (s)', (s) => one(s, 'load') ?? '—'));
+out.push(
+  line('RSS ready / after the runs (MB)', (s) => `${one(s, 'rss_ready') ?? '—'} / ${one(s, 'rss_after') ?? '—'}`),
+);
+out.push(line('dig: blocked, its subdomain → 127.0.0.1; allowed → 192.0.2.10', (s) => one(s, 'check') ?? '—'));
+for (const m of mixes) {
+  const name = MIX_NAMES[m] ?? m;
+  out.push(line(`**${name}**: QPS, saturating`, (s) => cell(get(s, m, 'sat').map((r) => r[1]))));
+  out.push(
+    line(`${name}: p50 / p99 at fixed load (ms)`, (s) => {
+      const f = get(s, m, 'fixed');
+      const p50 = cell(
+        f.map((r) => r[1]),
+        3,
+      );
+      const p99 = cell(
+        f.map((r) => r[2]),
+        3,
+      );
+      return `${p50} / ${p99}`;
+    }),
+  );
+  out.push(
+    line(`${name}: lost, saturating / fixed`, (s) => {
+      const sat = get(s, m, 'sat').map((r) => num(r[2]));
+      const fixed = get(s, m, 'fixed').map((r) => num(r[3]));
+      return `${fmt(median(sat))} / ${fmt(median(fixed))}`;
+    }),
+  );
+}
+console.log(out.join('\n'));
+// Cordon against the best peer of each mix (median saturating QPS), the figure issue 12 sets out to lead.
+if (servers.includes('cordon') && servers.length > 1) {
+  const qps = (s, m) => median(get(s, m, 'sat').map((r) => num(r[1])));
+  const parts = mixes.map((m) => {
+    const peers = servers.filter((s) => s !== 'cordon' && !Number.isNaN(qps(s, m)));
+    if (peers.length === 0) return `${MIX_NAMES[m] ?? m}: —`;
+    const best = peers.reduce((a, b) => (qps(b, m) > qps(a, m) ? b : a));
+    return `${MIX_NAMES[m] ?? m} ${(qps('cordon', m) / qps(best, m)).toFixed(2)}× (${best})`;
+  });
+  console.log(`\nCordon ÷ best peer, saturating QPS: ${parts.join('; ')}.`);
+}
+const up = get('upstream', 'sat').map((r) => r[1]);
+console.log(
+  `\nBlocked domains: ${Number(blockedCount).toLocaleString('en-US')} (Cordon's bench policy: every category). ` +
+    `Upstream alone (dnsmasq, every name → A 192.0.2.10, saturating, mix (c)'s names): ${cell(up)} QPS.`,
+);
+const odd = rows.filter((r) => r[2] === 'rcodes' && r[3] !== 'NOERROR' && !/^NOERROR [^,]*\(100\.00%\)$/.test(r[3]));
+if (odd.length) {
+  console.log('\nAnswers other than NOERROR (saturating runs):');
+  for (const r of odd) console.log(`- ${r[0]}, ${MIX_NAMES[r[1]] ?? r[1]}: ${r[3]}`);
+}
+const bad = servers.filter((s) => !failed(s) && one(s, 'check') !== 'ok');
+if (bad.length) {
+  console.log(`\nChecks that failed:`);
+  for (const s of bad) console.log(`- ${s}: ${get(s, 'check')[0]?.[1] ?? 'no check'}`);
+}
