@@ -263,6 +263,27 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
     axeCounts['recategorize-ms'] = { serious: Date.now() - approvedAt, critical: 0 };
   });
 
+  it('switches to French from the header and keeps it (stored as lang)', async () => {
+    const page = await loginPage(CUSTOMER_ADMIN);
+    await page.waitForURL('**/customer/overview');
+    await page.getByRole('combobox', { name: 'Language' }).click();
+    await page.getByRole('option', { name: 'Français' }).click();
+    const nav = page.getByRole('navigation', { name: 'Navigation principale' });
+    await nav.getByRole('link', { name: 'Vue d’ensemble' }).waitFor();
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang,
+      ),
+    ).toBe('fr');
+    await page.goto(`${base()}/customer/settings/tools`);
+    await page.getByRole('tab', { name: 'Tester la catégorisation' }).waitFor();
+    await shot(page, '10-french');
+    await page.reload();
+    await page.getByRole('button', { name: 'Tester' }).waitFor();
+    await page.context().close();
+  });
+
   it('works at phone width: the menu collapses and closes after a tap, tables scroll, nothing overflows', async () => {
     const page = await loginPage(ADMIN, 390);
     await page.waitForURL('**/system/overview');

@@ -22,6 +22,7 @@ import {
   trustProxyOption,
 } from './plugins/hardening.ts';
 import { registerTenancyGuard } from './plugins/tenancy.ts';
+import type { SecretBox } from '@cordon/pki';
 import type { AppDeps } from './types.ts';
 
 /** Options of {@link buildApp}. */
@@ -55,6 +56,11 @@ export interface AppOptions {
   claims?: Partial<ClaimLimits>;
   /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec §7 `GET /tools/dns`); default: the host's. */
   upstreams?: readonly { host: string; port: number }[];
+  /**
+   * Seals the secrets the API stores (SMTP passwords, TOTP secrets) with the deployment's secret kept
+   * outside the database (`createSecretBox` of `@cordon/pki`; `cordon serve` gives one).
+   */
+  secrets?: SecretBox;
 }
 
 /** The API prefix (spec §7). */
@@ -128,6 +134,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     now: opts.now ?? Date.now,
     claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
     upstreams: opts.upstreams,
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
   };
   // Answers written before Fastify's hooks run carry the same security headers as the rest.
   const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type ChangeFeed, type ChangeTopic, createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase } from '@cordon/db/testing';
+import { createSecretBox, type SecretBox } from '@cordon/pki';
 import type { ClaimLimits } from '@cordon/shared';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, ensureSystemAdmin } from '../src/index.ts';
@@ -19,6 +20,8 @@ export interface TestApp {
   rootToken: string;
   /** Mutable clock, epoch ms. */
   clock: { now: number };
+  /** The app's secret box (stored SMTP passwords and TOTP secrets are sealed with it). */
+  secrets: SecretBox;
   close(): Promise<void>;
 }
 
@@ -82,10 +85,12 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
   changes.subscribe((t) => published.push(t));
   const clock = { now: Date.UTC(2025, 5, 15, 12, 0, 0) };
   await ensureSystemAdmin(handle, { email: ADMIN.email, password: ADMIN.password });
+  const secrets = createSecretBox(randomBytes(32));
   const app = await buildApp({
     db: handle,
     changes,
     jwtSecret: new Uint8Array(randomBytes(32)),
+    secrets,
     now: () => clock.now,
     ...(opts.claims ? { claims: opts.claims } : {}),
     ...(opts.upstreams ? { upstreams: opts.upstreams } : {}),
@@ -99,6 +104,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
     published,
     rootToken,
     clock,
+    secrets,
     async close() {
       await app.close();
       await changes.close();

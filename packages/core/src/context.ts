@@ -1,4 +1,5 @@
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { SEALED_PREFIX, type SecretBox } from '@cordon/pki';
 import type { Role } from '@cordon/shared';
 
 /**
@@ -10,6 +11,29 @@ export interface CoreDeps {
   readonly changes: ChangeFeed;
   /** Clock, epoch ms. */
   readonly now: () => number;
+  /**
+   * Seals the secrets stored in the database (SMTP passwords, TOTP secrets) with the deployment's
+   * secret kept outside it (docs/security.md "Tokens and secrets at rest"). `cordon serve` always
+   * gives one; without it (a bare embedding) such secrets are stored as they are.
+   */
+  readonly secrets?: SecretBox;
+}
+
+/**
+ * The stored form of a secret: sealed when `deps.secrets` is set; '' stays '' (nothing to hide).
+ */
+export function sealStored(deps: Pick<CoreDeps, 'secrets'>, text: string): string {
+  return text === '' || !deps.secrets ? text : deps.secrets.seal(text);
+}
+
+/**
+ * A stored secret in clear: opened when sealed, as it is otherwise.
+ * @throws Error when it is sealed and `deps.secrets` is missing or holds another secret
+ */
+export function openStored(deps: Pick<CoreDeps, 'secrets'>, stored: string): string {
+  if (!stored.startsWith(SEALED_PREFIX)) return stored;
+  if (!deps.secrets) throw new Error('a sealed secret is stored but no secret box was given to open it');
+  return deps.secrets.open(stored);
 }
 
 /**

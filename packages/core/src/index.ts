@@ -11,7 +11,7 @@ export * as branding from './branding/index.ts';
 export * as categories from './categories/index.ts';
 export * as certificates from './certificates/index.ts';
 export * as cloudkeys from './cloudkeys/index.ts';
-export { type Caller, type CoreDeps, OPERATOR } from './context.ts';
+export { type Caller, type CoreDeps, OPERATOR, openStored, sealStored } from './context.ts';
 export * as customers from './customers/index.ts';
 export * as feeds from './feeds/index.ts';
 export * as deviceexceptions from './deviceexceptions/index.ts';

@@ -48,6 +48,7 @@ export interface Database {
   report_archive: ReportArchiveTable;
   stats_daily_top: StatsDailyTopTable;
   stats_daily_done: StatsDailyDoneTable;
+  stats_daily_msp_top: StatsDailyMspTopTable;
   ui_interfaces: UiInterfacesTable;
   ui_support: UiSupportTable;
   recategorize_requests: RecategorizeRequestsTable;
@@ -726,4 +727,14 @@ export interface StatsDailyTopTable {
 export interface StatsDailyDoneTable {
   day: number;
   done_at: number;
+}
+
+/** `stats_hourly_top` summed per MSP and UTC day (migration 0022): MSP and system dashboards. */
+export interface StatsDailyMspTopTable {
+  msp_id: number;
+  day: number;
+  dim: string;
+  action: string;
+  key: string;
+  count: number;
 }

@@ -12,5 +12,5 @@ export {
   readRootCertificatePem,
 } from './ca.ts';
 export { LeafMinter, type LeafMinterOptions } from './leaf.ts';
-export { seal, unseal } from './seal.ts';
+export { createSecretBox, SEALED_PREFIX, type SecretBox, seal, unseal } from './seal.ts';
 export { loadCaSecret } from './secret.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp, ensureSystemAdmin, loadJwtKeyRing } from '@cordon/api';
 import { worker } from '@cordon/core';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
-import { ensureRootCa, loadCaSecret } from '@cordon/pki';
+import { createSecretBox, ensureRootCa, loadCaSecret } from '@cordon/pki';
 import type { ResolverMetrics } from '@cordon/resolver';
 import { type RunningDataPlane, startDataPlane } from '@cordon/resolver/dataplane';
 import type { Logger } from 'pino';
@@ -77,6 +77,8 @@ export async function startCordon(
     const ca = loadCaSecret({ file: config.caSecretFile, secret: config.caSecret });
     if (ca.created) print(`First run: root CA secret created in ${config.caSecretFile}`);
     await ensureRootCa(handle, ca.secret);
+    // The same secret seals the secrets stored in the database (SMTP passwords, TOTP secrets).
+    const secrets = createSecretBox(ca.secret);
     // Not started: nothing on this thread follows changes; the API publishes, the data-plane
     // thread polls for other processes' changes itself and gets this one's relayed.
     const changes = createChangeFeed(handle);
@@ -118,6 +120,7 @@ export async function startCordon(
           allowSpecial: config.claimAllowSpecial,
         },
         ...(existsSync(config.consoleDir) ? { consoleDir: config.consoleDir } : {}),
+        secrets,
       });
       await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
       closers.push(() => app.close());
@@ -126,7 +129,7 @@ export async function startCordon(
     if (config.roles.includes('worker')) {
       // Background jobs (retention, scheduled reports, …) on this thread's connection; several
       // workers on one database run each job once (docs/architecture.md "Worker").
-      const running = worker.startWorker({ handle, changes, now: Date.now }, workerJobs(config), {
+      const running = worker.startWorker({ handle, changes, now: Date.now, secrets }, workerJobs(config), {
         log: logger.child({ role: 'worker' }),
       });
       closers.push(() => running.close());

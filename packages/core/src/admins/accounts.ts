@@ -12,7 +12,7 @@ import {
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { recordEvent } from '../audit/index.ts';
-import type { Caller, CoreDeps } from '../context.ts';
+import { type Caller, type CoreDeps, openStored, sealStored } from '../context.ts';
 import { consoleUrl, mailConfigured, sendMail } from '../mail/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { consumeLinkToken, issueLinkToken } from './links.ts';
@@ -285,7 +285,11 @@ export async function beginTwoFactor(
 ): Promise<{ created: false; secret: string; otpauth_url: string; qr_code: string }> {
   if (admin.twofa_enabled === 1) throw new ApiError('ERR_CONFLICT', 'Two-factor authentication is already on.');
   const { secret, url, qr } = await newTotpSecret(admin.email);
-  await deps.handle.db.updateTable('admins').set({ twofa_pending_secret: secret }).where('id', '=', admin.id).execute();
+  await deps.handle.db
+    .updateTable('admins')
+    .set({ twofa_pending_secret: sealStored(deps, secret) })
+    .where('id', '=', admin.id)
+    .execute();
   return { created: false, secret, otpauth_url: url, qr_code: qr };
 }
 
@@ -303,13 +307,13 @@ export async function confirmTwoFactor(
 ): Promise<{ created: true; backupCodes: string[] }> {
   if (admin.twofa_enabled === 1) throw new ApiError('ERR_CONFLICT', 'Two-factor authentication is already on.');
   if (code.trim() === '') throw new ApiError('ERR_2FA_CODE_REQUIRED');
-  const secret = admin.twofa_pending_secret;
-  if (secret === null) {
+  const pending = admin.twofa_pending_secret;
+  if (pending === null) {
     const message = 'Start the enrolment first: scan the QR code, then enter its code.';
     throw new ApiError('ERR_VALIDATION', message, { code: message });
   }
   if (!isTotpCode(code)) throw new ApiError('ERR_2FA_INVALID_CODE');
-  await useTotpCode(deps.handle.db, admin.id, secret, code, deps.now());
+  await useTotpCode(deps.handle.db, admin.id, openStored(deps, pending), code, deps.now());
   return mutate(
     deps,
     selfCaller(admin, ip),
@@ -317,7 +321,7 @@ export async function confirmTwoFactor(
     async (trx, note) => {
       await trx
         .updateTable('admins')
-        .set({ twofa_enabled: 1, twofa_secret: secret, twofa_pending_secret: null, updated_at: nowIso(deps.now()) })
+        .set({ twofa_enabled: 1, twofa_secret: pending, twofa_pending_secret: null, updated_at: nowIso(deps.now()) })
         .where('id', '=', admin.id)
         .execute();
       const backupCodes = await replaceRecoveryCodes(trx, admin.id);
@@ -504,7 +508,7 @@ export async function checkSecondFactor(
   if (isTotpCode(code)) {
     // 2FA on without a secret (never written so; fail closed): no code can match.
     if (admin.twofa_secret === null) throw new ApiError('ERR_2FA_INVALID_CODE');
-    await useTotpCode(deps.handle.db, admin.id, admin.twofa_secret, code, deps.now());
+    await useTotpCode(deps.handle.db, admin.id, openStored(deps, admin.twofa_secret), code, deps.now());
     return 'ok';
   }
   const position = await useRecoveryCode(deps.handle.db, admin.id, code, nowIso(deps.now()));

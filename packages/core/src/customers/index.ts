@@ -1,2 +1,10 @@
 /** Customers (spec §7 "Customers"; a "user" on the wire): with their default policy and primary admin. */
-export { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
+export {
+  createCustomer,
+  deleteCustomer,
+  getCustomer,
+  licenceExceeded,
+  listCustomers,
+  mspAccount,
+  updateCustomer,
+} from './service.ts';

@@ -7,8 +7,10 @@ import {
   type CustomerListQuery,
   type CustomerUpdate,
   Messages,
+  type MspAccount,
   Role,
 } from '@cordon/shared';
+import { sql } from 'kysely';
 import { adminEmailConflict, createPrimaryAdmin, hashPassword } from '../admins/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -203,4 +205,36 @@ export async function deleteCustomer(deps: CoreDeps, caller: Caller, id: number)
     },
   );
   return { deleted: true };
+}
+
+/**
+ * `GET /users/{id}/all` (roles 1 and 3; `id` is an MSP): the MSP's account name and every one of
+ * its customers by name, unpaged (spec §3 "allCustomers").
+ * @throws ApiError ERR_NOT_FOUND for an MSP that is missing or not the caller's
+ */
+export async function mspAccount(deps: CoreDeps, caller: Caller, mspId: number): Promise<MspAccount> {
+  const scope = scopeOf(caller);
+  if (!(await mspVisible(deps.handle.db, scope, caller.role, mspId))) throw new ApiError('ERR_NOT_FOUND');
+  const msp = await deps.handle.db
+    .selectFrom('msps')
+    .select(['id', 'name'])
+    .where('id', '=', mspId)
+    .executeTakeFirstOrThrow();
+  const customers = await deps.handle.db
+    .selectFrom('customers')
+    .select(['id', 'account_name', 'uuid_str', 'timezone'])
+    .where('msp_id', '=', mspId)
+    .orderBy(sql`lower(account_name)`)
+    .orderBy('id')
+    .execute();
+  return {
+    id: msp.id,
+    accountName: msp.name,
+    allCustomers: customers.map((c) => ({
+      id: c.id,
+      accountName: c.account_name,
+      uuid_str: c.uuid_str,
+      timezone: c.timezone,
+    })),
+  };
 }

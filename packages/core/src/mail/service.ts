@@ -2,7 +2,7 @@ import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import { ApiError, type MailQuery, type MailSettings, type MailSettingsUpdate, Role } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import type { Caller, CoreDeps } from '../context.ts';
+import { type Caller, type CoreDeps, openStored, sealStored } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
 import { mspVisible, scopeOf } from '../tenancy/index.ts';
 import { deliver, type MailMessage } from './mailer.ts';
@@ -92,7 +92,8 @@ export async function setMailSettings(
       throw new ApiError('ERR_VALIDATION', message, { console_url: message });
     }
     const before = await repo.getRow(trx, owner);
-    await repo.upsertRow(trx, owner, body, nowIso(deps.now()));
+    const stored = body.password === undefined ? body : { ...body, password: sealStored(deps, body.password) };
+    await repo.upsertRow(trx, owner, stored, nowIso(deps.now()));
     const after = await repo.getRow(trx, owner);
     Object.assign(note, {
       entityId: after?.id ?? null,
@@ -149,7 +150,7 @@ export async function sendMail(deps: CoreDeps, from: MailSender, message: MailMe
   const owner: repo.MailOwner = from.mspId === null ? { kind: 'system' } : { kind: 'msp', mspId: from.mspId };
   const { row } = await effectiveRow(deps.handle.db, owner);
   if (!row) throw new MailNotConfiguredError();
-  return deliver(row, message);
+  return deliver({ ...row, password: openStored(deps, row.password) }, message);
 }
 
 /** True when mail can go out for `from` (its settings or the system's exist). */
@@ -178,7 +179,7 @@ export async function sendTestMail(
   const { row } = await effectiveRow(deps.handle.db, owner);
   if (!row) throw new ApiError('ERR_UNPROCESSABLE', new MailNotConfiguredError().message);
   try {
-    const id = await deliver(row, {
+    const id = await deliver({ ...row, password: openStored(deps, row.password) }, {
       to,
       subject: 'Cordon test e-mail',
       text: 'This is a test e-mail from Cordon: the mail settings work.',

@@ -85,8 +85,9 @@ async function dailyRun(
 
 /**
  * The `(key, action, count)` rows of dimension `dim` over `range`: whole compacted UTC days from
- * `stats_daily_top`, the other hours from `stats_hourly_top` (migration 0022), as one UNION ALL
- * subquery `u` for the caller to sum.
+ * `stats_daily_top` (a customer) or `stats_daily_msp_top` (an MSP, the system), the other hours from
+ * `stats_hourly_top` (migration 0022), as one UNION ALL subquery `u` for the caller to sum. The MSP
+ * daily sums keep a customer's days with the MSP it had then, deleted customers included.
  */
 async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
   const h = hourBounds(range);
@@ -110,7 +111,28 @@ async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubje
     .where('stats_daily_top.day', '>=', run.start)
     .where('stats_daily_top.day', '<', run.end)
     .select(['stats_daily_top.key as key', 'stats_daily_top.action as action', 'stats_daily_top.count as count']);
-  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
+  if (subject.customerId !== undefined) {
+    return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
+  }
+  // An MSP's or the system's whole days: the per-MSP daily sums (far fewer rows than per customer).
+  const mspDaily = db
+    .selectFrom('stats_daily_msp_top')
+    .where((eb) => {
+      const parts: Expression<SqlBool>[] = [];
+      if (scope.kind === 'msp') parts.push(eb('stats_daily_msp_top.msp_id', '=', scope.mspId));
+      else if (scope.kind !== 'all') parts.push(sql<SqlBool>`1 = 0`);
+      if (subject.mspId !== undefined) parts.push(eb('stats_daily_msp_top.msp_id', '=', subject.mspId));
+      return eb.and(parts);
+    })
+    .where('stats_daily_msp_top.dim', '=', dim)
+    .where('stats_daily_msp_top.day', '>=', run.start)
+    .where('stats_daily_msp_top.day', '<', run.end)
+    .select([
+      'stats_daily_msp_top.key as key',
+      'stats_daily_msp_top.action as action',
+      'stats_daily_msp_top.count as count',
+    ]);
+  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(mspDaily).as('u'));
 }
 
 /**

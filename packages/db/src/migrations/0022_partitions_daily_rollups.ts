@@ -12,7 +12,8 @@ export function queryLogPartitionName(dayStart: number): string {
  * Daily roll-ups of the top dimensions, and the PostgreSQL daily partitions of the query log.
  *
  * Both dialects: `stats_daily_top` holds `stats_hourly_top` summed per UTC day (`day`, epoch ms of its
- * start) without the location, written once a day has ended by the worker (`stats.daily`);
+ * start) without the location, and `stats_daily_msp_top` the same summed per MSP (the customer's MSP
+ * at compaction time), written once a day has ended by the worker (`stats.daily`);
  * `stats_daily_done` lists the days compacted. Multi-day dashboards read whole compacted days there
  * and only the edge hours from `stats_hourly_top` (docs/architecture.md "Statistics").
  *
@@ -35,6 +36,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('stats_daily_top_pk', ['customer_id', 'dim', 'day', 'action', 'key'])
     .execute();
   await db.schema.createIndex('stats_daily_top_day').on('stats_daily_top').column('day').execute();
+  await db.schema
+    .createTable('stats_daily_msp_top')
+    .addColumn('msp_id', 'integer', (c) => c.notNull())
+    .addColumn('day', bigint, (c) => c.notNull())
+    .addColumn('dim', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('count', bigint, (c) => c.notNull())
+    .addPrimaryKeyConstraint('stats_daily_msp_top_pk', ['msp_id', 'dim', 'day', 'action', 'key'])
+    .execute();
+  await db.schema.createIndex('stats_daily_msp_top_day').on('stats_daily_msp_top').column('day').execute();
   await db.schema
     .createTable('stats_daily_done')
     .addColumn('day', bigint, (c) => c.primaryKey())

@@ -5,6 +5,7 @@ import {
   customerListQuerySchema,
   customerSchema,
   customerUpdateSchema,
+  mspAccountSchema,
 } from '../schemas/customer.ts';
 import { defineEndpoint } from './define.ts';
 
@@ -65,5 +66,15 @@ export const customerEndpoints = {
     access: { scope: 'customer', roles: [Role.System, Role.Msp] },
     tag,
     summary: 'Delete a customer and everything it owns (spec §7 Customers).',
+  }),
+  all: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/all',
+    params: idParamsSchema,
+    response: mspAccountSchema,
+    status: 200,
+    access: { scope: 'msp', roles: [Role.System, Role.Msp] },
+    tag,
+    summary: "MSP id's account with all its customers, unpaged (spec §7 Customers; spec §3 allCustomers).",
   }),
 } as const;

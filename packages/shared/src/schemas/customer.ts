@@ -56,3 +56,15 @@ export const customerUpdateSchema = z.object({
   timezone: timeZoneSchema.optional(),
 });
 export type CustomerUpdate = z.infer<typeof customerUpdateSchema>;
+
+/**
+ * `GET /users/{id}/all` (spec §7 Customers; spec §3 "Customer account": accountName, allCustomers):
+ * the account of MSP `id` with every one of its customers, unpaged, by name — what a customer
+ * picker needs (docs/decisions.md "Tenants, branding, tools").
+ */
+export const mspAccountSchema = z.object({
+  id: z.number().int(),
+  accountName: z.string(),
+  allCustomers: z.array(customerSchema.pick({ id: true, accountName: true, uuid_str: true, timezone: true })),
+});
+export type MspAccount = z.infer<typeof mspAccountSchema>;

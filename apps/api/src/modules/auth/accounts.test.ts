@@ -70,6 +70,14 @@ describe.each(testDialects())('accounts: 2FA, passwords, sessions and audit on %
     const { secret, codes } = await enrol(a.mspToken);
     const stored = await t.handle.db.selectFrom('admin_recovery_codes').selectAll().execute();
     expect(stored).toHaveLength(10);
+    // The TOTP secret is sealed at rest with the deployment's secret (docs/security.md), never in clear.
+    const admin = await t.handle.db
+      .selectFrom('admins')
+      .select(['twofa_secret'])
+      .where('id', '=', a.mspAdminId)
+      .executeTakeFirstOrThrow();
+    expect(admin.twofa_secret).toMatch(/^sealed:v1\./);
+    expect(admin.twofa_secret).not.toContain(secret);
     expect(JSON.stringify(stored)).not.toContain(codes[0]?.replace('-', '') ?? 'x');
 
     const texts: Array<[string | undefined, number, string]> = [

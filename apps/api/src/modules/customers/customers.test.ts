@@ -46,6 +46,34 @@ describe.each(testDialects())('customers on %s', (dialect) => {
     expect(list.json().data.map((c: { accountName: string }) => c.accountName)).toEqual(['School 1', 'Customer 1']);
   });
 
+  it("answers an MSP's account with all its customers, unpaged and by name (GET /users/{id}/all)", async () => {
+    const a = await createTenant(t, 1);
+    const b = await createTenant(t, 2);
+    for (const name of ['zeta School', 'Alpha Academy']) {
+      await call(t.app, a.mspToken, 'POST', '/restapi/users/', { accountName: name });
+    }
+    const all = await call(t.app, a.mspToken, 'GET', `/restapi/users/${a.mspId}/all`);
+    expect(all.statusCode, all.body).toBe(200);
+    expect(all.json().id).toBe(a.mspId);
+    expect(all.json().accountName).toBe('MSP 1');
+    expect(all.json().allCustomers.map((c: { accountName: string }) => c.accountName)).toEqual([
+      'Alpha Academy',
+      'Customer 1',
+      'zeta School',
+    ]);
+    expect(all.json().allCustomers[0]).toEqual({
+      id: expect.any(Number),
+      accountName: 'Alpha Academy',
+      uuid_str: expect.any(String),
+      timezone: '',
+    });
+    expect((await call(t.app, t.rootToken, 'GET', `/restapi/users/${b.mspId}/all`)).json().allCustomers).toHaveLength(
+      1,
+    );
+    expect((await call(t.app, a.mspToken, 'GET', `/restapi/users/${b.mspId}/all`)).statusCode).toBe(404);
+    expect((await call(t.app, a.customerToken, 'GET', `/restapi/users/${a.mspId}/all`)).statusCode).toBe(403);
+  });
+
   it("refuses a customer beyond the MSP's licence with a clear message, changing nothing", async () => {
     const msp = (
       await call(t.app, t.rootToken, 'POST', '/restapi/msp', { name: 'Tiny', company_name: 'Tiny Ltd', license: '2' })

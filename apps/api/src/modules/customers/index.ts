@@ -22,6 +22,7 @@ export const customerModule = defineModule({
         sales: 403,
       },
     ],
+    'customers.all': [{ params: (_, b) => ({ id: b.mspId }), msp: 404, customer: 403, sales: 403 }],
     'customers.remove': [{ params: (_, b) => ({ id: b.customerId }), msp: 404, customer: 403, sales: 403 }],
   },
   topics: ['tenants', 'policies', 'locations'],

@@ -17,4 +17,5 @@ export function registerCustomerRoutes(app: FastifyInstance, deps: AppDeps): voi
     customers.updateCustomer(deps, caller, params.id, body),
   );
   registerEndpoint(app, e.remove, ({ caller, params }) => customers.deleteCustomer(deps, caller, params.id));
+  registerEndpoint(app, e.all, ({ caller, params }) => customers.mspAccount(deps, caller, params.id));
 }

@@ -58,6 +58,10 @@ describe.each(testDialects())('mail settings on %s', (dialect) => {
       .executeTakeFirstOrThrow();
     expect(audit.after_json).not.toContain('smtp-Secret-1');
     expect(audit.after_json).toContain('"has_password":true');
+    // Sealed at rest with the deployment's secret (docs/security.md); opened only to send.
+    const row = await t.handle.db.selectFrom('mail_settings').select('password').executeTakeFirstOrThrow();
+    expect(row.password).toMatch(/^sealed:v1\./);
+    expect(row.password).not.toContain('smtp-Secret-1');
 
     // Leaving the password out keeps it.
     const { password: _p, ...noPassword } = settings(smtp.port);
@@ -111,7 +115,7 @@ describe.each(testDialects())('mail settings on %s', (dialect) => {
     const withUrl = await call(t.app, a.mspToken, 'POST', '/restapi/mail', settings(smtp.port));
     expect(withUrl.statusCode).toBe(400);
 
-    const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now };
+    const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
     const before = smtp.mails.length;
     await mail.sendMail(deps, { mspId: a.mspId }, { to: 'boss@example.test', subject: 'Report', text: 'Hi' });
     expect((await smtp.waitFor('boss@example.test', { since: before })).from).toBe('alerts@msp1.test');
@@ -141,7 +145,7 @@ describe.each(testDialects())('mail settings on %s', (dialect) => {
   it('answers 422 when no settings apply or the server refuses, and sendMail says it is not configured', async () => {
     const none = await call(t.app, t.rootToken, 'POST', '/restapi/mail/test', { to: 'ops@example.test' });
     expect(none.statusCode).toBe(422);
-    const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now };
+    const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
     await expect(mail.sendMail(deps, { mspId: null }, { to: 'a@b.test', subject: 's', text: 't' })).rejects.toThrow(
       mail.MailNotConfiguredError,
     );

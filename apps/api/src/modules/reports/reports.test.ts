@@ -267,7 +267,7 @@ describe.each(testDialects())('reports on %s', (dialect) => {
       recipients: ['sec@example.test'],
     });
     expect(created.statusCode).toBe(201);
-    const deps: CoreDeps = { handle: t.handle, changes: t.changes, now: () => t.clock.now };
+    const deps: CoreDeps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
     const w = worker.startWorker(deps, [reports.scheduledReportsJob()], { tickMs: 0 });
     const since = smtp.mails.length;
     // Sunday 23:50 in Berlin: not yet.

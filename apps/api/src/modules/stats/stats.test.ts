@@ -266,10 +266,14 @@ describe.each(testDialects())('stats on %s', (dialect) => {
       domains: await get(a.customerToken, `/users/${a.customerId}/stats/domains/allowed/7days`),
       blocked: await get(a.customerToken, `/users/${a.customerId}/stats/categories/blocked/7days`),
       msp: await get(a.mspToken, `/msp/${a.mspId}/stats/domains/blocked/30days`),
+      mspOverview: await get(a.mspToken, `/msp/${a.mspId}/stats/7days`),
+      system: await get(t.rootToken, '/stats/domains/allowed/7days'),
+      systemOverview: await get(t.rootToken, '/stats/30days'),
     });
     const before = await read();
     expect(before.overview).toEqual({ requests: 8, unique_domains: 4, allowed: 6, blocked: 2 });
-    const days = await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now });
+    expect(before.systemOverview).toEqual({ requests: 10, unique_domains: 6, allowed: 7, blocked: 3 });
+    const days = await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets });
     // Every UTC day from 2025-06-10 to 2025-06-14 (the 15th has not ended).
     expect(days.map((d) => new Date(d).toISOString().slice(0, 10))).toEqual([
       '2025-06-10',
@@ -278,7 +282,11 @@ describe.each(testDialects())('stats on %s', (dialect) => {
       '2025-06-13',
       '2025-06-14',
     ]);
-    expect(await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now })).toEqual([]);
+    expect(await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets })).toEqual([]);
+    // Only MSP 1 has traffic on the compacted days (MSP 2's one query is today's).
+    expect(await t.handle.db.selectFrom('stats_daily_msp_top').select('msp_id').distinct().execute()).toEqual([
+      { msp_id: a.mspId },
+    ]);
     // The hourly rows of the compacted days are no longer read: remove them, the answers stay.
     await t.handle.db.deleteFrom('stats_hourly_top').where('hour', '<', Date.parse('2025-06-15T00:00:00Z')).execute();
     expect(await read()).toEqual(before);

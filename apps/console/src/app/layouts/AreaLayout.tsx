@@ -2,17 +2,22 @@ import { Role } from '@cordon/shared';
 import { Anchor, AppShell, Burger, Button, Divider, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconShieldCheck } from '@tabler/icons-react';
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation } from 'react-router';
-import { BrandingSync } from '../../components/BrandingSync.tsx';
 import { LanguagePicker } from '../../components/LanguagePicker.tsx';
-import { TenantSwitcher } from '../../components/TenantSwitcher.tsx';
 import { useSession } from '../../session/context.ts';
 import { type Area, guardDecision } from '../../session/routeGuard.ts';
 import { customerScope, mspScope } from '../../session/scope.ts';
 import { MENUS } from '../navigation.ts';
 import { NavMenu } from './NavMenu.tsx';
+
+// The header's tenant widgets read endpoints (and so every request schema): loaded with the first
+// area page, not with the login page's first chunk (bench/README.md: the first load stays small).
+const TenantSwitcher = lazy(() =>
+  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.TenantSwitcher })),
+);
+const BrandingSync = lazy(() => import('../../components/BrandingSync.tsx').then((m) => ({ default: m.BrandingSync })));
 
 /**
  * Links between the areas the signed-in role can reach with its current selections: in the header
@@ -77,7 +82,9 @@ export function AreaLayout({ area }: { area: Area }) {
       padding="lg"
       data-area={area}
     >
-      <BrandingSync area={area} />
+      <Suspense fallback={null}>
+        <BrandingSync area={area} />
+      </Suspense>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="md" wrap="nowrap">
@@ -105,7 +112,9 @@ export function AreaLayout({ area }: { area: Area }) {
             <AreaSwitcher area={area} />
             {area === 'profile' ? null : (
               <Group visibleFrom="md" wrap="nowrap">
-                <TenantSwitcher />
+                <Suspense fallback={null}>
+                  <TenantSwitcher />
+                </Suspense>
               </Group>
             )}
           </Group>
@@ -130,7 +139,11 @@ export function AreaLayout({ area }: { area: Area }) {
       <AppShell.Navbar p="xs" style={{ overflowY: 'auto' }} id="area-navigation">
         <Stack gap="xs" hiddenFrom="md" mb="xs">
           <AreaSwitcher area={area} inMenu />
-          {area === 'profile' ? null : <TenantSwitcher />}
+          {area === 'profile' ? null : (
+            <Suspense fallback={null}>
+              <TenantSwitcher />
+            </Suspense>
+          )}
           <Group hiddenFrom="sm">
             <LanguagePicker />
           </Group>
