@@ -225,7 +225,7 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
     expect(blocked).toBeGreaterThanOrEqual(50);
   });
 
-  it('turns an approved recategorisation into the answer dig gets, within seconds', async () => {
+  it('turns an approved recategorisation into the answer dig gets within a second or so', async () => {
     const customer = await apiLogin(httpPort, CUSTOMER_ADMIN.email, CUSTOMER_ADMIN.password);
     // A name the resolver allows today (no category blocked by the Moderate policy)…
     let name = '';
@@ -257,9 +257,9 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
     await shot(admin, '08-recategorize-approved');
     await admin.context().close();
     await expect
-      .poll(async () => (await dig(dnsPort, name)).answers.map((a) => a.data), { timeout: 15_000, interval: 100 })
+      .poll(async () => (await dig(dnsPort, name)).answers.map((a) => a.data), { timeout: 3_000, interval: 100 })
       .toEqual(['127.0.0.1']);
-    // How long the resolver took to answer with the override (the category index is rebuilt whole).
+    // How long the resolver took to answer with the override (its own small snapshot part, no index rebuild).
     axeCounts['recategorize-ms'] = { serious: Date.now() - approvedAt, critical: 0 };
   });
 

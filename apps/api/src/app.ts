@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import type { SecretBox } from '@cordon/pki';
 import { ApiError, type ClaimLimits, DEFAULT_CLAIM_LIMITS } from '@cordon/shared';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
@@ -22,7 +23,6 @@ import {
   trustProxyOption,
 } from './plugins/hardening.ts';
 import { registerTenancyGuard } from './plugins/tenancy.ts';
-import type { SecretBox } from '@cordon/pki';
 import type { AppDeps } from './types.ts';
 
 /** Options of {@link buildApp}. */

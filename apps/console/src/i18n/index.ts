@@ -8,6 +8,9 @@ import type { MessageTree } from './messages.ts';
 export const LANGUAGES = ['en', 'fr'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
+/** Each language by its own name (a language is chosen in the language it is written in). */
+export const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', fr: 'Français' };
+
 /**
  * The strings every part of the console shares (app shell, common words, filtering levels, menu
  * labels of pages not built yet), by language. Features bring their own (`features/<name>/i18n`).

@@ -1,5 +1,11 @@
 import { normalizeDomain } from '@cordon/shared';
 
+/** The categories of a name as the engine reads them (decision order step 5): the index, or the index under overrides. */
+export interface CategoryLookup {
+  /** The category ids of `qname` (normalised) and its parents; empty when none. */
+  categoriesOf(qname: string): readonly number[];
+}
+
 /**
  * The category index: domain → category ids, for the qname and all its parents (docs/architecture.md "Decision order").
  *

@@ -1,6 +1,6 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
 import type { Logger } from 'pino';
-import type { CategoryIndex } from '../policy/category-index.ts';
+import { CategoryIndex, type CategoryLookup } from '../policy/category-index.ts';
 import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
 import type { Decision, EngineSnapshot, Identity } from '../policy/engine/index.ts';
 import { type BrandingSnapshot, brandingPart } from './branding.ts';
@@ -11,6 +11,7 @@ import { type GroupsSnapshot, groupsPart } from './groups.ts';
 import { type IdentifiedBy, Identities, type WhoAsks } from './identities.ts';
 import { listsPart } from './lists.ts';
 import { type LocationsSnapshot, locationsPart } from './locations.ts';
+import { type CategoryOverrides, overridesPart, withOverrides } from './overrides.ts';
 import type { SnapshotPart } from './part.ts';
 import { type PoliciesSnapshot, policiesPart } from './policies.ts';
 import { staticRoutesPart } from './static-routes.ts';
@@ -109,6 +110,9 @@ export class SnapshotStore implements EngineSnapshot {
   private readonly locations: Slot<LocationsSnapshot>;
   private readonly policies: Slot<PoliciesSnapshot>;
   private readonly categoriesSlot: Slot<CategoryIndex>;
+  private readonly overridesSlot: Slot<CategoryOverrides>;
+  /** The index under the overrides, rebuilt when either changes (the index itself when there is none). */
+  private categoryLookup: CategoryLookup = CategoryIndex.empty();
   private readonly lists = new Slot(
     listsPart,
     (p, prev) => this.loadPart(p, prev),
@@ -155,6 +159,7 @@ export class SnapshotStore implements EngineSnapshot {
       },
       (index) => {
         this.stats.categoryReloads++;
+        this.relinkCategories();
         this.stats.categoryDomains = index.size;
         this.logger.info(
           { domains: index.size, ms: this.stats.categoryLoadMs, bytes: index.byteSize },
@@ -162,6 +167,7 @@ export class SnapshotStore implements EngineSnapshot {
         );
       },
     );
+    this.overridesSlot = new Slot(overridesPart, load, () => this.relinkCategories());
     this.devices = new Slot(devicesPart, load, (v) => {
       this.stats.lastDeviceCustomers = v.reloadedCustomers;
       this.relink('places');
@@ -175,6 +181,7 @@ export class SnapshotStore implements EngineSnapshot {
       this.locations,
       this.policies,
       this.categoriesSlot,
+      this.overridesSlot,
       this.lists,
       this.routes,
       this.devices,
@@ -184,9 +191,18 @@ export class SnapshotStore implements EngineSnapshot {
     ];
   }
 
-  /** The category index (decision order step 5). */
-  get categories(): CategoryIndex {
+  /** The categories of a name (decision order step 5): approved recategorisations, then the index. */
+  get categories(): CategoryLookup {
+    return this.categoryLookup;
+  }
+
+  /** The category index alone (its size and memory for the metrics). */
+  get categoryIndex(): CategoryIndex {
     return this.categoriesSlot.value;
+  }
+
+  private relinkCategories(): void {
+    this.categoryLookup = withOverrides(this.categoriesSlot.value, this.overridesSlot.value);
   }
 
   /** Customer id → static routes (step 2); empty until their table exists. */

@@ -179,11 +179,14 @@ export async function sendTestMail(
   const { row } = await effectiveRow(deps.handle.db, owner);
   if (!row) throw new ApiError('ERR_UNPROCESSABLE', new MailNotConfiguredError().message);
   try {
-    const id = await deliver({ ...row, password: openStored(deps, row.password) }, {
-      to,
-      subject: 'Cordon test e-mail',
-      text: 'This is a test e-mail from Cordon: the mail settings work.',
-    });
+    const id = await deliver(
+      { ...row, password: openStored(deps, row.password) },
+      {
+        to,
+        subject: 'Cordon test e-mail',
+        text: 'This is a test e-mail from Cordon: the mail settings work.',
+      },
+    );
     return { sent: true, message_id: id };
   } catch (e) {
     const reason = e instanceof Error ? e.message.replace(/\s+/g, ' ').slice(0, 200) : 'unknown error';

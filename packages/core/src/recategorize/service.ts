@@ -146,8 +146,8 @@ export async function listRecategorizations(
  * `POST /tools/recategorize/{id}/review` (system admin): rejects a pending request, or approves it —
  * the domain's category becomes the one asked for, over every feed: its `category_domains` rows of
  * other sources are removed and one row of source `override` is written, recorded in
- * `category_overrides`; `categories` is published, so the resolver answers with it within a second
- * (docs/architecture.md "Data plane"). Audit `recategorize.approve` / `recategorize.reject`.
+ * `category_overrides`; `category_overrides` is published, so the resolver's override layer answers
+ * with it within a second, without rebuilding its category index (docs/architecture.md "Data plane"). Audit `recategorize.approve` / `recategorize.reject`.
  * @throws ApiError ERR_NOT_FOUND (no such request), ERR_CONFLICT (already reviewed)
  */
 export async function reviewRecategorization(
@@ -163,7 +163,7 @@ export async function reviewRecategorization(
     deps,
     caller,
     {
-      topics: approve ? ['categories'] : [],
+      topics: approve ? ['category_overrides'] : [],
       audit: { action: approve ? 'recategorize.approve' : 'recategorize.reject', entity: 'recategorize_request' },
     },
     async (trx, note) => {

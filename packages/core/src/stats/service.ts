@@ -1,5 +1,6 @@
 import {
   ApiError,
+  Role,
   type StatsAction,
   type StatsDimension,
   type StatsHistory,
@@ -14,7 +15,7 @@ import {
 import type { Caller, CoreDeps } from '../context.ts';
 import { getCustomer } from '../customers/index.ts';
 import { getMsp } from '../msps/index.ts';
-import { scopeOf } from '../tenancy/index.ts';
+import { EVERYTHING, scopeOf } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
 
 /** The earliest `YYYY-MM-DD` a stats call accepts (nothing older can have been logged). */
@@ -82,7 +83,9 @@ export async function overview(
 ): Promise<StatsOverview> {
   const { timeZone, subject } = await resolveOwner(deps, caller, owner);
   const range = rangeIn(timeZone, date, deps.now(), 'date');
-  return repo.overview(deps.handle.db, scopeOf(caller), subject, range);
+  // A sales admin reads every MSP's totals (spec §2 Sales), once `getMsp` has let it see the MSP.
+  const scope = caller.role === Role.Sales && owner.kind === 'msp' ? EVERYTHING : scopeOf(caller);
+  return repo.overview(deps.handle.db, scope, subject, range);
 }
 
 /**

@@ -25,6 +25,8 @@ import { defineEndpoint } from './define.ts';
 const tag = 'stats';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 const mspAccess = { scope: 'msp', roles: [Role.System, Role.Msp] } as const;
+/** An MSP's totals are also the sales area's (spec §2 Sales: read-only MSP pages with their traffic). */
+const mspTotalsAccess = { scope: 'msp', roles: [Role.System, Role.Sales, Role.Msp] } as const;
 const systemAccess = { scope: 'system', roles: [Role.System] } as const;
 
 /**
@@ -112,9 +114,9 @@ export const statsEndpoints = {
     params: mspStatsParamsSchema,
     response: statsOverviewSchema,
     status: 200,
-    access: mspAccess,
+    access: mspTotalsAccess,
     tag,
-    summary: "An MSP's overview summed over its customers (spec §7 Stats).",
+    summary: "An MSP's overview summed over its customers (spec §7 Stats); sales admins read it too (spec §2 Sales).",
   }),
   systemTraffic: defineEndpoint({
     method: 'GET',

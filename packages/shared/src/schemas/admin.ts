@@ -142,7 +142,7 @@ export const enforceWriteSchema = z.object({ enforce: z.boolean({ error: 'enforc
 export const logoutAllResponseSchema = z.object({ logged_out: z.literal(true), everywhere: z.literal(true) });
 
 /** The languages of the console (the profile's `lang`; '' = the browser's). */
-export const LANGUAGES = ['', 'en'] as const;
+export const LANGUAGES = ['', 'en', 'fr'] as const;
 
 /**
  * The caller's profile (`GET /auth/profile`): spec §3 "Auth user" (id, accountname, email,

@@ -25,7 +25,8 @@ export const statsModule = defineModule({
     'stats.mspTop': [
       { params: (_, b) => ({ id: b.mspId, dim: 'categories', action: 'allowed', date: 'today' }), ...mspOnly },
     ],
-    'stats.mspOverview': [{ params: (_, b) => ({ id: b.mspId, date: 'today' }), ...mspOnly }],
+    // Sales admins read every MSP's totals (spec §2 Sales).
+    'stats.mspOverview': [{ params: (_, b) => ({ id: b.mspId, date: 'today' }), msp: 404, customer: 403 }],
     'stats.systemTraffic': [{ params: () => ({ day: 'today' }), ...systemOnly }],
     'stats.systemHistory': [{ params: () => ({ days: 5 }), ...systemOnly }],
     'stats.systemTop': [{ params: () => ({ dim: 'users', action: 'blocked', date: 'today' }), ...systemOnly }],

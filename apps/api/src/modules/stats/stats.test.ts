@@ -273,7 +273,12 @@ describe.each(testDialects())('stats on %s', (dialect) => {
     const before = await read();
     expect(before.overview).toEqual({ requests: 8, unique_domains: 4, allowed: 6, blocked: 2 });
     expect(before.systemOverview).toEqual({ requests: 10, unique_domains: 6, allowed: 7, blocked: 3 });
-    const days = await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets });
+    const days = await rollups.compactDays({
+      handle: t.handle,
+      changes: t.changes,
+      now: () => t.clock.now,
+      secrets: t.secrets,
+    });
     // Every UTC day from 2025-06-10 to 2025-06-14 (the 15th has not ended).
     expect(days.map((d) => new Date(d).toISOString().slice(0, 10))).toEqual([
       '2025-06-10',
@@ -282,7 +287,9 @@ describe.each(testDialects())('stats on %s', (dialect) => {
       '2025-06-13',
       '2025-06-14',
     ]);
-    expect(await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets })).toEqual([]);
+    expect(
+      await rollups.compactDays({ handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets }),
+    ).toEqual([]);
     // Only MSP 1 has traffic on the compacted days (MSP 2's one query is today's).
     expect(await t.handle.db.selectFrom('stats_daily_msp_top').select('msp_id').distinct().execute()).toEqual([
       { msp_id: a.mspId },

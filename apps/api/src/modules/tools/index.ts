@@ -45,5 +45,5 @@ export const toolModule = defineModule({
       { params: () => ({ id: 1 }), body: () => ({ action: 'approve' }), msp: 403, customer: 403, sales: 403 },
     ],
   },
-  topics: ['categories'],
+  topics: ['category_overrides'],
 });

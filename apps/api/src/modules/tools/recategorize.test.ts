@@ -61,7 +61,7 @@ describe.each(testDialects())('recategorisation requests on %s', (dialect) => {
     const approved = await call(t.app, t.rootToken, 'POST', `${URL}/${asked.json().id}/review`, { action: 'approve' });
     expect(approved.statusCode, approved.body).toBe(200);
     expect(approved.json()).toMatchObject({ status: 'approved', current_categories: [{ id: 31 }] });
-    expect(t.published).toEqual(['categories']);
+    expect(t.published).toEqual(['category_overrides']);
     const rows = await t.handle.db
       .selectFrom('category_domains')
       .select(['category_id', 'source'])

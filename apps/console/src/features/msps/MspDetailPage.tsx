@@ -7,13 +7,14 @@ import { Navigate, useNavigate } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
+import { StatsNumbers } from '../../components/dashboard/StatsNumbers.tsx';
 import { formatDate } from '../../components/dates.ts';
 import { useIdParam } from '../../components/idParam.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useSession, useSessionStore } from '../../session/context.ts';
-import { useDeleteMspMutation, useMspCustomersQuery, useMspQuery } from './api.ts';
+import { useDeleteMspMutation, useMspCustomersQuery, useMspQuery, useMspTotalsQuery } from './api.ts';
 import { MspEditForm } from './MspEditForm.tsx';
 
 type CustomerSortKey = 'name' | 'timezone' | 'created_at';
@@ -142,6 +143,20 @@ function MspActions({ msp }: { msp: Msp }) {
   );
 }
 
+/** The MSP's traffic totals over the last 30 days, for the sales area (read-only, spec §2 Sales). */
+function SalesTotals({ mspId }: { mspId: number }) {
+  const { t } = useTranslation();
+  const totals = useMspTotalsQuery(mspId);
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Title order={2} size="h4" mb="sm">
+        {t('msps.trafficTotals')}
+      </Title>
+      <QueryState query={totals}>{(stats) => <StatsNumbers stats={stats} />}</QueryState>
+    </Paper>
+  );
+}
+
 /** The page body once the MSP is loaded. */
 function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
   const { t } = useTranslation();
@@ -158,7 +173,7 @@ function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
         </SimpleGrid>
       </Paper>
       {mode === 'system' ? <MspActions msp={msp} /> : null}
-      {mode === 'system' ? <Dashboard owner={{ kind: 'msp', id: msp.id }} /> : null}
+      {mode === 'system' ? <Dashboard owner={{ kind: 'msp', id: msp.id }} /> : <SalesTotals mspId={msp.id} />}
       <MspCustomers mspId={msp.id} canOpen={mode === 'system'} />
     </Stack>
   );

@@ -49,3 +49,8 @@ export function useDeleteMspsMutation() {
 export function useDeleteMspMutation(id: number) {
   return useEndpointMutation(Endpoints.msps.remove, { params: { id }, invalidates: ['customers'] });
 }
+
+/** `GET /msp/{id}/stats/30days` (spec §7 Stats): the MSP's totals of the last 30 days (the sales MSP page). */
+export function useMspTotalsQuery(mspId: number) {
+  return useEndpointQuery(Endpoints.stats.mspOverview, { params: { id: mspId, date: '30days' } });
+}

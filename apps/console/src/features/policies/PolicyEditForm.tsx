@@ -1,10 +1,13 @@
 import { type FilteringLevel, type Policy, type PolicyUpdate, policyUpdateSchema } from '@cordon/shared';
 import { Button, Group, Stack, Switch, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { FilteringLevelSelect } from '../../components/FilteringLevelSelect.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { showSuccessToast } from '../../components/toast.ts';
+import { UnsavedChangesPrompt } from '../../components/UnsavedChangesPrompt.tsx';
 import { useUpdatePolicyMutation } from './api.ts';
 import { type DefaultPolicyOwner, useUpdateDefaultPolicyMutation } from './defaultApi.ts';
 
@@ -45,16 +48,21 @@ export function PolicyEditForm({
     validate: schemaValidator(policyUpdateSchema),
   });
 
-  const submit = form.onSubmit((values) => {
-    const { name, ...rest } = policyUpdateSchema.parse(values);
-    const body: PolicyUpdate = templateName ? rest : { name, ...rest };
-    update.mutate(body, {
-      onSuccess: () => {
+  const [pending, setPending] = useState<PolicyUpdate | null>(null);
+  const send = (body: PolicyUpdate) =>
+    update.mutateAsync(body).then(
+      () => {
         showSuccessToast(t('policies.saved'));
         form.resetDirty();
       },
-      onError: (error) => applyServerErrors(form, error),
-    });
+      (error: unknown) => applyServerErrors(form, error),
+    );
+  const submit = form.onSubmit((values) => {
+    const { name, ...rest } = policyUpdateSchema.parse(values);
+    const body: PolicyUpdate = templateName ? rest : { name, ...rest };
+    // A named level replaces the category choices: ask first (issue 11).
+    if (values.filtering_level !== policy.filtering_level && values.filtering_level !== 'custom') setPending(body);
+    else void send(body);
   });
 
   return (
@@ -65,6 +73,7 @@ export function PolicyEditForm({
         <FilteringLevelSelect label={t('policies.filteringLevel')} {...form.getInputProps('filtering_level')} />
         <Switch
           label={t('policies.allowUnclassified')}
+          description={t('policies.allowUnclassifiedHelp')}
           {...form.getInputProps('allow_unclassified', { type: 'checkbox' })}
         />
         <Switch
@@ -78,6 +87,16 @@ export function PolicyEditForm({
           </Button>
         </Group>
       </Stack>
+      <ConfirmDialog
+        opened={pending !== null}
+        onClose={() => setPending(null)}
+        title={t('policies.confirmLevelTitle')}
+        text={t('policies.confirmLevelText')}
+        confirmLabel={t('policies.changeLevel')}
+        loading={update.isPending}
+        onConfirm={() => (pending ? send(pending) : Promise.resolve())}
+      />
+      <UnsavedChangesPrompt when={form.isDirty() && !update.isPending} />
     </form>
   );
 }

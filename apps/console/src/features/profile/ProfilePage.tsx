@@ -9,6 +9,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
+import { LANGUAGE_NAMES, LANGUAGES, pickLanguage } from '../../i18n/index.ts';
 import { StorageKeys } from '../../session/session.ts';
 import {
   useChangePasswordMutation,
@@ -27,7 +28,7 @@ interface ProfileValues {
 
 /** Name, language and time zone (spec §3 preferences `lang`, `timezone`, also kept in the browser). */
 function ProfileForm({ profile }: { profile: Profile }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const update = useUpdateProfileMutation();
   const prepare = (v: ProfileValues) => ({
     full_name: v.full_name,
@@ -47,6 +48,8 @@ function ProfileForm({ profile }: { profile: Profile }) {
       onSuccess: (p) => {
         localStorage.setItem(StorageKeys.lang, p.lang);
         localStorage.setItem(StorageKeys.timezone, p.timezone);
+        // The chosen language applies at once ('' follows the browser's).
+        void i18n.changeLanguage(pickLanguage(p.lang, navigator.languages));
         showSuccessToast(t('profile.saved'));
       },
       onError: (error) => applyServerErrors(form, error),
@@ -61,7 +64,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
           allowDeselect={false}
           data={[
             { value: 'browser', label: t('profile.browserLanguage') },
-            { value: 'en', label: 'English' },
+            ...LANGUAGES.map((l) => ({ value: l, label: LANGUAGE_NAMES[l] })),
           ]}
           {...form.getInputProps('lang')}
         />

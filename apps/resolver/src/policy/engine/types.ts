@@ -1,5 +1,5 @@
 import type { QueryAction, QueryReason } from '@cordon/shared';
-import type { CategoryIndex } from '../category-index.ts';
+import type { CategoryLookup } from '../category-index.ts';
 import type { CompiledPolicy } from '../compiled-policy.ts';
 import type { DomainIndex, DomainLists } from '../domain-index.ts';
 
@@ -79,8 +79,8 @@ export interface ActiveBypass {
  * engine never imports the snapshot). Every member may be empty; the rules then pass at once.
  */
 export interface EngineSnapshot {
-  /** Domain → category ids (decision order step 5). */
-  readonly categories: CategoryIndex;
+  /** Domain → category ids (decision order step 5), approved recategorisations first. */
+  readonly categories: CategoryLookup;
   /** Customer id → its static routes, domain suffix → a `static_route` decision (step 2). */
   readonly staticRoutes: ReadonlyMap<number, DomainIndex<Decision>>;
   /** MSP id → its global lists (step 4). */
