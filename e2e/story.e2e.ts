@@ -143,8 +143,14 @@ describe('walking skeleton story (issue #2)', () => {
     await shot('08-new-location');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await expect.poll(() => page.getByRole('table').textContent()).toContain('127.0.0.1/32');
-    await shot('09-locations');
+    // The new location's own page opens, listing its address.
+    await page.waitForURL('**/customer/environment/locations/staticip/*');
+    await expect.poll(() => page.getByLabel('Address 1').inputValue()).toBe('127.0.0.1/32');
+    await shot('09-location');
+    // And the list has it.
+    await page.getByRole('link', { name: 'Locations', exact: true }).first().click();
+    await page.waitForURL('**/customer/environment/locations');
+    await expect.poll(() => page.getByRole('table').textContent()).toContain('Main campus');
   });
 
   it('answers a UT1 gambling name with the block-page address', async () => {

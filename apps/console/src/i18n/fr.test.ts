@@ -33,6 +33,10 @@ describe('the French strings (issue 11: a second language, complete)', () => {
     expect(broken).toEqual([]);
   });
 
+  it('is shipped by every feature (French complete, not only where a file happens to exist)', () => {
+    expect(FEATURES.filter((f) => !f.messages['fr']).map((f) => f.name)).toEqual([]);
+  });
+
   it('picks the stored language, else the browser’s, else English', () => {
     expect(pickLanguage('fr')).toBe('fr');
     expect(pickLanguage('', ['fr-CA', 'en-US'])).toBe('fr');

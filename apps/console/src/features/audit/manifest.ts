@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /** The audit log at system and MSP level (docs/security.md "Accounts"; not a page of the spec). */
 export const auditFeature = defineFeature({
@@ -20,5 +21,5 @@ export const auditFeature = defineFeature({
       menu: { labelKey: 'nav.auditLog', order: 110, parent: 'globalSettings' },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /**
  * Login at `/` (or the role's home once logged in), its two-factor setup page, the invitation and
@@ -45,5 +46,5 @@ export const authFeature = defineFeature({
       page: () => import('./LogoutPage.tsx').then((m) => m.LogoutPage),
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 const page = () => import('./CertificatesPage.tsx').then((m) => m.CertificatesPage);
 
@@ -32,5 +33,5 @@ export const certificatesFeature = defineFeature({
       menu: { labelKey: 'nav.certificates', parent: 'settings', order: 40 },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

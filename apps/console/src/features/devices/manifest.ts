@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /**
  * Devices (spec §2 Customer, environment "devices, device id"; settings "device configuration"): the
@@ -29,5 +30,5 @@ export const devicesFeature = defineFeature({
       menu: { labelKey: 'nav.deviceConfiguration', parent: 'settings', order: 60 },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /** Groups, a group's page and the group ranking (spec §2 Customer, environment "groups, group id, group ranking"). */
 export const groupsFeature = defineFeature({
@@ -25,5 +26,5 @@ export const groupsFeature = defineFeature({
       page: () => import('./GroupRankingPage.tsx').then((m) => m.GroupRankingPage),
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /** The query log for people: the customer's recent traffic and the history search (spec §2, §7 history). */
 export const historyFeature = defineFeature({
@@ -20,5 +21,5 @@ export const historyFeature = defineFeature({
       menu: { labelKey: 'nav.historyReports', parent: 'reporting', order: 60 },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

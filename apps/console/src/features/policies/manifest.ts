@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /**
  * The customer's policies and a policy's details and categories (spec §2 Customer, content filtering),
@@ -79,5 +80,5 @@ export const policiesFeature = defineFeature({
       menu: { labelKey: 'nav.globalDefaultPolicy', parent: 'globalSettings', order: 50 },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });

@@ -1,5 +1,6 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
+import fr from './i18n/fr.json';
 
 /** `/profile` and `/profile/security`: the signed-in admin's account and 2FA (spec §2 userprofile layout). */
 export const profileFeature = defineFeature({
@@ -20,5 +21,5 @@ export const profileFeature = defineFeature({
       menu: { labelKey: 'nav.security', order: 20 },
     },
   ],
-  messages: { en },
+  messages: { en, fr },
 });
