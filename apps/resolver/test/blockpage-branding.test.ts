@@ -152,6 +152,46 @@ describe.each(testDialects())('block-page branding on %s', (dialect) => {
     expect((await get(page.address.port, 'gambling.example', '127.0.0.2')).body).not.toContain('<img');
   });
 
+  it("names the MSP's, else the system's, support contacts when no block page names one", async () => {
+    const at = new Date().toISOString();
+    await handle.db
+      .insertInto('ui_support')
+      .values([
+        {
+          msp_id: null,
+          email: '',
+          link: '',
+          support_desk_url: 'https://desk.cordon.test/',
+          created_at: at,
+          updated_at: at,
+        },
+      ])
+      .execute();
+    await changes.publish('blockpages');
+    // An unknown client: the system's block page names no contact, so the system's support desk.
+    await eventually(async () =>
+      (await get(page.address.port, 'gambling.example', '127.0.0.2')).body.includes(
+        '<a href="https://desk.cordon.test/">https://desk.cordon.test/</a>',
+      ),
+    );
+    await handle.db
+      .insertInto('ui_support')
+      .values({ msp_id: mspId, email: 'noc@msp.test', link: '', support_desk_url: '', created_at: at, updated_at: at })
+      .execute();
+    await changes.publish('blockpages');
+    // Acme's customer block page is gone (first test); its MSP's names no contact: the MSP's support e-mail.
+    await eventually(async () =>
+      (await get(page.address.port, 'gambling.example', '127.0.0.1')).body.includes(
+        '<a href="mailto:noc@msp.test">noc@msp.test</a>',
+      ),
+    );
+    await handle.db.deleteFrom('ui_support').execute();
+    await changes.publish('blockpages');
+    await eventually(
+      async () => !(await get(page.address.port, 'gambling.example', '127.0.0.2')).body.includes('desk.cordon'),
+    );
+  });
+
   it("shows an unknown client only the system's branding", async () => {
     const res = await get(page.address.port, 'gambling.example', '127.0.0.2');
     expect(res.body).toContain('<h1>System branded</h1>');

@@ -15,6 +15,13 @@ export interface BrandingSnapshot {
   readonly customer: ReadonlyMap<number, BlockPageTexts>;
   readonly msp: ReadonlyMap<number, BlockPageTexts>;
   readonly system: BlockPageTexts | null;
+  /**
+   * The support contact of each MSP's and of the system's support settings (spec §7 `/ui/support`:
+   * its e-mail, else its support desk URL, else its link): the page's contact when no block page
+   * of the client's levels names one.
+   */
+  readonly supportByMsp: ReadonlyMap<number, string>;
+  readonly systemSupport: string;
 }
 
 const FIELDS = ['title', 'message', 'footer', 'support_contact', 'logo_sha256'] as const;
@@ -23,7 +30,8 @@ const FIELDS = ['title', 'message', 'footer', 'support_contact', 'logo_sha256'] 
  * The texts the block page shows a client of customer `customerId` of MSP `mspId` (spec §7
  * `/ui/blockpage`): each field from the customer's branding, else its MSP's, else the system's;
  * '' when no level sets it (the page then uses its built-in text). Without a customer (an unknown
- * client), only the system's applies.
+ * client), only the system's applies. With no block page naming a support contact, the MSP's
+ * support settings give it, else the system's.
  */
 export function brandingFor(
   snapshot: BrandingSnapshot,
@@ -44,18 +52,21 @@ export function brandingFor(
       }
     }
   }
+  if (out.support_contact === '') {
+    out.support_contact = (mspId === null ? undefined : snapshot.supportByMsp.get(mspId)) || snapshot.systemSupport;
+  }
   return out;
 }
 
 /**
  * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): every row of `blockpages`, a few
- * per tenant at most, so a change re-reads it whole; logos by their hash only (the page fetches the
+ * per tenant at most, so a change re-reads it whole (with the `ui_support` contacts); logos by their hash only (the page fetches the
  * bytes when a browser asks, docs/architecture.md "Block page"). Follows the `blockpages` topic.
  */
 export const brandingPart: SnapshotPart<BrandingSnapshot> = {
   name: 'branding',
   topics: ['blockpages'],
-  empty: () => ({ customer: new Map(), msp: new Map(), system: null }),
+  empty: () => ({ customer: new Map(), msp: new Map(), system: null, supportByMsp: new Map(), systemSupport: '' }),
   load: async (handle) => {
     const rows = await handle.db
       .selectFrom('blockpages')
@@ -77,6 +88,18 @@ export const brandingPart: SnapshotPart<BrandingSnapshot> = {
       else if (r.msp_id !== null) msp.set(r.msp_id, texts);
       else system = texts;
     }
-    return { customer, msp, system };
+    const support = await handle.db
+      .selectFrom('ui_support')
+      .select(['msp_id', 'email', 'link', 'support_desk_url'])
+      .execute();
+    const supportByMsp = new Map<number, string>();
+    let systemSupport = '';
+    for (const r of support) {
+      const contact = r.email || r.support_desk_url || r.link;
+      if (contact === '') continue;
+      if (r.msp_id === null) systemSupport = contact;
+      else supportByMsp.set(r.msp_id, contact);
+    }
+    return { customer, msp, system, supportByMsp, systemSupport };
   },
 };
