@@ -3,7 +3,7 @@
  * bench/resolver-category-load.ts plus one customer whose location is 127.0.0.1/32 with a policy
  * blocking every category; the upstream is the tests' fake authoritative server on loopback.
  *
- *   node --import tsx bench/resolver-serve.ts [sqlite-file] [port]
+ *   node --import tsx bench/resolver-serve.ts [sqlite-file] [port] [upstream-port]
  *
  * CORDON_BENCH_QUERYLOG=inline writes the query log on the resolving thread (the default is the
  * writer thread), for before/after comparisons.
@@ -16,6 +16,9 @@ import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.t
 
 const file = process.argv[2] ?? '/tmp/cordon-bench-ut1.db';
 const port = Number(process.argv[3] ?? 5399);
+// A third argument names a shared upstream's port (bench/peers/run.sh: Cordon and every peer resolve
+// allowed names from the same server); without it, a private fake upstream on loopback.
+const sharedUpstream = process.argv[4] === undefined ? null : Number(process.argv[4]);
 const handle = openDatabase({ sqlitePath: file });
 await migrateToLatest(handle);
 const db = handle.db;
@@ -59,7 +62,8 @@ if (!(await db.selectFrom('location_addresses').select('id').where('ip', '=', '1
     .values({ location_id: l.id, customer_id: c.id, ...addressClaimColumns('127.0.0.1/32'), created_at: now })
     .execute();
 }
-const upstream = await startFakeUpstream();
+const upstream = sharedUpstream === null ? await startFakeUpstream() : null;
+const upstreamPort = upstream?.port ?? (sharedUpstream as number);
 const changes = createChangeFeed(handle);
 await changes.start();
 const resolver = await startResolver({
@@ -67,7 +71,7 @@ const resolver = await startResolver({
   changes,
   logger: pino({ level: 'info' }),
   dns: { host: '127.0.0.1', port },
-  upstreams: [{ host: '127.0.0.1', port: upstream.port }],
+  upstreams: [{ host: '127.0.0.1', port: upstreamPort }],
   blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
   queryLog: { worker: process.env.CORDON_BENCH_QUERYLOG !== 'inline' },
   // dnsperf sends every query from 127.0.0.1: response-rate limiting would measure itself.
@@ -80,7 +84,7 @@ const stop = async () => {
   await resolver.close();
   console.log(JSON.stringify(resolver.metrics));
   console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
-  await upstream.close();
+  await upstream?.close();
   await changes.close();
   await handle.close();
   process.exit(0);

@@ -127,7 +127,7 @@ bundle=$repo/node_modules/.cordon-bench-peers
 mkdir -p "$bundle"
 esb=(--bundle --platform=node --format=esm --target=node20 --external:better-sqlite3 --external:pg --external:pg-native
   "--banner:js=import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" --log-level=warning)
-"$repo/node_modules/.bin/esbuild" "$here/cordon-serve.ts" "${esb[@]}" --outfile="$bundle/serve.mjs"
+"$repo/node_modules/.bin/esbuild" "$repo/bench/resolver-serve.ts" "${esb[@]}" --outfile="$bundle/serve.mjs"
 # The query-log writer thread's entry, beside the bundle under the name the resolver looks for.
 "$repo/node_modules/.bin/esbuild" "$repo/apps/resolver/src/querylog/worker.ts" "${esb[@]}" --outfile="$bundle/querylog-worker.mjs"
 
