@@ -123,13 +123,24 @@ export function listLocations(
  * `GET /users/{id}/locations/staticip/{locId}`.
  * @throws ApiError ERR_NOT_FOUND when missing, of another type, or of another customer
  */
-export async function getStaticLocation(
+export function getStaticLocation(
   deps: CoreDeps,
   caller: Caller,
   customerId: number,
   locId: number,
 ): Promise<Location> {
-  const location = await repo.getLocation(deps.handle.db, scopeOf(caller), customerId, STATIC, locId);
+  return locationOfType(deps, caller, customerId, STATIC, locId);
+}
+
+/** The location `locId` of `type` of `customerId` within the caller's scope. @throws ApiError ERR_NOT_FOUND */
+async function locationOfType(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  type: LocationType,
+  locId: number,
+): Promise<Location> {
+  const location = await repo.getLocation(deps.handle.db, scopeOf(caller), customerId, type, locId);
   if (!location) throw new ApiError('ERR_NOT_FOUND');
   return location;
 }
@@ -358,16 +369,14 @@ function hostClaim(ip: string): string {
  * `GET /users/{id}/locations/{type}/{locId}` for `dynamicip`, `dynamicdns`, `roaming` and `virtual`.
  * @throws ApiError ERR_NOT_FOUND when missing, of another type, or of another customer
  */
-export async function getLocationOfType(
+export function getLocationOfType(
   deps: CoreDeps,
   caller: Caller,
   customerId: number,
   type: OtherLocationType,
   locId: number,
 ): Promise<Location> {
-  const location = await repo.getLocation(deps.handle.db, scopeOf(caller), customerId, type, locId);
-  if (!location) throw new ApiError('ERR_NOT_FOUND');
-  return location;
+  return locationOfType(deps, caller, customerId, type, locId);
 }
 
 /**
