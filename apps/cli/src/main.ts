@@ -102,6 +102,25 @@ export async function main(argv: string[]): Promise<void> {
     await importCategories(config, flags.format ?? '', dir, print, Boolean(process.stderr.isTTY), flags.category);
   });
 
+  const powerbi = program.command('powerbi').description('the Power BI embed shown on the reporting summary');
+  addSettings(
+    powerbi
+      .command('set')
+      .description('store the https:// embed address; the console shows its "Open Power BI" link from then on')
+      .argument('<url>', 'the report embed address (https://)'),
+    ['dataDir', 'databaseUrl'],
+  ).action(async (url: string, flags: Record<string, string | undefined>) => {
+    const { runPowerBi } = await import('./commands/powerbi.ts');
+    await runPowerBi(resolveServeConfig(flags, process.env), url, print);
+  });
+  addSettings(powerbi.command('clear').description('remove the embed address; the console hides the link'), [
+    'dataDir',
+    'databaseUrl',
+  ]).action(async (flags: Record<string, string | undefined>) => {
+    const { runPowerBi } = await import('./commands/powerbi.ts');
+    await runPowerBi(resolveServeConfig(flags, process.env), null, print);
+  });
+
   addAgentCommand(program, print);
 
   try {

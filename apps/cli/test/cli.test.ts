@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CoreDeps, reports } from '@cordon/core';
 import { MIGRATION_NAMES, openDatabase } from '@cordon/db';
 import { describe, expect, it } from 'vitest';
 import { runCordon } from '../../../e2e/support/cordon.ts';
@@ -94,6 +95,34 @@ describe('cordon command', () => {
     const badDir = await runCordon(['categories', 'import', '--format', 'ut1', join(dataDir, 'nope')], env);
     expect(badDir.code).toBe(1);
     expect(badDir.output.join('\n')).toMatch(/is not a directory/);
+  }, 60_000);
+
+  it('sets and clears the Power BI embed address, refusing anything but https', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cordon-cli-'));
+    const env = { CORDON_DATA_DIR: dataDir };
+    const stored = async () => {
+      const handle = openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') });
+      try {
+        return (await reports.powerBiConfig({ handle } as CoreDeps)).embed_url;
+      } finally {
+        await handle.close();
+      }
+    };
+    const set = await runCordon(['powerbi', 'set', 'https://app.powerbi.example/reportEmbed?groupId=g1'], env);
+    expect(set.code, set.output.join('\n')).toBe(0);
+    expect(set.output).toContain('Power BI embed set: https://app.powerbi.example/reportEmbed?groupId=g1');
+    expect(await stored()).toBe('https://app.powerbi.example/reportEmbed?groupId=g1');
+    // Refused without touching the stored address.
+    for (const bad of ['javascript:alert(1)', 'http://app.powerbi.example/x', 'not a url']) {
+      const refused = await runCordon(['powerbi', 'set', bad], env);
+      expect(refused.code).toBe(1);
+      expect(refused.output.join('\n')).toContain('The Power BI embed address must be an https:// URL.');
+    }
+    expect(await stored()).toBe('https://app.powerbi.example/reportEmbed?groupId=g1');
+    const cleared = await runCordon(['powerbi', 'clear'], env);
+    expect(cleared.code).toBe(0);
+    expect(cleared.output).toContain('Power BI embed removed');
+    expect(await stored()).toBeNull();
   }, 60_000);
 
   it('refuses a malformed setting with exit code 2, naming the flag and variable', async () => {
