@@ -1,4 +1,4 @@
-import { Group, Table, type TableTdProps, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Group, Select, Table, type TableTdProps, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronDown, IconChevronUp, IconSearch, IconSelector } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
@@ -101,6 +101,36 @@ export function ListToolbar<K extends string>(props: {
         </Group>
       ) : null}
     </Group>
+  );
+}
+
+/**
+ * A filter of a list by one related record (a policy, a location, a group): a clearable select whose
+ * empty value reads `anyLabel`; choosing goes back to page 1 (the current page may not exist in the
+ * filtered list).
+ * @param options the records to filter by, `{ id, name }`; an empty array while they load
+ */
+export function ListFilterSelect<K extends string>(props: {
+  list: ListState<K>;
+  label: string;
+  anyLabel: string;
+  options: readonly { id: number | string; name: string }[];
+  value: string | null;
+  onChange: (value: string | null) => void;
+}) {
+  return (
+    <Select
+      aria-label={props.label}
+      placeholder={props.anyLabel}
+      clearable
+      w={{ base: '100%', xs: 190 }}
+      data={props.options.map((o) => ({ value: String(o.id), label: o.name }))}
+      value={props.value}
+      onChange={(v) => {
+        props.onChange(v);
+        props.list.setPage(1);
+      }}
+    />
   );
 }
 

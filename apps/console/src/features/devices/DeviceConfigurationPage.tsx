@@ -21,6 +21,8 @@ import {
   NO_EXCEPTION,
   PolicyChoiceFields,
   type PolicyChoiceValues,
+  policyChoiceFieldErrors,
+  policyChoiceValues,
   preparePolicyChoice,
 } from './PolicyChoiceFields.tsx';
 
@@ -89,26 +91,14 @@ function CustomerConfigForm({ customerId, config }: { customerId: number; config
   const { t } = useTranslation();
   const update = useUpdateDeviceConfigMutation(customerId);
   const form = useForm<PolicyChoiceValues>({
-    initialValues: {
-      policy_mode: config.policy_mode,
-      policy: config.policy_id === null ? '' : String(config.policy_id),
-      exception: config.device_exception_id === null ? NO_EXCEPTION : String(config.device_exception_id),
-    },
+    initialValues: policyChoiceValues(config),
     validate: (v) => (v.policy_mode === 'policy' && v.policy === '' ? { policy: t('devices.selectPolicy') } : {}),
   });
   // mutateAsync: the form remounts with the saved values, and a mutate() callback would be lost then.
   const submit = form.onSubmit((values) =>
     update.mutateAsync(deviceConfigUpdateSchema.parse(preparePolicyChoice(values))).then(
       () => showSuccessToast(t('devices.configSaved')),
-      (error: unknown) =>
-        applyServerErrors(form, error, (e) =>
-          Object.fromEntries(
-            Object.entries(e).map(([k, v]) => [
-              k === 'policy_id' ? 'policy' : k === 'device_exception_id' ? 'exception' : k,
-              v,
-            ]),
-          ),
-        ),
+      (error: unknown) => applyServerErrors(form, error, policyChoiceFieldErrors),
     ),
   );
   return (

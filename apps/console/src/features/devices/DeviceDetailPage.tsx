@@ -23,6 +23,8 @@ import {
   NO_EXCEPTION,
   PolicyChoiceFields,
   type PolicyChoiceValues,
+  policyChoiceFieldErrors,
+  policyChoiceValues,
   preparePolicyChoice,
 } from './PolicyChoiceFields.tsx';
 
@@ -77,9 +79,7 @@ function DeviceForm({ customerId, device }: { customerId: number; device: Device
     initialValues: {
       name: device.name,
       tag: device.tag,
-      policy_mode: device.policy_mode,
-      policy: device.policy_id === null ? '' : String(device.policy_id),
-      exception: device.device_exception_id === null ? NO_EXCEPTION : String(device.device_exception_id),
+      ...policyChoiceValues(device),
     },
     validate: (values) => {
       const errors = validateSchema(values);
@@ -91,15 +91,7 @@ function DeviceForm({ customerId, device }: { customerId: number; device: Device
   const submit = form.onSubmit((values) =>
     update.mutateAsync(deviceUpdateSchema.parse(prepare(values))).then(
       () => showSuccessToast(t('devices.saved')),
-      (error: unknown) =>
-        applyServerErrors(form, error, (e) =>
-          Object.fromEntries(
-            Object.entries(e).map(([k, v]) => [
-              k === 'policy_id' ? 'policy' : k === 'device_exception_id' ? 'exception' : k,
-              v,
-            ]),
-          ),
-        ),
+      (error: unknown) => applyServerErrors(form, error, policyChoiceFieldErrors),
     ),
   );
   return (

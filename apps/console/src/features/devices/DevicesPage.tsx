@@ -1,8 +1,8 @@
-import { Anchor, Select, Text } from '@mantine/core';
+import { Anchor, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { ListFilterSelect, ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
@@ -65,29 +65,21 @@ export function DevicesPage() {
         searchLabel={t('devices.search')}
         actions={
           <>
-            <Select
-              aria-label={t('devices.policyFilter')}
-              placeholder={t('devices.anyPolicy')}
-              clearable
-              w={190}
-              data={(policies.data?.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))}
+            <ListFilterSelect
+              list={list}
+              label={t('devices.policyFilter')}
+              anyLabel={t('devices.anyPolicy')}
+              options={policies.data?.data ?? []}
               value={policy}
-              onChange={(v) => {
-                setPolicy(v);
-                list.setPage(1);
-              }}
+              onChange={setPolicy}
             />
-            <Select
-              aria-label={t('devices.locationFilter')}
-              placeholder={t('devices.anyLocation')}
-              clearable
-              w={190}
-              data={(locations.data?.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))}
+            <ListFilterSelect
+              list={list}
+              label={t('devices.locationFilter')}
+              anyLabel={t('devices.anyLocation')}
+              options={locations.data?.data ?? []}
               value={location}
-              onChange={(v) => {
-                setLocation(v);
-                list.setPage(1);
-              }}
+              onChange={setLocation}
             />
             <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
           </>

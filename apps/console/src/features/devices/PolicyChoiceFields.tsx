@@ -22,6 +22,29 @@ export function preparePolicyChoice(v: PolicyChoiceValues) {
   };
 }
 
+/** The wire's `policy_mode`, `policy_id` and `device_exception_id` (a device, or the customer's device configuration) → form values. */
+export function policyChoiceValues(row: {
+  policy_mode: PolicyMode;
+  policy_id: number | null;
+  device_exception_id: number | null;
+}): PolicyChoiceValues {
+  return {
+    policy_mode: row.policy_mode,
+    policy: row.policy_id === null ? '' : String(row.policy_id),
+    exception: row.device_exception_id === null ? NO_EXCEPTION : String(row.device_exception_id),
+  };
+}
+
+/** Server field errors (`policy_id`, `device_exception_id`, …) → the form's fields (`policy`, `exception`, …). */
+export function policyChoiceFieldErrors<V>(errors: Record<string, V>): Record<string, V> {
+  return Object.fromEntries(
+    Object.entries(errors).map(([k, v]) => [
+      k === 'policy_id' ? 'policy' : k === 'device_exception_id' ? 'exception' : k,
+      v,
+    ]),
+  );
+}
+
 /**
  * The inherit choice (inherit the default policy, inherit group or default policy, a specific
  * policy — with "Select a policy" then), and the device exception. `inheritLabel` names what

@@ -1,8 +1,8 @@
-import { Anchor, Select } from '@mantine/core';
+import { Anchor } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { ListFilterSelect, ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
@@ -42,17 +42,13 @@ export function UsersPage() {
         searchLabel={t('internalUsers.search')}
         actions={
           <>
-            <Select
-              aria-label={t('internalUsers.groupFilter')}
-              placeholder={t('internalUsers.anyGroup')}
-              clearable
-              w={190}
-              data={(groups.data?.data ?? []).map((g) => ({ value: String(g.id), label: g.name }))}
+            <ListFilterSelect
+              list={list}
+              label={t('internalUsers.groupFilter')}
+              anyLabel={t('internalUsers.anyGroup')}
+              options={groups.data?.data ?? []}
               value={group}
-              onChange={(v) => {
-                setGroup(v);
-                list.setPage(1);
-              }}
+              onChange={setGroup}
             />
             <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
           </>
