@@ -1,7 +1,7 @@
 import type { CloudKeysTable, Database } from '@cordon/db';
 import type { CloudKey, ListQuery } from '@cordon/shared';
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The cloud-key list's order (docs/api.md "Cloud keys"): `name` (the default sortkey) sorts by the key. */
@@ -70,12 +70,7 @@ export async function listKeys(
   query: ListQuery,
 ): Promise<{ data: CloudKey[]; total: number }> {
   let base = keyQuery(db, scope, customerId);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) =>
-      eb.or([containsText('cloud_keys.key', text), containsText('cloud_keys.description', text)]),
-    );
-  }
+  if (query.filter) base = base.where(containsAnyText(['cloud_keys.key', 'cloud_keys.description'], query.filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toCloudKey), total };
 }

@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import type { DeviceException, ExceptionRule, ListQuery, RuleType } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The device-exception list's order (docs/api.md "Conventions"). */
@@ -88,12 +88,8 @@ export async function listExceptions(
   query: ListQuery,
 ): Promise<{ data: DeviceException[]; total: number }> {
   let base = exceptionQuery(db, scope).where('device_exceptions.customer_id', '=', customerId);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) =>
-      eb.or([containsText('device_exceptions.name', text), containsText('device_exceptions.description', text)]),
-    );
-  }
+  if (query.filter)
+    base = base.where(containsAnyText(['device_exceptions.name', 'device_exceptions.description'], query.filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toException), total };
 }

@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { type Device, type DeviceListQuery, normalizeCidr, type PolicyMode, parseCidr, rangeHex } from '@cordon/shared';
 import { type Expression, type Kysely, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The device list's order (docs/api.md "Conventions"). */
@@ -152,18 +152,13 @@ export async function listDevices(
   query: DeviceListQuery,
 ): Promise<{ data: Device[]; total: number }> {
   let base = deviceQuery(db, scope, customerId);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) =>
-      eb.or([
-        containsText('devices.name', text),
-        containsText('devices.dns_name', text),
-        containsText('devices.tag', text),
-        containsText('devices.os_type', text),
-        containsText('devices.last_ip', text),
-      ]),
+  if (query.filter)
+    base = base.where(
+      containsAnyText(
+        ['devices.name', 'devices.dns_name', 'devices.tag', 'devices.os_type', 'devices.last_ip'],
+        query.filter,
+      ),
     );
-  }
   if (query.policyid !== undefined) base = base.where(effectivePolicyId(), '=', query.policyid);
   if (query.location_id !== undefined) base = base.where('devices.location_id', '=', query.location_id);
   const { rows, total } = await listPage(base, query, SORT);

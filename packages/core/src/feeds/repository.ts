@@ -1,7 +1,7 @@
 import type { CategoryFeedsTable, Database } from '@cordon/db';
 import { categoryById, type Feed, type FeedFormat, type FeedListQuery } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 
 export type FeedRow = Selectable<CategoryFeedsTable>;
 
@@ -47,11 +47,7 @@ export function toFeed(r: FeedRow): Feed {
 export async function listFeeds(db: Kysely<Database>, query: FeedListQuery): Promise<{ data: Feed[]; total: number }> {
   let base = db.selectFrom('category_feeds').selectAll('category_feeds');
   const filter = query.filter;
-  if (filter) {
-    base = base.where((eb) =>
-      eb.or([containsText('category_feeds.name', filter), containsText('category_feeds.url', filter)]),
-    );
-  }
+  if (filter) base = base.where(containsAnyText(['category_feeds.name', 'category_feeds.url'], filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toFeed), total };
 }

@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import type { Group, ListQuery } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The group list's order (docs/api.md "Conventions"); the ranking page sorts by `weight`. */
@@ -77,12 +77,7 @@ export async function listGroups(
   query: ListQuery,
 ): Promise<{ data: Group[]; total: number }> {
   let base = groupQuery(db, scope, customerId);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) =>
-      eb.or([containsText('user_groups.name', text), containsText('user_groups.description', text)]),
-    );
-  }
+  if (query.filter) base = base.where(containsAnyText(['user_groups.name', 'user_groups.description'], query.filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toGroup), total };
 }

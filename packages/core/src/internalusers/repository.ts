@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import type { InternalUser, ListQuery } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The internal-user list's order (docs/api.md "Conventions"). */
@@ -90,12 +90,8 @@ export async function listUsers(
   query: ListQuery & { group_id?: number | undefined },
 ): Promise<{ data: InternalUser[]; total: number }> {
   let base = userQuery(db, scope, customerId);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) =>
-      eb.or([containsText('internal_users.name', text), containsText('internal_users.description', text)]),
-    );
-  }
+  if (query.filter)
+    base = base.where(containsAnyText(['internal_users.name', 'internal_users.description'], query.filter));
   if (query.group_id !== undefined) {
     const groupId = query.group_id;
     base = base.where((eb) =>

@@ -32,6 +32,19 @@ export function containsText(column: string, text: string): Expression<SqlBool> 
   return sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
 }
 
+/**
+ * The `filter` of a list query (docs/api.md "Conventions") on several text columns: true when any of
+ * them contains `text` (case-insensitive, LIKE wildcards taken literally; see {@link containsText}).
+ * @param columns at least one SQL column reference
+ */
+export function containsAnyText(columns: readonly string[], text: string): Expression<SqlBool> {
+  if (columns.length === 1) return containsText(columns[0]!, text);
+  return sql<SqlBool>`(${sql.join(
+    columns.map((c) => containsText(c, text)),
+    sql` or `,
+  )})`;
+}
+
 /** How a resource's list sorts: the `sortkey` whitelist, which columns are text, and the tie-break column. */
 export interface ListSort<C extends string> {
   /** sortkey → SQL column reference. */

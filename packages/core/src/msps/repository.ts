@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import type { ListQuery, Msp, Role } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { mspInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The MSP list's order (docs/api.md "Conventions"). */
@@ -51,10 +51,7 @@ export async function listMsps(
   query: ListQuery,
 ): Promise<{ data: Msp[]; total: number }> {
   let base = mspQuery(db, scope, role);
-  if (query.filter) {
-    const text = query.filter;
-    base = base.where((eb) => eb.or([containsText('msps.name', text), containsText('msps.company_name', text)]));
-  }
+  if (query.filter) base = base.where(containsAnyText(['msps.name', 'msps.company_name'], query.filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toMsp), total };
 }

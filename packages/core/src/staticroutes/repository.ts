@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { formatResolverAddress, type StaticRoute, type StaticRouteListQuery } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The list's order (docs/api.md "Conventions"): `domain` by default. */
@@ -71,11 +71,7 @@ export async function listRoutes(
 ): Promise<{ data: StaticRoute[]; total: number }> {
   let base = routeQuery(db, scope).where('static_routes.customer_id', '=', customerId);
   const filter = query.filter;
-  if (filter) {
-    base = base.where((eb) =>
-      eb.or([containsText('static_routes.domain', filter), containsText('static_routes.description', filter)]),
-    );
-  }
+  if (filter) base = base.where(containsAnyText(['static_routes.domain', 'static_routes.description'], filter));
   const { rows, total } = await listPage(base, query, SORT);
   return { data: rows.map(toRoute), total };
 }
