@@ -6,12 +6,16 @@
  *   node --import tsx bench/resolver-serve.ts [sqlite-file] [port] [upstream-port]
  *
  * CORDON_BENCH_QUERYLOG=inline writes the query log on the resolving thread (the default is the
- * writer thread), for before/after comparisons.
+ * writer thread), for before/after comparisons. CORDON_BENCH_UDP_BACKEND=dgram|batch picks the UDP
+ * path (default auto); CORDON_BENCH_THREADS=N (> 1) serves from N data-plane threads sharing the
+ * port (`--resolver-threads`, dataplane/host.ts). On SIGTERM it prints the process's CPU time per
+ * answered query (all threads), the figure to compare on a shared machine.
  */
 import { addressClaimColumns, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
 import pino from 'pino';
-import { startResolver } from '../apps/resolver/src/index.ts';
+import { startDataPlane } from '../apps/resolver/src/dataplane/host.ts';
+import { type ResolverMetrics, startResolver, type UdpBackend } from '../apps/resolver/src/index.ts';
 import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
 
 const file = process.argv[2] ?? '/tmp/cordon-bench-ut1.db';
@@ -64,12 +68,10 @@ if (!(await db.selectFrom('location_addresses').select('id').where('ip', '=', '1
 }
 const upstream = sharedUpstream === null ? await startFakeUpstream() : null;
 const upstreamPort = upstream?.port ?? (sharedUpstream as number);
-const changes = createChangeFeed(handle);
-await changes.start();
-const resolver = await startResolver({
-  db: handle,
-  changes,
-  logger: pino({ level: 'info' }),
+const udpBackend = (process.env.CORDON_BENCH_UDP_BACKEND ?? 'auto') as UdpBackend;
+const threads = Number(process.env.CORDON_BENCH_THREADS ?? 1);
+const logger = pino({ level: 'info' });
+const common = {
   dns: { host: '127.0.0.1', port },
   upstreams: [{ host: '127.0.0.1', port: upstreamPort }],
   blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
@@ -77,12 +79,39 @@ const resolver = await startResolver({
   // dnsperf sends every query from 127.0.0.1: response-rate limiting would measure itself.
   // CORDON_BENCH_RRL_RATE=1000000000 measures the limiter's per-query cost at a rate nothing reaches.
   rrl: { ratePerSecond: Number(process.env.CORDON_BENCH_RRL_RATE ?? 0) },
-});
+  udpBackend,
+};
+const changes = createChangeFeed(handle);
+let metrics: () => Promise<ResolverMetrics | null>;
+let close: () => Promise<void>;
+if (threads > 1) {
+  const plane = await startDataPlane({
+    connection: { sqlitePath: file },
+    logger,
+    resolver: common,
+    resolverThreads: threads,
+  });
+  metrics = () => plane.metrics();
+  close = () => plane.close();
+} else {
+  await changes.start();
+  const resolver = await startResolver({ ...common, db: handle, changes, logger });
+  metrics = async () => resolver.metrics;
+  close = () => resolver.close();
+}
 global.gc?.();
-console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
+console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB threads=${threads} udp=${udpBackend}`);
+const cpuAtReady = process.cpuUsage();
 const stop = async () => {
-  await resolver.close();
-  console.log(JSON.stringify(resolver.metrics));
+  const cpu = process.cpuUsage(cpuAtReady);
+  const m = await metrics();
+  await close();
+  console.log(JSON.stringify(m));
+  const queries = m?.queries ?? 0;
+  const micros = cpu.user + cpu.system;
+  console.log(
+    `cpu=${(micros / 1e6).toFixed(2)}s queries=${queries} cpu_per_query=${queries ? (micros / queries).toFixed(2) : '-'}us udp=${m?.udpBackend}`,
+  );
   console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
   await upstream?.close();
   await changes.close();

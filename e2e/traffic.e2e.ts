@@ -3,7 +3,8 @@
  * MSP and system dashboards (numbers with the count formatter, traffic and history charts, top
  * lists, legible at 390 px), in the history search (filter and CSV export named DD-MM-YYYY), in the
  * reports (table, chart, one-off PDF), and a scheduled report created in the console and run is
- * mailed with its PDF to an SMTP server on loopback. Screenshots land in e2e/artifacts/traffic-*.png.
+ * mailed with its PDF to an SMTP server on loopback; the default policy's category notifications are
+ * set (a recipient required). Screenshots land in e2e/artifacts/traffic-*.png.
  */
 
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -190,7 +191,7 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
   it('searches the history, exports it as CSV named DD-MM-YYYY, and lists recent traffic', async () => {
     await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/history_reports`);
     await page.getByTestId('history-table').waitFor();
-    await page.getByRole('textbox', { name: 'Search domain or source IP' }).fill('blocked-by-list');
+    await page.getByRole('textbox', { name: 'Search domain, source IP, user or device' }).fill('blocked-by-list');
     await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBe(2);
     await shot(page, '03-history-search');
     const historyViolations = await axeViolations(page);
@@ -275,6 +276,27 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await shot(page, '07-summary-sent');
     const summaryViolations = await axeViolations(page);
     expect(summaryViolations, formatViolations(summaryViolations)).toEqual([]);
+  });
+
+  it("sets the default policy's category notifications: a recipient is required, then saved", async () => {
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/settings/default_policy/notifications`);
+    await page.getByRole('tab', { name: 'Notifications', selected: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Categories to notify about' }).click();
+    await page.getByRole('option', { name: 'Spyware and Malicious Sites' }).click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The email address is required with the selected category notifications.').waitFor();
+    await page.getByRole('combobox', { name: 'Email addresses' }).fill('ops@traffic.test');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Notification settings saved').waitFor();
+    const saved = (await customer.call('GET', `/policies/default/notifications?user_id=${customerId}`)).body;
+    expect(saved).toMatchObject({ categories: [6], interval: 'daily', emails: ['ops@traffic.test'] });
+    await shot(page, '09-notifications');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(500);
+    await shot(page, '09-notifications-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('shows the MSP and system dashboards summed over their customers', async () => {

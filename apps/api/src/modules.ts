@@ -17,6 +17,7 @@ import { internalUserModule } from './modules/internalusers/index.ts';
 import { locationModule } from './modules/locations/index.ts';
 import { mailModule } from './modules/mail/index.ts';
 import { mspModule } from './modules/msps/index.ts';
+import { notificationModule } from './modules/notifications/index.ts';
 import { policyModule } from './modules/policies/index.ts';
 import { powerBiModule } from './modules/powerbi/index.ts';
 import { reportModule } from './modules/reports/index.ts';
@@ -36,6 +37,7 @@ export const API_MODULES: readonly AnyApiModule[] = [
   customerModule,
   policyModule,
   domainModule,
+  notificationModule,
   locationModule,
   deviceModule,
   deviceExceptionModule,

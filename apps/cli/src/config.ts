@@ -40,6 +40,13 @@ export interface ServeConfig {
   tcpMaxPerSource: number;
   /** UDP receive buffer (SO_RCVBUF) the resolver asks for, bytes; capped by the kernel; 0 keeps the system default. */
   udpRecvBuffer: number;
+  /**
+   * Data-plane threads serving UDP on the one port with SO_REUSEPORT (docs/operations.md "Resolver
+   * threads"); more than 1 needs the batched UDP addon (`@cordon/udp-batch`).
+   */
+  resolverThreads: number;
+  /** UDP receive/send path: `auto` (batched when the addon is built), `batch` or `dgram`. */
+  udpBackend: 'auto' | 'batch' | 'dgram';
   /** The widest IPv4 prefix length MSP and customer admins may claim for a location (docs/security.md). */
   claimMaxPrefixV4: number;
   /** The widest IPv6 prefix length MSP and customer admins may claim. */
@@ -67,6 +74,12 @@ export interface ServeConfig {
   logRetentionDays: number;
   /** Months the hourly roll-ups are kept. */
   rollupRetentionMonths: number;
+  /**
+   * The resolver's last good snapshot on disk, served when it starts with the database unreachable
+   * (docs/operations.md "Fleet"); default `<data-dir>/snapshot` with PostgreSQL, none (null) with
+   * SQLite, whose database is a local file already.
+   */
+  snapshotDir: string | null;
 }
 
 /** `--trust-proxy`: false, true, a hop count, or addresses/CIDRs (or `loopback`, `linklocal`, `uniquelocal`). */
@@ -204,6 +217,20 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     defaultValue: '8388608',
   },
   {
+    key: 'resolverThreads',
+    flag: '--resolver-threads <n>',
+    env: 'CORDON_RESOLVER_THREADS',
+    description: 'data-plane threads sharing the DNS port (SO_REUSEPORT); more than 1 needs the batched UDP addon',
+    defaultValue: '1',
+  },
+  {
+    key: 'udpBackend',
+    flag: '--udp-backend <path>',
+    env: 'CORDON_UDP_BACKEND',
+    description: 'UDP path: auto (recvmmsg/sendmmsg when the addon is built), batch or dgram',
+    defaultValue: 'auto',
+  },
+  {
     key: 'claimMaxPrefixV4',
     flag: '--claim-max-prefix-v4 <len>',
     env: 'CORDON_CLAIM_MAX_PREFIX_V4',
@@ -271,6 +298,13 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_ROLLUP_RETENTION_MONTHS',
     description: 'months hourly traffic roll-ups are kept (worker role)',
     defaultValue: '13',
+  },
+  {
+    key: 'snapshotDir',
+    flag: '--snapshot-dir <dir>',
+    env: 'CORDON_SNAPSHOT_DIR',
+    description:
+      "resolver's last good snapshot, served when it starts with the database down (default <data-dir>/snapshot with PostgreSQL, off with SQLite; off: none)",
   },
   {
     key: 'trustProxy',
@@ -459,7 +493,10 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     tcpMaxPerSource: parseWholeNumber(raw('tcpMaxPerSource') ?? '', label('tcpMaxPerSource'), 1, 1_000_000),
     logRetentionDays: parseWholeNumber(raw('logRetentionDays') ?? '', label('logRetentionDays'), 1, 3650),
     rollupRetentionMonths: parseWholeNumber(raw('rollupRetentionMonths') ?? '', label('rollupRetentionMonths'), 1, 120),
+    snapshotDir: snapshotDirectory(raw('snapshotDir'), databaseUrl, dataDir),
     udpRecvBuffer: parseWholeNumber(raw('udpRecvBuffer') ?? '', label('udpRecvBuffer'), 0, 1 << 30),
+    resolverThreads: parseWholeNumber(raw('resolverThreads') ?? '', label('resolverThreads'), 1, 64),
+    udpBackend: parseUdpBackend(raw('udpBackend') ?? 'auto', label('udpBackend')),
     claimMaxPrefixV4: parseWholeNumber(raw('claimMaxPrefixV4') ?? '', label('claimMaxPrefixV4'), 1, 32),
     claimMaxPrefixV6: parseWholeNumber(raw('claimMaxPrefixV6') ?? '', label('claimMaxPrefixV6'), 1, 128),
     claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
@@ -475,6 +512,19 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     caSecretFile: resolve(raw('caSecretFile') ?? join(dataDir, 'ca.key-secret')),
     caSecret,
   };
+}
+
+/** `--udp-backend`: `auto`, `batch` or `dgram`. */
+function parseUdpBackend(text: string, what: string): 'auto' | 'batch' | 'dgram' {
+  const v = text.trim().toLowerCase();
+  if (v === 'auto' || v === 'batch' || v === 'dgram') return v;
+  throw new ConfigError(`${what}: "${text}" is not one of auto, batch, dgram`);
+}
+
+/** `--snapshot-dir`: `off` → null; unset → `<data-dir>/snapshot` with PostgreSQL, null with SQLite. */
+function snapshotDirectory(text: string | undefined, databaseUrl: string | undefined, dataDir: string): string | null {
+  if (text === undefined) return databaseUrl ? join(dataDir, 'snapshot') : null;
+  return text.trim().toLowerCase() === 'off' ? null : resolve(text);
 }
 
 /**
@@ -511,9 +561,12 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `rrl=${c.rrlRate === 0 ? 'off' : `${c.rrlRate}/s,slip=${c.rrlSlip}`}`,
     `tcp_max=${c.tcpMaxConnections},per_source=${c.tcpMaxPerSource}`,
     `udp_recv_buffer=${c.udpRecvBuffer}`,
+    `resolver_threads=${c.resolverThreads}`,
+    `udp_backend=${c.udpBackend}`,
     `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,
+    `snapshot=${c.snapshotDir ?? 'off'}`,
     `trust_proxy=${Array.isArray(c.trustProxy) ? c.trustProxy.join(',') : c.trustProxy}`,
     `jwt_key=${c.jwtKey === undefined ? c.jwtKeyFile : 'CORDON_JWT_KEY'}`,
     `ca_secret=${c.caSecret === undefined ? c.caSecretFile : 'CORDON_CA_SECRET'}`,

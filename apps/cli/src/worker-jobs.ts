@@ -1,4 +1,4 @@
-import { feeds, reports, rollups, type worker } from '@cordon/core';
+import { feeds, notifications, reports, rollups, type worker } from '@cordon/core';
 import type { ServeConfig } from './config.ts';
 import { ddnsJob, upstreamLookup } from './ddns-job.ts';
 
@@ -17,6 +17,7 @@ export function workerJobs(config: ServeConfig): worker.WorkerJob[] {
     rollups.partitionsJob(),
     rollups.dailyRollupsJob(),
     reports.scheduledReportsJob(),
+    notifications.digestJob(),
     feeds.feedsJob(),
     ddnsJob({
       claims: {

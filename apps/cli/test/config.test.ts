@@ -60,6 +60,20 @@ describe('serve configuration', () => {
     expect(() => resolveServeConfig({}, { ...base, CORDON_TCP_MAX_CONNECTIONS: '0' })).toThrow(/from 1/);
   });
 
+  it('reads the resolver threads (1 to 64) and the UDP backend (auto, batch, dgram), refusing others', () => {
+    const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
+    expect(resolveServeConfig({}, base)).toMatchObject({ resolverThreads: 1, udpBackend: 'auto' });
+    const c = resolveServeConfig({ resolverThreads: '4' }, { ...base, CORDON_UDP_BACKEND: 'Batch' });
+    expect(c).toMatchObject({ resolverThreads: 4, udpBackend: 'batch' });
+    expect(describeConfig(c, 'x')).toContain('resolver_threads=4 udp_backend=batch');
+    expect(() => resolveServeConfig({ resolverThreads: '0' }, base)).toThrow(
+      /--resolver-threads \/ CORDON_RESOLVER_THREADS: expected a whole number from 1 to 64/,
+    );
+    expect(() => resolveServeConfig({}, { ...base, CORDON_UDP_BACKEND: 'epoll' })).toThrow(
+      /--udp-backend \/ CORDON_UDP_BACKEND: "epoll" is not one of auto, batch, dgram/,
+    );
+  });
+
   it('reads upstreams from resolv.conf when none is configured', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-'));
     const path = join(dir, 'resolv.conf');

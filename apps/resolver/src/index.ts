@@ -17,8 +17,8 @@ import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
 import { type DohServer, type DohServerOptions, startDohServer } from './transport/doh.ts';
 import { createExchange } from './transport/exchange.ts';
 import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
-import { startTcpServer, type TcpOptions } from './transport/tcp.ts';
-import { startUdpServer } from './transport/udp.ts';
+import { startTcpServer, type TcpOptions, type TcpServer } from './transport/tcp.ts';
+import { startUdpServer, type UdpBackend } from './transport/udp.ts';
 import { UpstreamClient, type UpstreamHealth, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
 
 export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
@@ -45,7 +45,7 @@ export { decideForTool, type ToolAnswer, type ToolQuestion } from './tool/decide
 export { DNS_MESSAGE } from './transport/doh.ts';
 export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
-export { DEFAULT_UDP_RECV_BUFFER } from './transport/udp.ts';
+export { DEFAULT_UDP_RECV_BUFFER, type UdpBackend } from './transport/udp.ts';
 export type { UpstreamHealth, UpstreamServer } from './upstream/client.ts';
 
 /** Settings of {@link startResolver}. */
@@ -80,8 +80,25 @@ export interface ResolverOptions {
   tcp?: TcpOptions;
   /** UDP receive buffer to ask for, bytes (default 8 MiB; capped by the kernel, effective size logged; 0: system default). */
   udpRecvBufferBytes?: number;
+  /** UDP receive/send path (transport/udp.ts): `auto` (default: batched when `@cordon/udp-batch` is built), `batch`, `dgram`. */
+  udpBackend?: UdpBackend;
+  /**
+   * Bind UDP with SO_REUSEPORT so several data-plane threads share the port (`--resolver-threads`,
+   * dataplane/host.ts); needs the batched backend.
+   */
+  udpReusePort?: boolean;
+  /**
+   * Serve UDP only: no TCP, no DoH (the extra data-plane threads of `--resolver-threads`; the first
+   * thread serves TCP and DoH). `address.tcp` then repeats the UDP address.
+   */
+  udpOnly?: boolean;
   /** DNS over HTTPS (RFC 8484) at `/dns-query/{key}` on its own listener (transport/doh.ts); off when absent. */
   doh?: DohOptions;
+  /**
+   * Directory of the last good snapshot on disk (docs/operations.md "Fleet"): written after each
+   * full load, served at start when the database is unreachable; unset or null: none.
+   */
+  snapshotDir?: string | null;
 }
 
 /**
@@ -138,6 +155,8 @@ export interface ResolverMetrics {
   tcp: TcpMetrics;
   /** The UDP socket's receive buffer as the kernel reports it, bytes. */
   udpRecvBufferBytes: number;
+  /** The UDP path in use: `batch` (recvmmsg / sendmmsg) or `dgram`. */
+  udpBackend: 'batch' | 'dgram';
   cacheEntries: number;
   queryLog: QueryLogStats;
   /** Where query-log INSERTs run: `worker` (a writer thread with its own connection) or `inline` (this thread). */
@@ -170,13 +189,13 @@ export interface RunningResolver {
  * Starts the filtering resolver (docs/architecture.md "Data plane"): loads the snapshot parts,
  * follows `changes`, and serves UDP and TCP on `dns.host:dns.port`. With port 0 the UDP port is
  * chosen first and TCP binds the same number.
- * @throws when the first snapshot load fails or an address cannot be bound
+ * @throws when the first snapshot load fails (and no snapshot on disk can stand in) or an address cannot be bound
  */
 export async function startResolver(opts: ResolverOptions): Promise<RunningResolver> {
   const logger = opts.logger;
   const counters = new ResolverCounters();
-  const store = new SnapshotStore(opts.db, logger);
-  await store.load();
+  const store = new SnapshotStore(opts.db, logger, { snapshotDir: opts.snapshotDir ?? null });
+  await store.start();
   store.follow(opts.changes);
   const cache = new AnswerCache({ maxEntries: opts.cacheEntries ?? 100_000 });
   const upstream = new UpstreamClient(opts.upstreams, {
@@ -197,11 +216,17 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
   const udpOptions = {
     ...(opts.rrl ? { rrl: opts.rrl } : {}),
     ...(opts.udpRecvBufferBytes !== undefined ? { recvBufferBytes: opts.udpRecvBufferBytes } : {}),
+    ...(opts.udpBackend !== undefined ? { backend: opts.udpBackend } : {}),
+    ...(opts.udpReusePort ? { reusePort: true } : {}),
   };
   let udp: Awaited<ReturnType<typeof startUdpServer>>;
   let tcp: Awaited<ReturnType<typeof startTcpServer>>;
   for (let attempt = 1; ; attempt++) {
     udp = await startUdpServer(opts.dns.host, opts.dns.port, exchange, logger, udpOptions, counters);
+    if (opts.udpOnly) {
+      tcp = udpOnlyTcp(udp.address);
+      break;
+    }
     try {
       tcp = await startTcpServer(opts.dns.host, udp.address.port, exchange, logger, opts.tcp, counters);
       break;
@@ -213,7 +238,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     }
   }
   let doh: DohServer | null = null;
-  if (opts.doh) {
+  if (opts.doh && !opts.udpOnly) {
     try {
       const tls = await dohTls(opts.doh, opts.db, logger);
       doh = await startDohServer(
@@ -234,7 +259,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     {
       udp: `${udp.address.address}:${udp.address.port}`,
       ...(doh ? { doh: `${doh.address.address}:${doh.address.port}` } : {}),
-      tcp: `${tcp.address.address}:${tcp.address.port}`,
+      ...(opts.udpOnly ? { udpOnly: true } : { tcp: `${tcp.address.address}:${tcp.address.port}` }),
       upstreams: opts.upstreams.map((u) => `${u.host}:${u.port}`),
       categoryDomains: store.stats.categoryDomains,
       rrl:
@@ -242,6 +267,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
           ? 'off'
           : `${opts.rrl?.ratePerSecond ?? DEFAULT_RRL_RATE}/s slip ${opts.rrl?.slip ?? DEFAULT_RRL_SLIP}`,
       udpRecvBufferBytes: udp.recvBufferBytes,
+      udpBackend: udp.backend,
     },
     'resolver listening',
   );
@@ -276,6 +302,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
           peakWriteBuffer: counters.tcpPeakWriteBuffer,
         },
         udpRecvBufferBytes: udp.recvBufferBytes,
+        udpBackend: udp.backend,
         cacheEntries: cache.size,
         queryLog: { ...queryLog.stats },
         queryLogWriter: queryLog instanceof QueryLogWorkerWriter ? 'worker' : 'inline',
@@ -291,6 +318,9 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     close: async () => {
       if (closed) return;
       closed = true;
+      // Parts changed since their file was written are written now, so a restart during an outage
+      // serves them; bounded, as the database may be the reason for the stop.
+      await Promise.race([store.flushed(), new Promise((r) => setTimeout(r, 5000).unref())]);
       store.close();
       await Promise.all([udp.close(), tcp.close(), doh?.close()]);
       upstream.close();
@@ -324,4 +354,9 @@ async function dohTls(doh: DohOptions, db: DatabaseHandle, logger: Logger): Prom
       );
     },
   };
+}
+
+/** The TCP side of a UDP-only resolver ({@link ResolverOptions.udpOnly}): nothing listens, nothing to close. */
+function udpOnlyTcp(address: AddressInfo): TcpServer {
+  return { address, connections: 0, close: async () => undefined };
 }

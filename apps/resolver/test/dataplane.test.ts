@@ -14,6 +14,7 @@ import {
   openDatabase,
 } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
+import { loadUdpBatch } from '@cordon/udp-batch';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -217,6 +218,67 @@ describe('data-plane thread lifecycle', () => {
     expect(await plane.metrics()).toBeNull();
     await plane.close();
   });
+
+  it('refuses several resolver threads on the dgram backend, saying why', async () => {
+    await expect(
+      startDataPlane({
+        connection: { sqlitePath: ':memory:' },
+        logger: silent,
+        resolverThreads: 2,
+        resolver: {
+          dns: { host: '127.0.0.1', port: 0 },
+          upstreams: [{ host: '127.0.0.1', port: 9 }],
+          blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+          udpBackend: 'dgram',
+        },
+      }),
+    ).rejects.toThrow(/2 resolver threads need the batched UDP addon/);
+  });
+
+  it.skipIf(loadUdpBatch() === null)(
+    'serves one UDP port from two resolver threads (SO_REUSEPORT), TCP from the first, counters summed',
+    async () => {
+      const { connection, handle, drop } = await threadDatabase('sqlite');
+      await seedTenants(handle);
+      const upstream = await startFakeUpstream();
+      const plane = await startDataPlane({
+        connection,
+        logger: silent,
+        resolverThreads: 2,
+        resolver: {
+          dns: { host: '127.0.0.1', port: 0 },
+          upstreams: [{ host: '127.0.0.1', port: upstream.port }],
+          blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+        },
+      });
+      try {
+        const port = plane.dns?.udp.port ?? 0;
+        expect(plane.dns?.tcp.port).toBe(port);
+        // Each dig is a new source port: the kernel's hash sends them to both threads.
+        for (let i = 0; i < 12; i++) {
+          const blocked = await dig(port, 'gambling.example', 'A');
+          expect(blocked.answers).toEqual([{ name: 'gambling.example.', ttl: 60, type: 'A', data: '127.0.0.1' }]);
+        }
+        expect((await dig(port, '+tcp', 'allowed.example', 'A')).answers[0]?.data).toBe('192.0.2.10');
+        const metrics = await plane.metrics();
+        expect(metrics?.udpBackend).toBe('batch');
+        expect(metrics?.queries).toBe(13);
+        expect(metrics?.blocked).toBe(12);
+      } finally {
+        await plane.close();
+      }
+      const logged = await handle.db
+        .selectFrom('query_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('qname', '=', 'gambling.example')
+        .executeTakeFirstOrThrow();
+      expect(Number(logged.n)).toBe(12);
+      await upstream.close();
+      await handle.close();
+      await drop();
+    },
+    60_000,
+  );
 
   it('refuses to start without a role', async () => {
     await expect(startDataPlane({ connection: { sqlitePath: ':memory:' }, logger: silent })).rejects.toThrow(

@@ -494,4 +494,47 @@ describe.each(testDialects())('identification with dig and kdig (%s)', (dialect)
       return rows.some((r) => r.location_id === ids.virtual);
     });
   });
+
+  it('logs who asked: the device of a DoH or EDNS(0) key and the user and group the agent reported', async () => {
+    expect(await kdigA('/dns-query/named-key', 'who-doh.example', `+ednsopt=65074:${hex('alice')}`)).toBe(ALLOWED);
+    expect(await aOf(port, '-b', '127.0.0.2', keyOpt('grp-key'), userOpt('bob'), 'who-edns.example', 'A')).toBeTruthy();
+    expect(await aOf(port, '-b', '127.0.0.2', keyOpt('dflt-key'), 'who-device.example', 'A')).toBeTruthy();
+    expect(await aOf(port, 'who-address.example', 'A')).toBeTruthy();
+    const logged = async () =>
+      handle.db
+        .selectFrom('query_log')
+        .select(['qname', 'protocol', 'device_id', 'user_id', 'user_name', 'group_id'])
+        .where('qname', 'in', ['who-doh.example', 'who-edns.example', 'who-device.example', 'who-address.example'])
+        .orderBy('qname')
+        .execute();
+    await within(3000, async () => (await logged()).length === 4);
+    expect(await logged()).toEqual([
+      { qname: 'who-address.example', protocol: 'udp', device_id: null, user_id: null, user_name: '', group_id: null },
+      {
+        qname: 'who-device.example',
+        protocol: 'udp',
+        device_id: ids.dflt,
+        user_id: null,
+        user_name: '',
+        group_id: null,
+      },
+      // alice's one group is Newsless; bob's too since Relaxed was disabled above.
+      {
+        qname: 'who-doh.example',
+        protocol: 'doh',
+        device_id: ids.named,
+        user_id: ids.alice,
+        user_name: 'alice',
+        group_id: ids.newsless,
+      },
+      {
+        qname: 'who-edns.example',
+        protocol: 'udp',
+        device_id: ids.grp,
+        user_id: ids.bob,
+        user_name: 'bob',
+        group_id: ids.newsless,
+      },
+    ]);
+  });
 });

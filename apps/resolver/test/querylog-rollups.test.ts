@@ -8,7 +8,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { foldRollups, RollupBuffer } from '../src/querylog/rollup.ts';
 import { QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
-import { type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
+import { insertQueryLogBatch, type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 22, 10);
@@ -27,8 +27,17 @@ const row = (i: number, over: Partial<QueryLogRow> = {}): QueryLogRow => ({
   rcode: 'NOERROR',
   answer_source: 'upstream',
   latency_us: 10,
+  // Every third row from a device, half of those with a user and a group (migration 0029).
+  device_id: i % 3 === 1 ? 40 + (i % 2) : null,
+  user_id: i % 6 === 1 ? 50 : null,
+  user_name: i % 6 === 1 ? 'alice' : '',
+  group_id: i % 6 === 1 ? 60 : null,
   ...over,
 });
+
+/** The `user` key the roll-ups must hold (docs/decisions.md "Query log identity"). */
+const userOf = (r: QueryLogRow) =>
+  r.user_name ? `u:${r.user_name}` : r.device_id != null ? `d:${r.device_id}` : `ip:${r.client_ip}`;
 
 /** What the roll-up tables must hold for `rows`, recomputed naively. */
 function expected(rows: QueryLogRow[]) {
@@ -48,16 +57,20 @@ function expected(rows: QueryLogRow[]) {
     };
     bump('domain', r.qname);
     bump('sourceip', r.client_ip);
+    bump('user', userOf(r));
+    if (r.group_id != null) bump('group', String(r.group_id));
     if (r.policy_id !== null) bump('policy', String(r.policy_id));
     const cats = r.categories ? r.categories.split(',') : [];
     for (const c of cats) bump('category', c);
     if (cats.some((c) => c === '1' || c === '6')) {
       bump('malware_domain', r.qname);
       bump('malware_sourceip', r.client_ip);
+      bump('malware_user', userOf(r));
     }
     if (cats.includes('5')) {
       bump('phishing_domain', r.qname);
       bump('phishing_sourceip', r.client_ip);
+      bump('phishing_user', userOf(r));
     }
   }
   return { hourly, top };
@@ -76,6 +89,19 @@ describe('roll-up folding', () => {
         want.top.get(`${t.customer_id}|${t.location_id}|${t.hour}|${t.dim}|${t.action}|${t.key}`),
       );
     }
+    // Primary-key order (customer, dim, hour, action, key, location): writers upsert in one order.
+    const pk = (t: (typeof d.top)[number]) =>
+      [t.customer_id, t.dim, t.hour, t.action, t.key, t.location_id] as Array<number | string>;
+    const cmp = (a: Array<number | string>, b: Array<number | string>) => {
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+      return 0;
+    };
+    for (let i = 1; i < d.top.length; i++) expect(cmp(pk(d.top[i - 1]!), pk(d.top[i]!))).toBe(-1);
+    const hk = (h: (typeof d.hourly)[number]) => [h.customer_id, h.hour, h.location_id];
+    for (let i = 1; i < d.hourly.length; i++) expect(cmp(hk(d.hourly[i - 1]!), hk(d.hourly[i]!))).toBe(-1);
+    expect(d.top.some((t) => t.dim === 'user' && t.key === 'u:alice')).toBe(true);
+    expect(d.top.some((t) => t.dim === 'user' && t.key === 'd:40')).toBe(true);
+    expect(d.top.some((t) => t.dim === 'group' && t.key === '60')).toBe(true);
   });
 
   it('gathers batches in a RollupBuffer: repeated keys collapse, counts add up', () => {
@@ -112,6 +138,34 @@ describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) =
       );
     }
   };
+
+  it('keeps every character of the text columns and the identity columns (COPY escaping on PostgreSQL)', async () => {
+    const handle = await createTestDatabase(dialect);
+    const odd = 'a\\b\tc\nd\re\\N.example';
+    const rows = [
+      row(1, { qname: odd, user_name: 'dom\\alice', device_id: 4, user_id: 5, group_id: 6 }),
+      row(2, { categories: '', user_name: '', device_id: null, user_id: null, group_id: null }),
+      row(3),
+    ];
+    await insertQueryLogBatch(handle, rows, new RollupBuffer());
+    const back = await handle.db
+      .selectFrom('query_log')
+      .select(['qname', 'user_name', 'device_id', 'user_id', 'group_id', 'location_id', 'categories'])
+      .orderBy('id')
+      .execute();
+    expect(back).toEqual(
+      rows.map((r) => ({
+        qname: r.qname,
+        user_name: r.user_name ?? '',
+        device_id: r.device_id ?? null,
+        user_id: r.user_id ?? null,
+        group_id: r.group_id ?? null,
+        location_id: r.location_id,
+        categories: r.categories,
+      })),
+    );
+    await handle.close();
+  });
 
   it('QueryLogWriter: raw rows and roll-ups agree after flush', async () => {
     const handle = await createTestDatabase(dialect);

@@ -24,6 +24,7 @@ export * as lists from './lists/index.ts';
 export * as locations from './locations/index.ts';
 export * as mail from './mail/index.ts';
 export * as msps from './msps/index.ts';
+export * as notifications from './notifications/index.ts';
 export * from './mutation/index.ts';
 export * as policies from './policies/index.ts';
 export * as recategorize from './recategorize/index.ts';

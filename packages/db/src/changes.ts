@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
 import type { DatabaseHandle } from './connection.ts';
 
 /**
@@ -32,34 +34,54 @@ export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 export type ChangeListener = (topic: ChangeTopic) => void;
 
 /**
- * Change notifications between the control plane and the resolver (docs/architecture.md "Decision order" "within one second").
+ * Change notifications between the control plane and the resolver (docs/architecture.md "Change propagation").
  * `publish` records a new version of the topic in the `settings` table and tells local listeners
  * at once; a poller reads the versions every `pollMs` and tells local listeners of changes another
- * process made (a `cordon categories import`, another API instance). Works alike on SQLite and
- * PostgreSQL.
+ * process made (a `cordon categories import`, another API instance). On PostgreSQL `publish` also
+ * sends `NOTIFY cordon_changes` in the same statement and a started feed LISTENs on one dedicated
+ * connection, reading the versions as soon as a notification arrives; the poll stays as the
+ * safety net (a lost LISTEN connection, reconnected with backoff) and is all SQLite has.
  */
 export interface ChangeFeed {
   /** Records a change of `topic` and notifies subscribers. Call after the change has committed. */
   publish(topic: ChangeTopic): Promise<void>;
   /** Adds a listener; returns the function that removes it. */
   subscribe(listener: ChangeListener): () => void;
-  /** Starts polling for other processes' changes. */
+  /**
+   * Starts polling for other processes' changes (and LISTENing on PostgreSQL). Never rejects: with
+   * the database unreachable it keeps trying, and the first read that succeeds reports every topic
+   * as changed, so a process started during an outage catches up when the database returns.
+   */
   start(): Promise<void>;
-  /** Stops polling. */
+  /** Stops polling and listening. */
   close(): Promise<void>;
 }
 
 const KEY_PREFIX = 'version:';
 
+/** The PostgreSQL notification channel of the change feed; the payload is the topic. */
+export const CHANGE_CHANNEL = 'cordon_changes';
+
+/** Backoff of the LISTEN connection's reconnects, ms: doubles from the first to the last. */
+const LISTEN_RETRY_MS = [250, 30_000] as const;
+
 /**
  * Creates the change feed on `handle`.
- * @param pollMs how often to look for other processes' changes, ms (default 500, so a change is seen within 1 s)
+ * @param pollMs how often to look for other processes' changes, ms (default 500, so a change is seen
+ *   within 1 s even without LISTEN)
  */
 export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFeed {
   const listeners = new Set<ChangeListener>();
   const seen = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
+  let pollAgain = false;
+  /** False until the versions were read once: the first successful read then reports every topic. */
+  let primed = false;
+  let closed = false;
+  let listener: pg.Client | null = null;
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs: number = LISTEN_RETRY_MS[0];
 
   const notify = (topic: ChangeTopic) => {
     for (const l of listeners) {
@@ -80,17 +102,32 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
     return rows;
   };
 
-  const poll = async () => {
-    if (polling) return;
+  const poll = async (): Promise<void> => {
+    // A wake-up during a read runs one more read after it: that read may have missed the change.
+    if (polling) {
+      pollAgain = true;
+      return;
+    }
     polling = true;
     try {
-      for (const row of await readVersions()) {
-        if (seen.get(row.key) !== row.value) {
-          seen.set(row.key, row.value);
-          const topic = row.key.slice(KEY_PREFIX.length) as ChangeTopic;
-          if ((CHANGE_TOPICS as readonly string[]).includes(topic)) notify(topic);
+      do {
+        pollAgain = false;
+        const rows = await readVersions();
+        if (!primed) {
+          // Started while the database was unreachable: everything may have changed meanwhile.
+          primed = true;
+          for (const row of rows) seen.set(row.key, row.value);
+          for (const topic of CHANGE_TOPICS) notify(topic);
+          continue;
         }
-      }
+        for (const row of rows) {
+          if (seen.get(row.key) !== row.value) {
+            seen.set(row.key, row.value);
+            const topic = row.key.slice(KEY_PREFIX.length) as ChangeTopic;
+            if ((CHANGE_TOPICS as readonly string[]).includes(topic)) notify(topic);
+          }
+        }
+      } while (pollAgain && !closed);
     } catch {
       // Database unreachable: keep the last snapshot and try again next tick (docs/architecture.md "Data plane").
     } finally {
@@ -98,15 +135,74 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
     }
   };
 
+  /** Drops a LISTEN connection that failed or ended and schedules the next one. */
+  const lost = (client: pg.Client) => {
+    if (listener === client) listener = null;
+    client.removeAllListeners('notification');
+    client.end().catch(() => undefined);
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void listen();
+    }, retryMs);
+    retry.unref();
+    retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MS[1]);
+  };
+
+  /** Opens the dedicated LISTEN connection (PostgreSQL only), with the pool's settings. */
+  const listen = async (): Promise<void> => {
+    const pool = handle.pgPool;
+    if (!pool || closed) return;
+    const client = new pg.Client({
+      ...(pool.options as pg.ClientConfig),
+      keepAlive: true,
+      connectionTimeoutMillis: 5000,
+    });
+    let dropped = false;
+    const drop = () => {
+      if (dropped) return;
+      dropped = true;
+      lost(client);
+    };
+    client.on('error', drop);
+    client.on('end', drop);
+    client.on('notification', (m) => {
+      if (m.channel === CHANGE_CHANNEL) void poll();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      if (closed || dropped) {
+        drop();
+        return;
+      }
+      listener = client;
+      retryMs = LISTEN_RETRY_MS[0];
+      // Changes made while no connection was listening.
+      void poll();
+    } catch {
+      drop();
+    }
+  };
+
   return {
     async publish(topic) {
       const key = `${KEY_PREFIX}${topic}`;
       const value = `${Date.now()}-${randomBytes(4).toString('hex')}`;
-      await handle.db
-        .insertInto('settings')
-        .values({ key, value })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-        .execute();
+      if (handle.dialect === 'postgres') {
+        // One statement: the notification is sent when (and only if) the new version commits.
+        await sql`with v as (
+            insert into settings (key, value) values (${key}, ${value})
+            on conflict (key) do update set value = excluded.value
+            returning key)
+          select pg_notify(${CHANGE_CHANNEL}, ${topic}) from v`.execute(handle.db);
+      } else {
+        await handle.db
+          .insertInto('settings')
+          .values({ key, value })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+          .execute();
+      }
       seen.set(key, value);
       notify(topic);
     },
@@ -115,12 +211,28 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
       return () => listeners.delete(listener);
     },
     async start() {
-      for (const row of await readVersions()) seen.set(row.key, row.value);
+      try {
+        for (const row of await readVersions()) seen.set(row.key, row.value);
+        primed = true;
+      } catch {
+        // Unreachable for now: the poll keeps trying, and its first read reports every topic.
+      }
       timer = setInterval(() => void poll(), pollMs);
       timer.unref();
+      await listen();
     },
     async close() {
+      closed = true;
       if (timer) clearInterval(timer);
+      if (retry) clearTimeout(retry);
+      retry = undefined;
+      const client = listener;
+      listener = null;
+      if (client) {
+        client.removeAllListeners();
+        client.on('error', () => undefined);
+        await client.end().catch(() => undefined);
+      }
       listeners.clear();
     },
   };

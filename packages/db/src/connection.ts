@@ -12,6 +12,13 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** Where it lives, for the boot line: a file path, ':memory:' or the URL without its password. */
   location: string;
+  /** PostgreSQL only: the pool behind `db`, whose settings a dedicated client (the change feed's LISTEN) reuses. */
+  pgPool?: pg.Pool;
+  /**
+   * SQLite only: the connection behind `db`, for the query-log writer's prepared statements. Use it
+   * only inside `db.connection().execute(…)`, which holds the connection exclusively.
+   */
+  sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -51,7 +58,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       },
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', location: redactUrl(options.url), close: () => db.destroy() };
+    return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };
   }
   const path = options.sqlitePath ?? ':memory:';
   if (path !== ':memory:') prepareSqliteFile(path);
@@ -62,7 +69,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', location: path, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
 }
 
 /** Owner-only modes of the data directory and its files (docs/security.md: the data directory is private). */

@@ -24,6 +24,10 @@ import * as m0023 from './migrations/0023_ui_branding.ts';
 import * as m0024 from './migrations/0024_recategorize.ts';
 import * as m0026 from './migrations/0026_blockpage_logo.ts';
 import * as m0027 from './migrations/0027_category_feeds.ts';
+import * as m0028 from './migrations/0028_policy_notifications.ts';
+import * as m0029 from './migrations/0029_query_log_identity.ts';
+import * as m0030 from './migrations/0030_rollup_identity_dims.ts';
+import * as m0032 from './migrations/0032_read_indexes.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -54,6 +58,10 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0024_recategorize': m0024,
   '0026_blockpage_logo': m0026,
   '0027_category_feeds': m0027,
+  '0028_policy_notifications': m0028,
+  '0029_query_log_identity': m0029,
+  '0030_rollup_identity_dims': m0030,
+  '0032_read_indexes': m0032,
 };
 
 /**

@@ -53,6 +53,7 @@ export interface Database {
   ui_support: UiSupportTable;
   recategorize_requests: RecategorizeRequestsTable;
   category_overrides: CategoryOverridesTable;
+  policy_notifications: PolicyNotificationsTable;
 }
 
 export interface MspsTable {
@@ -285,6 +286,14 @@ export interface QueryLogTable {
   rcode: string;
   answer_source: string;
   latency_us: number;
+  /** The device identified by its key (DoH path, EDNS(0) option 65073); null for a location (migration 0029). */
+  device_id: Generated<number | null>;
+  /** The internal user the agent reported (EDNS(0) option 65074) when known; null otherwise. */
+  user_id: Generated<number | null>;
+  /** That user's name as logged (kept after the user is deleted); empty when none. */
+  user_name: Generated<string>;
+  /** That user's effective group; null when none. */
+  group_id: Generated<number | null>;
 }
 
 /** Deployment-wide key/value settings (e.g. the JWT signing secret). */
@@ -737,4 +746,24 @@ export interface StatsDailyMspTopTable {
   action: string;
   key: string;
   count: number;
+}
+
+/**
+ * A policy's category notifications (migration 0028; console spec §3 "Notification settings"):
+ * `categories` and `emails` are JSON arrays, `interval` `hourly`/`daily`/`weekly`, `period` the
+ * window counted (`hour`/`day`/`week`); `last_run_at` (ISO) is the digest's claim.
+ */
+export interface PolicyNotificationsTable {
+  policy_id: number;
+  customer_id: number;
+  categories: string;
+  interval: string;
+  period: string;
+  emails: string;
+  last_run_at: string | null;
+  last_sent_at: string | null;
+  last_status: string | null;
+  last_reason: string | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -22,6 +22,7 @@ export * from './schemas/history.ts';
 export * from './schemas/location.ts';
 export * from './schemas/mail.ts';
 export * from './schemas/msp.ts';
+export * from './schemas/notifications.ts';
 export * from './schemas/policy.ts';
 export * from './schemas/reports.ts';
 export * from './schemas/static-route.ts';

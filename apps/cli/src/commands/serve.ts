@@ -70,13 +70,25 @@ export async function startCordon(
     },
   };
   try {
-    const applied = await migrateToLatest(handle);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    // A resolver alone may start with the database down: it then serves its snapshot kept on disk
+    // and catches up when the database returns (docs/operations.md "Fleet").
+    const fromDisk = config.roles.every((r) => r === 'resolver') && config.snapshotDir !== null;
+    const reachable = await migrateToLatest(handle).then(
+      (applied) => {
+        if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+        return true;
+      },
+      (err: unknown) => {
+        if (!(fromDisk && isUnreachable(err))) throw err;
+        logger.warn({ err }, 'database unreachable: the resolver starts from its snapshot on disk');
+        return false;
+      },
+    );
     // The root CA's key is sealed with a secret kept outside the database (docs/decisions.md "Root CA").
     // Created here on the first start, whatever the roles, so the download works at once.
     const ca = loadCaSecret({ file: config.caSecretFile, secret: config.caSecret });
     if (ca.created) print(`First run: root CA secret created in ${config.caSecretFile}`);
-    await ensureRootCa(handle, ca.secret);
+    if (reachable) await ensureRootCa(handle, ca.secret);
     // The same secret seals the secrets stored in the database (SMTP passwords, TOTP secrets).
     const secrets = createSecretBox(ca.secret);
     // Not started: nothing on this thread follows changes; the API publishes, the data-plane
@@ -167,6 +179,28 @@ export async function startCordon(
   return running;
 }
 
+/** PostgreSQL SQLSTATE classes and socket errors that mean "the database does not answer" rather than a refusal of SQL. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P03',
+]);
+
+/** True when `err` says the database cannot be reached (connection refused, reset, timed out, SQLSTATE class 08, starting up). */
+function isUnreachable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown } | null;
+  if (!e) return false;
+  if (Array.isArray(e.errors) && e.errors.some(isUnreachable)) return true; // AggregateError of a dual-stack connect
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (UNREACHABLE_CODES.has(code) || code.startsWith('08')) return true;
+  return typeof e.message === 'string' && /Connection terminated|timeout expired/i.test(e.message);
+}
+
 /**
  * Starts the `resolver` and `blockpage` roles the config enables on the data-plane thread, which
  * opens `connection` itself; null when neither role is enabled.
@@ -184,6 +218,7 @@ function startDataPlaneRoles(
     connection,
     logger,
     logLevel: config.logLevel,
+    resolverThreads: config.resolverThreads,
     ...(resolver
       ? {
           resolver: {
@@ -193,6 +228,8 @@ function startDataPlaneRoles(
             rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
             tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
             udpRecvBufferBytes: config.udpRecvBuffer,
+            udpBackend: config.udpBackend,
+            snapshotDir: config.snapshotDir,
             // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
             ...(config.dohAddr
               ? {

@@ -1,9 +1,9 @@
 import {
   type BatchResponse,
   type BatchSubRequestInput,
+  batchEndpoints,
   Constants,
   type EndpointDescriptor,
-  Endpoints,
   ErrorTexts,
   fillPath,
 } from '@cordon/shared';
@@ -72,7 +72,7 @@ export async function runBatch(
   const merged: BatchResponse = {};
   for (let i = 0; i < entries.length; i += Constants.batchMaxRequests) {
     const chunk = Object.fromEntries(entries.slice(i, i + Constants.batchMaxRequests));
-    Object.assign(merged, await api.call(Endpoints.batch.run, { body: chunk }));
+    Object.assign(merged, await api.call(batchEndpoints.run, { body: chunk }));
   }
   return batchOutcome(
     entries.map(([id]) => id),

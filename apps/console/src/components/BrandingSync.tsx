@@ -1,4 +1,4 @@
-import { Endpoints, Role } from '@cordon/shared';
+import { Role, uiEndpoints } from '@cordon/shared';
 import { useEffect } from 'react';
 import { useEndpointQuery } from '../api/hooks.ts';
 import { useSession, useSessionStore } from '../session/context.ts';
@@ -18,7 +18,7 @@ export function BrandingSync({ area }: { area: string }) {
   const mspId = role === Role.System && area !== 'system' ? mspScope(session) : null;
   const enabled = role === Role.System || role === Role.Msp || role === Role.Customer;
   const query = useEndpointQuery(
-    Endpoints.ui.getInterface,
+    uiEndpoints.getInterface,
     { query: mspId === null ? {} : { msp_id: mspId } },
     { enabled, staleTime: 60_000 },
   );

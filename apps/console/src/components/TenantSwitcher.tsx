@@ -1,4 +1,4 @@
-import { Endpoints, Role } from '@cordon/shared';
+import { customerEndpoints, mspEndpoints, Role } from '@cordon/shared';
 import { Group, Select } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
@@ -36,15 +36,11 @@ function MspSwitcher() {
   const [filter] = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
   const selected = session.selectedMsp;
   const list = useEndpointQuery(
-    Endpoints.msps.list,
+    mspEndpoints.list,
     { query: { limit: SWITCHER_LIMIT, offset: 0, sortkey: 'name', sortdir: 'asc', ...(filter ? { filter } : {}) } },
     { placeholderData: keepPreviousData },
   );
-  const current = useEndpointQuery(
-    Endpoints.msps.get,
-    { params: { id: selected ?? 0 } },
-    { enabled: selected !== null },
-  );
+  const current = useEndpointQuery(mspEndpoints.get, { params: { id: selected ?? 0 } }, { enabled: selected !== null });
   return (
     <Select
       aria-label={t('app.switchMsp')}
@@ -82,7 +78,7 @@ function CustomerSwitcher({ mspId }: { mspId: number }) {
   const [filter] = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
   const selected = session.selectedCustomer;
   const list = useEndpointQuery(
-    Endpoints.customers.list,
+    customerEndpoints.list,
     {
       query: {
         msp_id: mspId,
@@ -96,7 +92,7 @@ function CustomerSwitcher({ mspId }: { mspId: number }) {
     { placeholderData: keepPreviousData },
   );
   const current = useEndpointQuery(
-    Endpoints.customers.get,
+    customerEndpoints.get,
     { params: { id: selected ?? 0 } },
     { enabled: selected !== null },
   );

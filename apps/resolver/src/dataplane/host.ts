@@ -7,6 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Worker } from 'node:worker_threads';
 import type { ChangeTopic, OpenDatabaseOptions } from '@cordon/db';
+import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
 import type { Logger } from 'pino';
 import type { ResolverMetrics } from '../index.ts';
 import { startModuleWorker } from '../threads.ts';
@@ -49,6 +50,15 @@ export interface DataPlaneOptions {
   blockPage?: DataPlaneBlockPageOptions;
   /** How often the thread polls for other processes' changes, ms (default 500: seen within 1 s, docs/architecture.md "Decision order"). */
   changePollMs?: number;
+  /**
+   * Resolver threads (docs/operations.md "Resolver threads", default 1). With N > 1 the first thread
+   * runs everything as with 1 (UDP, TCP, DoH, block page) and N − 1 more threads serve UDP only on
+   * the same port, all bound with SO_REUSEPORT so the kernel spreads datagrams among them by a
+   * hash of the source; each thread keeps its own snapshot, cache and query-log writer (the
+   * snapshot directory on disk is the first thread's only).
+   * More than 1 needs the batched UDP addon (`@cordon/udp-batch`) and the resolver role.
+   */
+  resolverThreads?: number;
 }
 
 /** The running data-plane thread. */
@@ -64,7 +74,11 @@ export interface RunningDataPlane {
    * the change is enforced without waiting for the thread's poller. Ignored once the thread ended.
    */
   relay(topic: ChangeTopic): void;
-  /** The resolver's counters, copied from the thread; null without the resolver or once the thread ended. */
+  /**
+   * The resolver's counters, copied from the thread; null without the resolver or once the thread
+   * ended. With several resolver threads: the first thread's, its top-level counters summed over
+   * all threads (queries, blocked, cache hits…).
+   */
   metrics(): Promise<ResolverMetrics | null>;
   /**
    * Resolves (never rejects) with the cause when the thread ends without {@link close}: an uncaught
@@ -92,11 +106,86 @@ export async function startDataPlane(
   startThread: (workerData: DataPlaneWorkerData) => Worker = startEntry,
 ): Promise<RunningDataPlane> {
   if (!opts.resolver && !opts.blockPage) throw new Error('data plane: neither the resolver nor the block page');
+  const threads = opts.resolverThreads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new RangeError(`data plane: resolver threads must be 1 or more, got ${threads}`);
+  if (threads > 1) {
+    if (!opts.resolver) throw new Error('data plane: several resolver threads need the resolver role');
+    if (opts.resolver.udpBackend === 'dgram' || loadUdpBatch() === null) {
+      throw new Error(
+        `data plane: ${threads} resolver threads need the batched UDP addon (SO_REUSEPORT), ` +
+          `${opts.resolver.udpBackend === 'dgram' ? 'but the dgram backend was asked for' : `which is not built (${udpBatchUnavailableReason()}); run npm rebuild @cordon/udp-batch with a C++ compiler, or use 1 thread`}`,
+      );
+    }
+  }
+  const resolver = opts.resolver && threads > 1 ? { ...opts.resolver, udpReusePort: true } : (opts.resolver ?? null);
+  const first = await startOne(opts, resolver, opts.blockPage ?? null, startThread);
+  const extra: RunningDataPlane[] = [];
+  if (resolver !== null && first.dns !== null) {
+    // The same port as the first thread's UDP (port 0 picked it); DoH and TCP stay on the first.
+    // No snapshot directory: its files are written per process (one temporary name per pid), so
+    // only the first thread keeps it; the others need the database at start.
+    const { doh: _doh, ...rest } = resolver;
+    const udpOnly: DataPlaneResolverOptions = {
+      ...rest,
+      dns: { ...resolver.dns, port: first.dns.udp.port },
+      udpOnly: true,
+      snapshotDir: null,
+    };
+    try {
+      for (let i = 1; i < threads; i++) extra.push(await startOne(opts, udpOnly, null, startThread));
+    } catch (err) {
+      await Promise.all([first, ...extra].map((t) => t.close()));
+      throw err;
+    }
+  }
+  if (extra.length === 0) return first;
+  const all = [first, ...extra];
+  return {
+    dns: first.dns,
+    blockPage: first.blockPage,
+    blockPageHttps: first.blockPageHttps,
+    relay(topic) {
+      for (const t of all) t.relay(topic);
+    },
+    async metrics() {
+      const each = await Promise.all(all.map((t) => t.metrics()));
+      const head = each[0];
+      if (!head) return null;
+      return sumMetrics(head, each.slice(1));
+    },
+    failed: Promise.race(all.map((t) => t.failed)),
+    async close() {
+      await Promise.all(all.map((t) => t.close()));
+    },
+  };
+}
+
+/** `head` with its top-level number fields added up over `others` (null: an ended thread, skipped). */
+function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>): ResolverMetrics {
+  const sum = { ...head } as unknown as Record<string, unknown>;
+  for (const m of others) {
+    if (m === null) continue;
+    for (const [key, value] of Object.entries(m)) {
+      // The receive buffer is per socket, not a count: the first thread's stands for all.
+      if (typeof value === 'number' && key !== 'udpRecvBufferBytes') sum[key] = (sum[key] as number) + value;
+    }
+  }
+  return sum as unknown as ResolverMetrics;
+}
+
+/** Starts one data-plane thread and waits until its roles listen. */
+async function startOne(
+  opts: DataPlaneOptions,
+  resolver: DataPlaneResolverOptions | null,
+  blockPage: DataPlaneBlockPageOptions | null,
+  startThread: (workerData: DataPlaneWorkerData) => Worker,
+): Promise<RunningDataPlane> {
   const worker = startThread({
     connection: opts.connection,
     logLevel: opts.logLevel ?? opts.logger.level,
-    resolver: opts.resolver ?? null,
-    blockPage: opts.blockPage ?? null,
+    resolver,
+    blockPage,
     changePollMs: opts.changePollMs ?? 500,
   });
   const post = (m: ToDataPlane) => worker.postMessage(m);

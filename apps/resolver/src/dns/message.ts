@@ -55,6 +55,16 @@ export type DecodeResult =
 
 const DROP: DecodeResult = Object.freeze({ kind: 'drop' });
 
+const HAS_UPPER = /[A-Z]/;
+
+/**
+ * Copies `src[start, end)` to `dst` at `at` byte by byte: for the few dozen bytes of a question
+ * this is cheaper than `Buffer#copy`, which allocates a view of the source for a partial copy.
+ */
+function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): void {
+  for (let i = start; i < end; i++) dst[at + i - start] = src[i] as number;
+}
+
 /**
  * Decodes one wire query into the immutable {@link DnsRequest} (`pathKey`: the DoH path's key, see
  * {@link DnsRequest.pathKey}) (docs/contributing.md "Conventions" 2) with the wire-level
@@ -90,7 +100,8 @@ export function decodeQuery(
       question: {
         name: q.name,
         // Wire-level ASCII labels: lower case is the whole normalisation (no dot to strip, no IDNA).
-        qname: q.name.toLowerCase(),
+        // Most names arrive in lower case: keep the string rather than allocate an equal one.
+        qname: HAS_UPPER.test(q.name) ? q.name.toLowerCase() : q.name,
         type: typeName(q.qtype),
         typeCode: q.qtype,
         class: className(q.qclass),
@@ -172,7 +183,7 @@ export function allocResponse(
   out.writeUInt16BE(ancount, 6);
   out.writeUInt16BE(nscount, 8);
   out.writeUInt16BE(arcount + (edns ? 1 : 0), 10);
-  request.raw.copy(out, 12, 12, qEnd);
+  copyBytes(request.raw, 12, qEnd, out, 12);
   if (edns) writeOpt(out, qEnd + bodyLength, edns.dnssecOk);
   return out;
 }

@@ -5,9 +5,10 @@ import type { DnsAnswer, Middleware } from '../request.ts';
 
 /**
  * querylog: wraps the whole chain, so every answer — synthesized, cached, stale or SERVFAIL — is
- * timed and logged with the identity and decision of the context it was produced in. Pushing
- * never waits (docs/contributing.md "Conventions" 7). Unknown clients have no customer to log against: only counted.
- * Synchronous answers are logged synchronously (no promise per query).
+ * timed and logged with the identity (customer, location, device, internal user and group: migration
+ * 0029) and decision of the context it was produced in. Pushing never waits (docs/contributing.md
+ * "Conventions" 7). Unknown clients have no customer to log against: only counted. Synchronous
+ * answers are logged synchronously (no promise per query).
  */
 export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Middleware {
   const log = (answer: DnsAnswer): DnsAnswer => {
@@ -32,6 +33,10 @@ export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Mi
       rcode: rcodeName(answer.rcode),
       answer_source: answer.source,
       latency_us: Math.round((performance.now() - req.startedAt) * 1000),
+      device_id: identity.deviceId,
+      user_id: identity.userId,
+      user_name: identity.userName ?? '',
+      group_id: identity.groupId,
     });
     return answer;
   };

@@ -7,11 +7,12 @@ import type { QueryLogRow } from './writer.ts';
  * copy of each string, no per-row object graph).
  *
  * Per row: {@link NUMS} numbers — ts (epoch ms), customer_id, location_id (NaN = null),
- * policy_id (NaN = null), latency_us — and {@link STRS} strings — client_ip, qname, qtype,
- * protocol, action, reason, categories, rcode, answer_source.
+ * policy_id (NaN = null), latency_us, device_id, user_id, group_id (NaN = null) — and {@link STRS}
+ * strings — client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source,
+ * user_name.
  */
-export const NUMS = 5;
-export const STRS = 9;
+export const NUMS = 8;
+export const STRS = 10;
 
 /** Resolving thread → writer thread. */
 export type ToWriter =
@@ -37,6 +38,9 @@ export function writeRow(nums: Float64Array, strs: string[], i: number, row: Que
   nums[n + 2] = row.location_id ?? Number.NaN;
   nums[n + 3] = row.policy_id ?? Number.NaN;
   nums[n + 4] = row.latency_us;
+  nums[n + 5] = row.device_id ?? Number.NaN;
+  nums[n + 6] = row.user_id ?? Number.NaN;
+  nums[n + 7] = row.group_id ?? Number.NaN;
   strs.push(
     row.client_ip,
     row.qname,
@@ -47,6 +51,7 @@ export function writeRow(nums: Float64Array, strs: string[], i: number, row: Que
     row.categories,
     row.rcode,
     row.answer_source,
+    row.user_name ?? '',
   );
 }
 
@@ -58,6 +63,9 @@ export function readRows(count: number, nums: Float64Array, strs: readonly strin
     const s = i * STRS;
     const loc = nums[n + 2]!;
     const pol = nums[n + 3]!;
+    const dev = nums[n + 5]!;
+    const usr = nums[n + 6]!;
+    const grp = nums[n + 7]!;
     rows[i] = {
       ts: nums[n]!,
       customer_id: nums[n + 1]!,
@@ -73,6 +81,10 @@ export function readRows(count: number, nums: Float64Array, strs: readonly strin
       rcode: strs[s + 7]!,
       answer_source: strs[s + 8]!,
       latency_us: nums[n + 4]!,
+      device_id: Number.isNaN(dev) ? null : dev,
+      user_id: Number.isNaN(usr) ? null : usr,
+      user_name: strs[s + 9]!,
+      group_id: Number.isNaN(grp) ? null : grp,
     };
   }
   return rows;

@@ -1,12 +1,20 @@
 import type { Database, QueryLogTable } from '@cordon/db';
 import { MALWARE_CATEGORY_IDS, PHISHING_CATEGORY_IDS } from '@cordon/shared';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 
-/** A query-log row as inserted (the same type as writer.ts's `QueryLogRow`, kept here so neither file imports the other). */
-type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
+/**
+ * A query-log row as inserted (the same type as writer.ts's `QueryLogRow`, kept here so neither file
+ * imports the other): the identity columns of migration 0029 may be left out (null, empty name).
+ */
+type QueryLogRow = Omit<QueryLogTable, 'id' | 'device_id' | 'user_id' | 'user_name' | 'group_id'> & {
+  device_id?: number | null;
+  user_id?: number | null;
+  user_name?: string;
+  group_id?: number | null;
+};
 
-const MALWARE_IDS = new Set(MALWARE_CATEGORY_IDS);
-const PHISHING_IDS = new Set(PHISHING_CATEGORY_IDS);
+const MALWARE_IDS = new Set(MALWARE_CATEGORY_IDS.map(String));
+const PHISHING_IDS = new Set(PHISHING_CATEGORY_IDS.map(String));
 
 /** One hour in ms: the roll-up bucket (docs/architecture.md "Statistics"). */
 export const ROLLUP_HOUR_MS = 3_600_000;
@@ -16,72 +24,270 @@ export function rollupAction(action: string): 'allowed' | 'blocked' | 'bypassed'
   return action === 'blocked' || action === 'bypassed' ? action : 'allowed';
 }
 
+/**
+ * The `user` roll-up key of a query (docs/decisions.md "Query log identity"): `u:<user name>` when the
+ * agent reported a known user, else `d:<device id>` for a device, else `ip:<client address>`. The
+ * prefixes keep a user named like an address apart from that address; readers name `d:` keys from
+ * the devices table, so a renamed device keeps its counts.
+ */
+export function userKey(row: { user_name?: string; device_id?: number | null; client_ip: string }): string {
+  if (row.user_name) return `u:${row.user_name}`;
+  if (row.device_id !== null && row.device_id !== undefined) return `d:${row.device_id}`;
+  return `ip:${row.client_ip}`;
+}
+
 /** The deltas one batch adds to `stats_hourly` and `stats_hourly_top` (migration 0019). */
 export interface RollupDeltas {
   hourly: Array<Database['stats_hourly']>;
   top: Array<Database['stats_hourly_top']>;
 }
 
+/** The roll-up dimensions, in the order the deltas come out within a bucket. */
+const DIMS = [
+  'category',
+  'domain',
+  'group',
+  'malware_domain',
+  'malware_sourceip',
+  'malware_user',
+  'phishing_domain',
+  'phishing_sourceip',
+  'phishing_user',
+  'policy',
+  'sourceip',
+  'user',
+] as const;
+const [CATEGORY, DOMAIN, GROUP, MAL_DOMAIN, MAL_IP, MAL_USER, PHI_DOMAIN, PHI_IP, PHI_USER, POLICY, SOURCEIP, USER] =
+  DIMS.map((_, i) => i) as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+const ACTIONS = ['allowed', 'blocked', 'bypassed'] as const;
+const actionIndex = (action: string) => (action === 'blocked' ? 1 : action === 'bypassed' ? 2 : 0);
+
+/** One (customer, hour, location) bucket: its hourly counts and, per dimension × action, key → count. */
+interface Bucket {
+  row: Database['stats_hourly'];
+  /** Index `dim * 3 + action`; a map is made on its first key. */
+  top: Array<Map<string, number> | undefined>;
+}
+
 /**
- * Folds a batch of query-log rows into hourly roll-up deltas: per customer, location (0 = none) and
- * UTC hour the requests and actions, and per dimension (`domain` qname, `sourceip` client address,
- * `policy` id, each `category` id of the comma list, and for a query in a malware or phishing
- * category `malware_domain`/`malware_sourceip` or `phishing_domain`/`phishing_sourceip`) and action the count. Keys come out sorted, so
- * concurrent writers upsert in the same order (no deadlock on PostgreSQL).
+ * Roll-up deltas gathered over one or several batches (docs/architecture.md "Statistics"): per customer,
+ * location (0 = none) and UTC hour the requests and actions, and per dimension and action the count of
+ * each key — `domain` qname, `sourceip` client address, `user` ({@link userKey}), `group` id (queries
+ * with a group), `policy` id, each `category` id of the comma list, and for a query in a malware or
+ * phishing category `malware_*`/`phishing_*` by domain, source address and user (spec §3 "Report
+ * types"). Buckets are found by one map probe per row and keys counted in per-dimension maps keyed by
+ * the raw key, so a row costs no string building but the user key.
+ *
+ * The writers insert each batch's raw rows at once and {@link add} it here; the deltas are upserted
+ * when `maxRows` rows wait or `maxAgeMs` passed since the first ({@link due}), and on every flush and
+ * close. Folding many batches first collapses repeated keys (a popular qname, a client), so far fewer
+ * roll-up rows are upserted than rows logged. The price: a crash loses the roll-ups of at most that
+ * window's rows (their raw rows stay).
  */
-export function foldRollups(rows: readonly QueryLogRow[]): RollupDeltas {
-  const hourly = new Map<string, Database['stats_hourly']>();
-  const top = new Map<string, Database['stats_hourly_top']>();
-  const bump = (customer: number, loc: number, hour: number, dim: string, action: string, key: string) => {
-    const k = `${customer}|${dim}|${hour}|${action}|${key}|${loc}`;
-    const t = top.get(k);
-    if (t) t.count++;
-    else top.set(k, { customer_id: customer, location_id: loc, hour, dim, action, key, count: 1 });
-  };
-  for (const r of rows) {
-    const hour = r.ts - (((r.ts % ROLLUP_HOUR_MS) + ROLLUP_HOUR_MS) % ROLLUP_HOUR_MS);
-    const loc = r.location_id ?? 0;
-    const action = rollupAction(r.action);
-    const hk = `${r.customer_id}|${hour}|${loc}`;
-    let h = hourly.get(hk);
-    if (!h) {
-      h = { customer_id: r.customer_id, location_id: loc, hour, requests: 0, allowed: 0, blocked: 0, bypassed: 0 };
-      hourly.set(hk, h);
+export class RollupBuffer {
+  /** customer → hour → location → bucket. */
+  private buckets = new Map<number, Map<number, Map<number, Bucket>>>();
+  private rows = 0;
+  private since = 0;
+
+  constructor(
+    private readonly maxRows = 50_000,
+    private readonly maxAgeMs = 1_000,
+  ) {}
+
+  /** Adds a batch's rows. */
+  add(batch: readonly QueryLogRow[]): void {
+    if (batch.length === 0) return;
+    if (this.rows === 0) this.since = Date.now();
+    this.rows += batch.length;
+    for (const r of batch) this.addRow(r);
+  }
+
+  private bucket(customer: number, hour: number, loc: number): Bucket {
+    let byHour = this.buckets.get(customer);
+    if (byHour === undefined) {
+      byHour = new Map();
+      this.buckets.set(customer, byHour);
     }
+    let byLoc = byHour.get(hour);
+    if (byLoc === undefined) {
+      byLoc = new Map();
+      byHour.set(hour, byLoc);
+    }
+    let b = byLoc.get(loc);
+    if (b === undefined) {
+      b = {
+        row: { customer_id: customer, location_id: loc, hour, requests: 0, allowed: 0, blocked: 0, bypassed: 0 },
+        top: new Array(DIMS.length * 3),
+      };
+      byLoc.set(loc, b);
+    }
+    return b;
+  }
+
+  private addRow(r: QueryLogRow): void {
+    const ts = r.ts;
+    const hour = ts - (((ts % ROLLUP_HOUR_MS) + ROLLUP_HOUR_MS) % ROLLUP_HOUR_MS);
+    const b = this.bucket(r.customer_id, hour, r.location_id ?? 0);
+    const a = actionIndex(r.action);
+    const h = b.row;
     h.requests++;
-    h[action]++;
-    bump(r.customer_id, loc, hour, 'domain', action, r.qname);
-    bump(r.customer_id, loc, hour, 'sourceip', action, r.client_ip);
-    if (r.policy_id !== null) bump(r.customer_id, loc, hour, 'policy', action, String(r.policy_id));
+    if (a === 0) h.allowed++;
+    else if (a === 1) h.blocked++;
+    else h.bypassed++;
+    const top = b.top;
+    const bump = (dim: number, key: string) => {
+      const i = dim * 3 + a;
+      let m = top[i];
+      if (m === undefined) {
+        m = new Map();
+        top[i] = m;
+      }
+      m.set(key, (m.get(key) ?? 0) + 1);
+    };
+    bump(DOMAIN, r.qname);
+    bump(SOURCEIP, r.client_ip);
+    const user = userKey(r);
+    bump(USER, user);
+    if (r.group_id !== null && r.group_id !== undefined) bump(GROUP, String(r.group_id));
+    if (r.policy_id !== null) bump(POLICY, String(r.policy_id));
     if (r.categories !== '') {
       let malware = false;
       let phishing = false;
       for (const c of r.categories.split(',')) {
-        bump(r.customer_id, loc, hour, 'category', action, c);
-        const id = Number(c);
-        if (MALWARE_IDS.has(id)) malware = true;
-        if (PHISHING_IDS.has(id)) phishing = true;
+        bump(CATEGORY, c);
+        if (MALWARE_IDS.has(c)) malware = true;
+        if (PHISHING_IDS.has(c)) phishing = true;
       }
-      // The security reports (spec §3 "Report types"): malware and phishing by domain and source address.
       if (malware) {
-        bump(r.customer_id, loc, hour, 'malware_domain', action, r.qname);
-        bump(r.customer_id, loc, hour, 'malware_sourceip', action, r.client_ip);
+        bump(MAL_DOMAIN, r.qname);
+        bump(MAL_IP, r.client_ip);
+        bump(MAL_USER, user);
       }
       if (phishing) {
-        bump(r.customer_id, loc, hour, 'phishing_domain', action, r.qname);
-        bump(r.customer_id, loc, hour, 'phishing_sourceip', action, r.client_ip);
+        bump(PHI_DOMAIN, r.qname);
+        bump(PHI_IP, r.client_ip);
+        bump(PHI_USER, user);
       }
     }
   }
-  const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((e) => e[1]);
-  return { hourly: sorted(hourly), top: sorted(top) };
+
+  /** True when the buffer should be written now. */
+  due(): boolean {
+    return this.rows > 0 && (this.rows >= this.maxRows || Date.now() - this.since >= this.maxAgeMs);
+  }
+
+  /** True when deltas wait. */
+  get pending(): boolean {
+    return this.rows > 0;
+  }
+
+  /**
+   * Takes the gathered deltas and empties the buffer. Rows come out in primary-key order
+   * (`stats_hourly`: customer, hour, location; `stats_hourly_top`: customer, dim, hour, action, key,
+   * location), so concurrent writers upsert in the same order (no deadlock on PostgreSQL).
+   */
+  take(): RollupDeltas {
+    const hourly: Array<Database['stats_hourly']> = [];
+    const top: Array<Database['stats_hourly_top']> = [];
+    for (const customer of [...this.buckets.keys()].sort((x, y) => x - y)) {
+      const byHour = this.buckets.get(customer)!;
+      const hours = [...byHour.keys()].sort((x, y) => x - y);
+      const buckets: Bucket[] = [];
+      for (const hour of hours) {
+        const byLoc = byHour.get(hour)!;
+        for (const loc of [...byLoc.keys()].sort((x, y) => x - y)) {
+          const b = byLoc.get(loc)!;
+          hourly.push(b.row);
+          buckets.push(b);
+        }
+      }
+      // Per customer: dim, then hour, action, key, location (the buckets are in hour, location order).
+      for (let d = 0; d < DIMS.length; d++) {
+        const dim = DIMS[d]!;
+        let i = 0;
+        while (i < buckets.length) {
+          const hour = buckets[i]!.row.hour;
+          let j = i;
+          while (j < buckets.length && buckets[j]!.row.hour === hour) j++;
+          for (let a = 0; a < 3; a++) {
+            const rows: Array<Database['stats_hourly_top']> = [];
+            for (let k = i; k < j; k++) {
+              const m = buckets[k]!.top[d * 3 + a];
+              if (m === undefined) continue;
+              const loc = buckets[k]!.row.location_id;
+              for (const [key, count] of m)
+                rows.push({ customer_id: customer, location_id: loc, hour, dim, action: ACTIONS[a]!, key, count });
+            }
+            rows.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.location_id - y.location_id));
+            for (const t of rows) top.push(t);
+          }
+          i = j;
+        }
+      }
+    }
+    this.buckets = new Map();
+    this.rows = 0;
+    return { hourly, top };
+  }
 }
 
-/** Rows per upsert statement: 7 columns × 500 stays under both dialects' bind-parameter limits. */
+/** Folds a batch of query-log rows into hourly roll-up deltas (see {@link RollupBuffer}), keys in primary-key order. */
+export function foldRollups(rows: readonly QueryLogRow[]): RollupDeltas {
+  const b = new RollupBuffer(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  b.add(rows);
+  return b.take();
+}
+
+/** Rows per upsert statement on SQLite: 7 columns × 500 stays under its bind-parameter limit. */
 const UPSERT_CHUNK = 500;
 
-/** Adds `deltas` to the roll-up tables (insert, or add to the existing counts). */
-export async function applyRollups(db: Kysely<Database> | Transaction<Database>, deltas: RollupDeltas): Promise<void> {
+/**
+ * Adds `deltas` to the roll-up tables (insert, or add to the existing counts). Each table's keys must
+ * be unique within `deltas` (as {@link RollupBuffer.take} gives them): an upsert may not touch a row
+ * twice. PostgreSQL: one statement per table, the columns passed as arrays and `unnest`ed (a handful
+ * of parameters whatever the row count). SQLite: multi-row upserts of 500 rows.
+ */
+export async function applyRollups(
+  db: Kysely<Database> | Transaction<Database>,
+  deltas: RollupDeltas,
+  dialect: 'sqlite' | 'postgres' = 'sqlite',
+): Promise<void> {
+  if (dialect === 'postgres') {
+    const h = deltas.hourly;
+    if (h.length > 0) {
+      await sql`insert into stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed)
+        select * from unnest(${h.map((r) => r.customer_id)}::int[], ${h.map((r) => r.location_id)}::int[],
+          ${h.map((r) => r.hour)}::bigint[], ${h.map((r) => r.requests)}::bigint[], ${h.map((r) => r.allowed)}::bigint[],
+          ${h.map((r) => r.blocked)}::bigint[], ${h.map((r) => r.bypassed)}::bigint[])
+        on conflict (customer_id, hour, location_id) do update set requests = stats_hourly.requests + excluded.requests,
+          allowed = stats_hourly.allowed + excluded.allowed, blocked = stats_hourly.blocked + excluded.blocked,
+          bypassed = stats_hourly.bypassed + excluded.bypassed`.execute(db);
+    }
+    const t = deltas.top;
+    if (t.length > 0) {
+      await sql`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count)
+        select * from unnest(${t.map((r) => r.customer_id)}::int[], ${t.map((r) => r.location_id)}::int[],
+          ${t.map((r) => r.hour)}::bigint[], ${t.map((r) => r.dim)}::text[], ${t.map((r) => r.action)}::text[],
+          ${t.map((r) => r.key)}::text[], ${t.map((r) => r.count)}::bigint[])
+        on conflict (customer_id, dim, hour, action, key, location_id)
+        do update set count = stats_hourly_top.count + excluded.count`.execute(db);
+    }
+    return;
+  }
   for (let i = 0; i < deltas.hourly.length; i += UPSERT_CHUNK) {
     await db
       .insertInto('stats_hourly')
@@ -106,70 +312,5 @@ export async function applyRollups(db: Kysely<Database> | Transaction<Database>,
           .doUpdateSet((eb) => ({ count: eb('stats_hourly_top.count', '+', eb.ref('excluded.count')) })),
       )
       .execute();
-  }
-}
-
-/**
- * Roll-up deltas gathered over several batches and written together (docs/architecture.md
- * "Statistics"): the writer inserts each batch's raw rows at once and adds the batch here; the
- * deltas are upserted when `maxRows` rows wait or `maxAgeMs` passed since the first, and on every
- * flush and close. Folding many batches first collapses repeated keys (a popular qname, a client), so
- * far fewer roll-up rows are upserted than rows logged. The price: a crash loses the roll-ups of at
- * most that window's rows (their raw rows stay).
- */
-export class RollupBuffer {
-  private hourly = new Map<string, Database['stats_hourly']>();
-  private top = new Map<string, Database['stats_hourly_top']>();
-  private rows = 0;
-  private since = 0;
-
-  constructor(
-    private readonly maxRows = 50_000,
-    private readonly maxAgeMs = 1_000,
-  ) {}
-
-  /** Adds a batch's deltas. */
-  add(batch: readonly QueryLogRow[]): void {
-    if (batch.length === 0) return;
-    if (this.rows === 0) this.since = Date.now();
-    this.rows += batch.length;
-    const d = foldRollups(batch);
-    for (const h of d.hourly) {
-      const k = `${h.customer_id}|${h.hour}|${h.location_id}`;
-      const cur = this.hourly.get(k);
-      if (!cur) this.hourly.set(k, h);
-      else {
-        cur.requests += h.requests;
-        cur.allowed += h.allowed;
-        cur.blocked += h.blocked;
-        cur.bypassed += h.bypassed;
-      }
-    }
-    for (const t of d.top) {
-      const k = `${t.customer_id}|${t.dim}|${t.hour}|${t.action}|${t.key}|${t.location_id}`;
-      const cur = this.top.get(k);
-      if (!cur) this.top.set(k, t);
-      else cur.count += t.count;
-    }
-  }
-
-  /** True when the buffer should be written now. */
-  due(): boolean {
-    return this.rows > 0 && (this.rows >= this.maxRows || Date.now() - this.since >= this.maxAgeMs);
-  }
-
-  /** True when deltas wait. */
-  get pending(): boolean {
-    return this.rows > 0;
-  }
-
-  /** Takes the gathered deltas (sorted keys) and empties the buffer. */
-  take(): RollupDeltas {
-    const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((e) => e[1]);
-    const out = { hourly: sorted(this.hourly), top: sorted(this.top) };
-    this.hourly = new Map();
-    this.top = new Map();
-    this.rows = 0;
-    return out;
   }
 }

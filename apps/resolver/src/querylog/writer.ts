@@ -1,10 +1,22 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon/db';
-import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Logger } from 'pino';
-import { applyRollups, foldRollups, RollupBuffer } from './rollup.ts';
+import { applyRollups, foldRollups, RollupBuffer, type RollupDeltas } from './rollup.ts';
 
-/** One query-log row as inserted (docs/architecture.md "Statistics"): the `query_log` table of @cordon/db but its id. */
-export type QueryLogRow = Omit<Selectable<QueryLogTable>, 'id'>;
+/**
+ * One query-log row as inserted (docs/architecture.md "Statistics"): the `query_log` table of
+ * @cordon/db but its id. The identity columns (migration 0029: device, internal user, group) may be
+ * left out: null, and an empty user name.
+ */
+export type QueryLogRow = Omit<QueryLogTable, 'id' | 'device_id' | 'user_id' | 'user_name' | 'group_id'> & {
+  device_id?: number | null;
+  user_id?: number | null;
+  user_name?: string;
+  group_id?: number | null;
+};
 
 /** A query-log sink (docs/contributing.md "Conventions" 7). {@link NullQueryLog} is the do-nothing stand-in. */
 export interface QueryLogSink {
@@ -47,32 +59,207 @@ export interface QueryLogOptions {
   connection?: OpenDatabaseOptions;
 }
 
-/** Rows per raw INSERT: 15 columns × 1000 stays under both dialects' bind-parameter limits. */
-const RAW_CHUNK = 1000;
+/** The `query_log` columns the writers fill, in statement order. */
+const COLUMNS =
+  'ts, customer_id, location_id, policy_id, client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source, latency_us, device_id, user_id, user_name, group_id';
+const NCOLS = 18;
+/** Rows per multi-row SQLite statement: 18 × 50 = 900 parameters, under SQLite's historic limit of 999. */
+const SQLITE_ROWS = 50;
+
+type SqliteDb = NonNullable<DatabaseHandle['sqlite']>;
+type SqliteStatement = ReturnType<SqliteDb['prepare']>;
+
+interface SqliteStatements {
+  rawMany: SqliteStatement;
+  rawOne: SqliteStatement;
+  hourly: SqliteStatement;
+  top: SqliteStatement;
+}
+/** The prepared statements of each SQLite connection, made once. */
+const prepared = new WeakMap<SqliteDb, SqliteStatements>();
+
+function statementsOf(db: SqliteDb): SqliteStatements {
+  let st = prepared.get(db);
+  if (st === undefined) {
+    const tuple = `(${new Array(NCOLS).fill('?').join(', ')})`;
+    st = {
+      rawMany: db.prepare(`insert into query_log (${COLUMNS}) values ${new Array(SQLITE_ROWS).fill(tuple).join(', ')}`),
+      rawOne: db.prepare(`insert into query_log (${COLUMNS}) values ${tuple}`),
+      hourly:
+        db.prepare(`insert into stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed)
+        values (?, ?, ?, ?, ?, ?, ?) on conflict (customer_id, hour, location_id) do update set
+        requests = requests + excluded.requests, allowed = allowed + excluded.allowed,
+        blocked = blocked + excluded.blocked, bypassed = bypassed + excluded.bypassed`),
+      top: db.prepare(`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count)
+        values (?, ?, ?, ?, ?, ?, ?) on conflict (customer_id, dim, hour, action, key, location_id)
+        do update set count = count + excluded.count`),
+    };
+    prepared.set(db, st);
+  }
+  return st;
+}
+
+/** Appends row `r`'s values in {@link COLUMNS} order at `p[at…]`. */
+function putRow(p: unknown[], at: number, r: QueryLogRow): void {
+  p[at] = r.ts;
+  p[at + 1] = r.customer_id;
+  p[at + 2] = r.location_id;
+  p[at + 3] = r.policy_id;
+  p[at + 4] = r.client_ip;
+  p[at + 5] = r.qname;
+  p[at + 6] = r.qtype;
+  p[at + 7] = r.protocol;
+  p[at + 8] = r.action;
+  p[at + 9] = r.reason;
+  p[at + 10] = r.categories;
+  p[at + 11] = r.rcode;
+  p[at + 12] = r.answer_source;
+  p[at + 13] = r.latency_us;
+  p[at + 14] = r.device_id ?? null;
+  p[at + 15] = r.user_id ?? null;
+  p[at + 16] = r.user_name ?? '';
+  p[at + 17] = r.group_id ?? null;
+}
+
+/** SQLite, synchronous (the caller holds the connection and a transaction): the raw rows, 50 per statement. */
+function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): void {
+  const many = new Array(NCOLS * SQLITE_ROWS);
+  let i = 0;
+  for (; i + SQLITE_ROWS <= rows.length; i += SQLITE_ROWS) {
+    for (let k = 0; k < SQLITE_ROWS; k++) putRow(many, k * NCOLS, rows[i + k]!);
+    st.rawMany.run(many);
+  }
+  const one = new Array(NCOLS);
+  for (; i < rows.length; i++) {
+    putRow(one, 0, rows[i]!);
+    st.rawOne.run(one);
+  }
+}
+
+/** SQLite, synchronous (the caller holds the connection and a transaction): the roll-up upserts. */
+function applyRollupsSqlite(st: SqliteStatements, d: RollupDeltas): void {
+  for (const h of d.hourly)
+    st.hourly.run([h.customer_id, h.location_id, h.hour, h.requests, h.allowed, h.blocked, h.bypassed]);
+  for (const t of d.top) st.top.run([t.customer_id, t.location_id, t.hour, t.dim, t.action, t.key, t.count]);
+}
 
 /**
- * Inserts `rows` into `query_log` (multi-row INSERTs of at most 1000) and adds them to the hourly roll-ups
- * (querylog/rollup.ts), in one transaction: the dashboards' counts never disagree with the log.
- * Rejects on a database error (nothing of the batch is kept).
+ * PostgreSQL inside a transaction (`insertQueryLogRows`): the raw rows in one INSERT … SELECT FROM
+ * unnest(column arrays): 18 parameters whatever the row count, no per-row statement text.
+ */
+async function insertRawPostgres(db: DatabaseHandle['db'], rows: readonly QueryLogRow[]): Promise<void> {
+  const col = <T>(f: (r: QueryLogRow) => T): T[] => rows.map(f);
+  await sql`insert into query_log (${sql.raw(COLUMNS)}) select * from unnest(
+    ${col((r) => r.ts)}::bigint[], ${col((r) => r.customer_id)}::int[], ${col((r) => r.location_id)}::int[],
+    ${col((r) => r.policy_id)}::int[], ${col((r) => r.client_ip)}::text[], ${col((r) => r.qname)}::text[],
+    ${col((r) => r.qtype)}::text[], ${col((r) => r.protocol)}::text[], ${col((r) => r.action)}::text[],
+    ${col((r) => r.reason)}::text[], ${col((r) => r.categories)}::text[], ${col((r) => r.rcode)}::text[],
+    ${col((r) => r.answer_source)}::text[], ${col((r) => r.latency_us)}::int[], ${col((r) => r.device_id ?? null)}::int[],
+    ${col((r) => r.user_id ?? null)}::int[], ${col((r) => r.user_name ?? '')}::text[], ${col((r) => r.group_id ?? null)}::int[])`.execute(
+    db,
+  );
+}
+
+/** A text value in COPY's text format (PostgreSQL "COPY", "Text Format"): backslash, tab, newline and return escaped. */
+function copyText(v: string): string {
+  return /[\\\t\n\r]/.test(v)
+    ? v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+    : v;
+}
+/** A nullable number in COPY's text format (`\N` is null). */
+function copyNum(v: number | null | undefined): string {
+  return v === null || v === undefined ? '\\N' : String(v);
+}
+
+/**
+ * PostgreSQL, the writers' raw path: the rows streamed with `COPY query_log FROM STDIN` (text format,
+ * through pg-copy-streams) on one pooled connection. One statement, so all or nothing; measured
+ * faster than the `unnest` INSERT (bench/README.md "Traffic"). A connection that failed mid-COPY is
+ * discarded, not returned to the pool.
+ */
+async function copyRawPostgres(
+  pool: NonNullable<DatabaseHandle['pgPool']>,
+  rows: readonly QueryLogRow[],
+): Promise<void> {
+  const lines: string[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    lines[i] =
+      `${r.ts}\t${r.customer_id}\t${copyNum(r.location_id)}\t${copyNum(r.policy_id)}\t${copyText(r.client_ip)}\t` +
+      `${copyText(r.qname)}\t${copyText(r.qtype)}\t${copyText(r.protocol)}\t${copyText(r.action)}\t${copyText(r.reason)}\t` +
+      `${copyText(r.categories)}\t${copyText(r.rcode)}\t${copyText(r.answer_source)}\t${r.latency_us}\t` +
+      `${copyNum(r.device_id)}\t${copyNum(r.user_id)}\t${copyText(r.user_name ?? '')}\t${copyNum(r.group_id)}\n`;
+  }
+  const client = await pool.connect();
+  try {
+    await pipeline(Readable.from([lines.join('')]), client.query(copyFrom(`copy query_log (${COLUMNS}) from stdin`)));
+    client.release();
+  } catch (err) {
+    client.release(err instanceof Error ? err : true);
+    throw err;
+  }
+}
+
+/** Without a raw SQLite connection (a handle not made by `openDatabase`): Kysely's multi-row INSERTs. */
+async function insertRawKysely(db: DatabaseHandle['db'], rows: readonly QueryLogRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += SQLITE_ROWS) {
+    await db
+      .insertInto('query_log')
+      .values(rows.slice(i, i + SQLITE_ROWS) as QueryLogRow[])
+      .execute();
+  }
+}
+
+/**
+ * Inserts `rows` into `query_log` and adds them to the hourly roll-ups (querylog/rollup.ts), in one
+ * transaction: the dashboards' counts never disagree with the log. Rejects on a database error
+ * (nothing of the batch is kept).
  */
 export async function insertQueryLogRows(handle: DatabaseHandle, rows: readonly QueryLogRow[]): Promise<void> {
   if (rows.length === 0) return;
   const deltas = foldRollups(rows);
+  const lite = handle.sqlite;
+  if (handle.dialect === 'sqlite' && lite !== undefined) {
+    await handle.db.connection().execute(async () => {
+      const st = statementsOf(lite);
+      lite.transaction(() => {
+        insertRawSqlite(st, rows);
+        applyRollupsSqlite(st, deltas);
+      })();
+    });
+    return;
+  }
   await handle.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += RAW_CHUNK) {
-      await trx
-        .insertInto('query_log')
-        .values(rows.slice(i, i + RAW_CHUNK) as QueryLogRow[])
-        .execute();
-    }
-    await applyRollups(trx, deltas);
+    await (handle.dialect === 'postgres' ? insertRawPostgres(trx, rows) : insertRawKysely(trx, rows));
+    await applyRollups(trx, deltas, handle.dialect);
   });
 }
 
 /**
+ * Inserts `rows` into `query_log` alone, in one transaction (no roll-ups): SQLite prepared multi-row
+ * statements, PostgreSQL one COPY (or one INSERT from `unnest` of column arrays without a pool). Rejects on a database error
+ * (nothing of the batch is kept).
+ */
+export async function insertQueryLogRaw(handle: DatabaseHandle, rows: readonly QueryLogRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const lite = handle.sqlite;
+  if (handle.dialect === 'sqlite' && lite !== undefined) {
+    await handle.db.connection().execute(async () => {
+      const st = statementsOf(lite);
+      lite.transaction(() => insertRawSqlite(st, rows))();
+    });
+  } else if (handle.dialect === 'postgres') {
+    await (handle.pgPool ? copyRawPostgres(handle.pgPool, rows) : insertRawPostgres(handle.db, rows));
+  } else {
+    await handle.db.transaction().execute((trx) => insertRawKysely(trx, rows));
+  }
+}
+
+/**
  * The writers' insert path (docs/architecture.md "Statistics"): inserts `rows` into `query_log` at
- * once and adds them to `rollups`, whose deltas are written (one transaction) when due; call
- * {@link flushRollups} on flush and close. Rejects on a database error.
+ * once (one transaction) and adds them to `rollups`, whose deltas are written (one transaction) when
+ * due; call {@link flushRollups} on flush and close. Rejects on a database error (nothing of the
+ * batch is kept).
  */
 export async function insertQueryLogBatch(
   handle: DatabaseHandle,
@@ -80,12 +267,7 @@ export async function insertQueryLogBatch(
   rollups: RollupBuffer,
 ): Promise<void> {
   if (rows.length === 0) return;
-  for (let i = 0; i < rows.length; i += RAW_CHUNK) {
-    await handle.db
-      .insertInto('query_log')
-      .values(rows.slice(i, i + RAW_CHUNK) as QueryLogRow[])
-      .execute();
-  }
+  await insertQueryLogRaw(handle, rows);
   rollups.add(rows);
   if (rollups.due()) await flushRollups(handle, rollups);
 }
@@ -94,7 +276,15 @@ export async function insertQueryLogBatch(
 export async function flushRollups(handle: DatabaseHandle, rollups: RollupBuffer): Promise<void> {
   if (!rollups.pending) return;
   const deltas = rollups.take();
-  await handle.db.transaction().execute((trx) => applyRollups(trx, deltas));
+  const lite = handle.sqlite;
+  if (handle.dialect === 'sqlite' && lite !== undefined) {
+    await handle.db.connection().execute(async () => {
+      const st = statementsOf(lite);
+      lite.transaction(() => applyRollupsSqlite(st, deltas))();
+    });
+    return;
+  }
+  await handle.db.transaction().execute((trx) => applyRollups(trx, deltas, handle.dialect));
 }
 
 /** A sink that discards everything (query logging off). */
@@ -110,9 +300,8 @@ export class NullQueryLog implements QueryLogSink {
 /**
  * Batches query-log rows into `query_log` on the resolving thread (docs/contributing.md "Conventions" 7, docs/architecture.md "Data plane") —
  * the fallback of {@link openQueryLog} when no writer thread can be used: a bounded in-memory
- * buffer flushed every `flushMs` or as soon as `batchSize` rows wait, multi-row INSERTs of at most
- * `batchSize` rows (15 columns × 1000 rows stays under both dialects' bind-parameter limits), one
- * flush at a time. When the buffer is full, new rows are dropped and counted — resolution never
+ * buffer flushed every `flushMs` or as soon as `batchSize` rows wait, INSERTs of at most `batchSize`
+ * rows (see {@link insertQueryLogBatch}), one flush at a time. When the buffer is full, new rows are dropped and counted — resolution never
  * waits for the database. A failed batch is logged, counted, and lost (retrying would let an
  * unreachable database grow memory without bound).
  */

@@ -141,6 +141,7 @@ async function readDevices(db: Kysely<Database>, customers: number[] | null): Pr
  */
 export const devicesPart: SnapshotPart<DevicesSnapshot> = {
   name: 'devices',
+  incremental: true,
   topics: ['devices', 'tenants'],
   empty: () => ({
     byKey: new Map(),

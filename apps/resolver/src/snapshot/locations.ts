@@ -130,6 +130,7 @@ async function read(db: Kysely<Database>, logger: Logger, customers: number[] | 
  */
 export const locationsPart: SnapshotPart<LocationsSnapshot> = {
   name: 'locations',
+  incremental: true,
   topics: ['locations', 'tenants'],
   empty: () => ({ byId: new Map(), claims: [], digests: new Map(), keys: new Map(), reloadedCustomers: 0 }),
   load: (handle: DatabaseHandle, logger, previous) =>

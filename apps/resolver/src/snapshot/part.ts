@@ -11,6 +11,11 @@ export interface SnapshotPart<T> {
   readonly name: string;
   /** The topics whose changes reload this part; empty: only the periodic resync does. */
   readonly topics: readonly ChangeTopic[];
+  /**
+   * True when `load` with a previous value reads only what changed (so that load's rows are not the
+   * whole part, and the copy on disk needs a full read of its own: snapshot/disk.ts).
+   */
+  readonly incremental?: boolean;
   /** The value before the first load: a part that knows nothing. */
   empty(): T;
   /**

@@ -103,6 +103,7 @@ async function read(db: Kysely<Database>, customers: number[] | null) {
  */
 export const policiesPart: SnapshotPart<PoliciesSnapshot> = {
   name: 'policies',
+  incremental: true,
   topics: ['policies', 'tenants'],
   empty: () => ({ byId: new Map(), defaultOf: new Map(), digests: new Map(), reloadedCustomers: 0 }),
   load: (handle: DatabaseHandle, _logger, previous) =>

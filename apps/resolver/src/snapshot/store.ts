@@ -7,6 +7,7 @@ import { type BrandingSnapshot, brandingPart } from './branding.ts';
 import { type BypassesSnapshot, bypassesPart } from './bypasses.ts';
 import { categoriesPart } from './categories.ts';
 import { type DevicesSnapshot, devicesPart } from './devices.ts';
+import { type Recorder, readPartFile, recordingHandle, removeStaleTemps, replayHandle } from './disk.ts';
 import { type GroupsSnapshot, groupsPart } from './groups.ts';
 import { type IdentifiedBy, Identities, type WhoAsks } from './identities.ts';
 import { listsPart } from './lists.ts';
@@ -36,23 +37,47 @@ export interface SnapshotStats {
   users: number;
   /** Duration of the last identity rebuild (relink), ms. */
   relinkMs: number;
+  /** Part files written to the snapshot directory, and those that failed. */
+  diskWrites: number;
+  diskWriteFailures: number;
+  /** Size of the last part file written, bytes, and how long completing it took (fsync, rename), ms. */
+  lastDiskBytes: number;
+  lastDiskWriteMs: number;
+  /** True while the snapshot served is the one read from disk at start (the database unreachable). */
+  servingFromDisk: boolean;
 }
 
 /** Settings of {@link SnapshotStore}. */
 export interface SnapshotStoreOptions {
   /** Period of the full resync of every part (the safety net of the incremental loads), ms; default 300,000; 0 = off. */
   resyncMs?: number;
+  /**
+   * Directory of the last good snapshot on disk (snapshot/disk.ts; docs/operations.md "Fleet"):
+   * written after every full load of a part, read by {@link SnapshotStore.start} when the database
+   * is unreachable. Unset or null: no copy on disk.
+   */
+  snapshotDir?: string | null;
+  /**
+   * After an incremental reload, how long to wait before re-reading the changed parts in full for
+   * their file (changes in a burst share one read), ms; default 30,000.
+   */
+  snapshotDebounceMs?: number;
+  /** Backoff of the database retries while serving from disk, ms: doubles from the first to the last; default [500, 10,000]. */
+  retryMs?: readonly [number, number];
 }
 
 /** One part's current value and its coalesced reload. */
 class Slot<T> {
   value: T;
   readonly reload: (full: boolean) => Promise<void>;
+  private readonly announce: (value: unknown) => void;
   constructor(
     readonly part: SnapshotPart<T>,
     load: (part: SnapshotPart<T>, previous: T | null) => Promise<T>,
     onLoaded: (value: T) => void,
   ) {
+    // Typed loosely so a Slot<T> is a Slot<unknown> in the store's list.
+    this.announce = onLoaded as (value: unknown) => void;
     this.value = part.empty();
     let loaded = false;
     let wantFull = false;
@@ -71,6 +96,12 @@ class Slot<T> {
       return run();
     };
   }
+
+  /** Serves `value` (read from disk) until the next load, which stays a full one. */
+  restore(value: T): void {
+    this.value = value;
+    this.announce(value);
+  }
 }
 
 /**
@@ -86,6 +117,10 @@ class Slot<T> {
  * relinked in memory: one frozen {@link KnownIdentity} per location, carrying its compiled effective
  * policy, in a prefix matcher built from the claims in address-id order (longest prefix wins; of
  * equal ranges the oldest claim, the rest logged).
+ *
+ * With a snapshot directory, every full load of a part is also kept on disk (snapshot/disk.ts), so
+ * a resolver started while the database is unreachable serves its last good snapshot
+ * ({@link SnapshotStore.start}).
  *
  * It is the {@link EngineSnapshot} the policy engine reads.
  */
@@ -103,6 +138,11 @@ export class SnapshotStore implements EngineSnapshot {
     lastDeviceCustomers: 0,
     users: 0,
     relinkMs: 0,
+    diskWrites: 0,
+    diskWriteFailures: 0,
+    lastDiskBytes: 0,
+    lastDiskWriteMs: 0,
+    servingFromDisk: false,
   };
   private identities = Identities.empty();
   private readonly devices: Slot<DevicesSnapshot>;
@@ -132,6 +172,17 @@ export class SnapshotStore implements EngineSnapshot {
   private readonly slots: readonly Slot<unknown>[];
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Per part, the file write in progress (writes of one part run one after the other). */
+  private readonly diskWrites = new Map<string, Promise<void>>();
+  /** Parts whose file holds what their last load read, no change of theirs seen since. */
+  private readonly onDisk = new Set<string>();
+  /** Per part, the number of changes of its topics seen (a load that began before one is stale on disk). */
+  private readonly changeGen = new Map<string, number>();
+  /** Parts reloaded incrementally since their file was written. */
+  private readonly dirty = new Set<SnapshotPart<unknown>>();
+  private diskTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -258,6 +309,78 @@ export class SnapshotStore implements EngineSnapshot {
     await Promise.all(this.slots.map((s) => s.reload(true)));
   }
 
+  /**
+   * Loads every part, from the database when it answers. When it does not and the snapshot
+   * directory holds a file for every part (written by the same dialect), serves those instead and
+   * retries the database with backoff until a full load succeeds (docs/operations.md "Fleet").
+   * @returns where the snapshot came from
+   * @throws the database's error when it is unreachable and there is no usable snapshot on disk
+   */
+  async start(): Promise<'database' | 'disk'> {
+    if (this.options.snapshotDir) void removeStaleTemps(this.options.snapshotDir);
+    try {
+      await this.load();
+      return 'database';
+    } catch (err) {
+      const dir = this.options.snapshotDir;
+      if (!dir) throw err;
+      const restored = await this.restore(dir).catch((diskErr: unknown) => {
+        this.logger.error({ err: diskErr, dir }, 'snapshot on disk unusable');
+        return null;
+      });
+      if (restored === null) throw err;
+      this.stats.servingFromDisk = true;
+      this.logger.warn(
+        { err, dir, writtenAt: new Date(restored).toISOString() },
+        'database unreachable: serving the snapshot kept on disk, retrying the database',
+      );
+      this.retryDatabase(this.options.retryMs?.[0] ?? 500);
+      return 'disk';
+    }
+  }
+
+  /**
+   * Rebuilds every part from its file in `dir` (each part's own loader over the recorded rows).
+   * @returns the oldest file's time, epoch ms; null when a part has no file
+   * @throws when a file is unreadable, of another dialect, or does not match its loader's SQL
+   */
+  private async restore(dir: string): Promise<number | null> {
+    const values: Array<{ slot: Slot<unknown>; value: unknown }> = [];
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const slot of this.slots) {
+      const file = await readPartFile(dir, slot.part.name);
+      if (!file) {
+        this.logger.warn({ dir, part: slot.part.name }, 'no snapshot file for this part');
+        return null;
+      }
+      if (file.header.dialect !== this.handle.dialect) {
+        throw new Error(`snapshot of part ${slot.part.name} was written by ${file.header.dialect}`);
+      }
+      const replay = replayHandle(file.header.dialect, file.queries, dir);
+      values.push({ slot, value: await slot.part.load(replay, this.logger, null) });
+      oldest = Math.min(oldest, file.header.writtenAt);
+    }
+    // All or nothing: a part missing would serve, say, no categories beside current policies.
+    for (const { slot, value } of values) slot.restore(value);
+    return oldest;
+  }
+
+  /** While serving from disk: a full load after `delayMs`, and again with a doubled delay until one succeeds. */
+  private retryDatabase(delayMs: number): void {
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.load().then(
+        () => {
+          this.stats.servingFromDisk = false;
+          this.logger.info('database reachable again: snapshot reloaded from it');
+        },
+        () => this.retryDatabase(Math.min(delayMs * 2, this.options.retryMs?.[1] ?? 10_000)),
+      );
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
   /** Subscribes to the change feed and starts the periodic resync; {@link close} stops both. */
   follow(changes: ChangeFeed): void {
     this.unsubscribe = changes.subscribe((topic) => this.onChange(topic));
@@ -274,7 +397,10 @@ export class SnapshotStore implements EngineSnapshot {
   /** Reloads the parts that follow `topic`, each alone (the locations and policies parts incrementally). */
   private onChange(topic: ChangeTopic): void {
     for (const slot of this.slots) {
-      if (slot.part.topics.includes(topic)) slot.reload(false).catch((err: unknown) => this.failed(err, topic));
+      if (!slot.part.topics.includes(topic)) continue;
+      this.changeGen.set(slot.part.name, (this.changeGen.get(slot.part.name) ?? 0) + 1);
+      this.onDisk.delete(slot.part.name);
+      slot.reload(false).catch((err: unknown) => this.failed(err, topic));
     }
   }
 
@@ -283,8 +409,89 @@ export class SnapshotStore implements EngineSnapshot {
     this.logger.error({ err, cause }, 'snapshot reload failed; serving the last snapshot');
   }
 
-  private loadPart<T>(part: SnapshotPart<T>, previous: T | null): Promise<T> {
-    return part.load(this.handle, this.logger, previous);
+  /**
+   * Loads a part. With a snapshot directory, a load that reads the whole part is recorded and its
+   * file rewritten; an incremental one marks the part for a full read of its own, debounced.
+   */
+  private async loadPart<T>(part: SnapshotPart<T>, previous: T | null): Promise<T> {
+    const dir = this.options.snapshotDir;
+    if (!dir) return part.load(this.handle, this.logger, previous);
+    if (previous !== null && part.incremental) {
+      const value = await part.load(this.handle, this.logger, previous);
+      if (value !== previous) this.markDirty(part as SnapshotPart<unknown>);
+      return value;
+    }
+    // The periodic resync of a part unchanged since its file was written: the file stands (a
+    // categories file is tens of MB; rewriting it every 5 minutes would only wear the disk).
+    if (this.onDisk.has(part.name) && part.topics.length > 0) return part.load(this.handle, this.logger, previous);
+    const generation = this.changeGen.get(part.name) ?? 0;
+    const recorder = recordingHandle(this.handle, dir, part.name);
+    let value: T;
+    try {
+      value = await part.load(recorder.handle, this.logger, previous);
+    } catch (err) {
+      void recorder.abort();
+      throw err;
+    }
+    this.persist(dir, part.name, recorder, generation);
+    return value;
+  }
+
+  /**
+   * Completes a part's file after the previous one of that part; a failure is logged and counted.
+   * The part counts as on disk unless a change of it arrived since its load began (`generation`).
+   */
+  private persist(dir: string, part: string, recorder: Recorder, generation: number): void {
+    const before = this.diskWrites.get(part) ?? Promise.resolve();
+    const next = before.then(async () => {
+      const t0 = performance.now();
+      try {
+        const bytes = await recorder.commit();
+        if ((this.changeGen.get(part) ?? 0) === generation) this.onDisk.add(part);
+        this.stats.diskWrites++;
+        this.stats.lastDiskBytes = bytes;
+        this.stats.lastDiskWriteMs = Math.round(performance.now() - t0);
+      } catch (err) {
+        this.stats.diskWriteFailures++;
+        this.logger.error({ err, dir, part }, 'could not write the snapshot file; the previous one stays');
+      }
+    });
+    this.diskWrites.set(part, next);
+    void next.then(() => {
+      if (this.diskWrites.get(part) === next) this.diskWrites.delete(part);
+    });
+  }
+
+  private markDirty(part: SnapshotPart<unknown>): void {
+    this.dirty.add(part);
+    if (this.diskTimer || this.closed) return;
+    this.diskTimer = setTimeout(() => {
+      this.diskTimer = null;
+      void this.flushDirty();
+    }, this.options.snapshotDebounceMs ?? 30_000);
+    this.diskTimer.unref();
+  }
+
+  /** Re-reads the parts changed incrementally in full, recorded, and rewrites their files. */
+  private async flushDirty(): Promise<void> {
+    const parts = [...this.dirty];
+    this.dirty.clear();
+    for (const part of parts) {
+      await this.loadPart(part, null).catch((err: unknown) => {
+        // The next change or resync writes it; until then the older file stays.
+        this.logger.warn({ err, part: part.name }, 'could not re-read a part for its snapshot file');
+      });
+    }
+  }
+
+  /** Resolves when every file write started so far has finished (tests, shutdown). */
+  async flushed(): Promise<void> {
+    if (this.diskTimer) {
+      clearTimeout(this.diskTimer);
+      this.diskTimer = null;
+      await this.flushDirty();
+    }
+    await Promise.all([...this.diskWrites.values()]);
   }
 
   /**
@@ -310,10 +517,15 @@ export class SnapshotStore implements EngineSnapshot {
   }
 
   close(): void {
+    this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.diskTimer) clearTimeout(this.diskTimer);
+    this.diskTimer = null;
   }
 }
 

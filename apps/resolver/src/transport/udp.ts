@@ -2,15 +2,19 @@ import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { canonicalIp } from '@cordon/shared';
+import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
 import type { Logger } from 'pino';
 import { decodeQuery, truncatedResponse } from '../dns/message.ts';
 import { ResolverCounters } from '../metrics.ts';
 import type { Exchange } from './exchange.ts';
 import { ResponseRateLimiter, RRL_PASS, RRL_SLIP, type RrlOptions } from './rrl.ts';
+import { type DatagramHandler, startBatched } from './udp-batched.ts';
 
 /** A listening UDP DNS server. */
 export interface UdpServer {
   readonly address: AddressInfo;
+  /** The path in use: `batch` (recvmmsg / sendmmsg) or `dgram`. */
+  readonly backend: 'batch' | 'dgram';
   /** The socket's receive buffer as the kernel reports it, bytes (Linux reports twice what it grants). */
   readonly recvBufferBytes: number;
   close(): Promise<void>;
@@ -27,7 +31,28 @@ export interface UdpOptions {
   recvBufferBytes?: number;
   /** Response-rate limiting (see {@link ResponseRateLimiter}); rate 0 turns it off. */
   rrl?: RrlOptions;
+  /**
+   * Receive/send path: `batch` (recvmmsg / sendmmsg through `@cordon/udp-batch`, docs/decisions.md
+   * "Batched UDP"), `dgram` (node:dgram, one system call per datagram), or `auto` (default: `batch`
+   * when the addon is built, else `dgram`). `batch` without the addon rejects.
+   */
+  backend?: UdpBackend;
+  /**
+   * Bind with SO_REUSEPORT so several threads share the port and the kernel spreads datagrams
+   * among them (`--resolver-threads`). Needs the `batch` backend: rejects with `dgram`.
+   */
+  reusePort?: boolean;
 }
+
+/** {@link UdpOptions.backend}. */
+export type UdpBackend = 'auto' | 'batch' | 'dgram';
+
+/**
+ * Largest UDP query accepted, bytes: the batched path receives into slots of this size and drops
+ * a longer datagram (MSG_TRUNC); the dgram path drops it too, so both behave alike. Counted in
+ * `malformed`. Real queries are far below it (a name is at most 255 bytes, RFC 1035 §2.3.4).
+ */
+export const MAX_UDP_QUERY = 4096;
 
 /** Resolution of the response-rate limiter's clock, ms. */
 const CLOCK_TICK_MS = 10;
@@ -41,8 +66,10 @@ export const DEFAULT_UDP_RECV_BUFFER = 8 * 1024 * 1024;
  * synchronously). Port 0 picks a free port. With response-rate limiting on, each datagram is
  * first charged to its source prefix; a limited one is dropped, or answered with an empty TC=1
  * answer when it slips, before any decoding or pipeline work (counted in `rateLimited` and
- * `slipped`).
- * @throws RangeError for invalid RRL settings; rejects when the address cannot be bound
+ * `slipped`). Two receive/send paths behave alike ({@link UdpOptions.backend}): batched
+ * `recvmmsg` / `sendmmsg` through `@cordon/udp-batch` when built, else node:dgram.
+ * @throws RangeError for invalid RRL settings; rejects when the address cannot be bound (the
+ *   error's `code`, e.g. `EADDRINUSE`), for `backend: 'batch'` or `reusePort` without the addon
  */
 export function startUdpServer(
   host: string,
@@ -52,30 +79,98 @@ export function startUdpServer(
   opts: UdpOptions = {},
   counters: ResolverCounters = new ResolverCounters(),
 ): Promise<UdpServer> {
+  const backend = opts.backend ?? 'auto';
+  const binding = backend === 'dgram' ? null : loadUdpBatch();
+  if (backend === 'batch' && binding === null) {
+    return Promise.reject(
+      new Error(
+        `udp: the batch backend is not built (@cordon/udp-batch: ${udpBatchUnavailableReason() ?? 'not loaded'})`,
+      ),
+    );
+  }
+  if (opts.reusePort && binding === null) {
+    return Promise.reject(
+      new Error(
+        backend === 'dgram'
+          ? 'udp: SO_REUSEPORT (several resolver threads) needs the batch backend, not dgram'
+          : `udp: SO_REUSEPORT (several resolver threads) needs the batch backend (@cordon/udp-batch), which is not built: ${udpBatchUnavailableReason() ?? 'not loaded'}`,
+      ),
+    );
+  }
   const rate = opts.rrl?.ratePerSecond;
   // A coarse clock for the limiter: reading the real one per datagram costs more than the check.
   let clock = performance.now();
   const rrl = rate === 0 ? null : new ResponseRateLimiter(opts.rrl ?? {}, () => clock);
   const ticker = rrl ? setInterval(() => (clock = performance.now()), CLOCK_TICK_MS).unref() : undefined;
-  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
-  const send = (wire: Buffer, rinfo: dgram.RemoteInfo) => socket.send(wire, rinfo.port, rinfo.address);
-  socket.on('message', (msg, rinfo) => {
-    const clientIp = canonicalIp(rinfo.address);
+  const handle = datagramHandler(exchange, rrl, counters);
+  const wanted = opts.recvBufferBytes ?? DEFAULT_UDP_RECV_BUFFER;
+  const started =
+    binding !== null
+      ? startBatched(binding, host, port, handle, () => counters.malformed++, logger, wanted, opts.reusePort === true)
+      : startDgram(host, port, handle, logger, wanted);
+  return started.then(
+    (server) => {
+      logger.info(
+        { backend: server.backend, requested: wanted, effective: server.recvBufferBytes },
+        'udp receive buffer (Linux caps at net.core.rmem_max and reports twice what it grants)',
+      );
+      return {
+        ...server,
+        close: async () => {
+          clearInterval(ticker);
+          await server.close();
+        },
+      };
+    },
+    (err: unknown) => {
+      clearInterval(ticker);
+      throw err;
+    },
+  );
+}
+
+/**
+ * One datagram's work, the same on both paths: response-rate limiting first (a limited query is
+ * dropped, or answered with an empty TC=1 answer when it slips, before any decoding or pipeline
+ * work), then the exchange. Returns what to send (null: nothing), or a promise of it.
+ */
+function datagramHandler(
+  exchange: Exchange,
+  rrl: ResponseRateLimiter | null,
+  counters: ResolverCounters,
+): DatagramHandler {
+  return (msg, clientIp) => {
+    if (msg.length > MAX_UDP_QUERY) {
+      counters.malformed++;
+      return null;
+    }
     if (rrl !== null) {
       const verdict = rrl.check(clientIp);
       if (verdict !== RRL_PASS) {
         counters.rateLimited++;
-        if (verdict === RRL_SLIP) {
-          const decoded = decodeQuery(msg, clientIp, 'udp');
-          if (decoded.kind === 'ok') {
-            counters.slipped++;
-            send(truncatedResponse(decoded.request), rinfo);
-          }
-        }
-        return;
+        if (verdict !== RRL_SLIP) return null;
+        const decoded = decodeQuery(msg, clientIp, 'udp');
+        if (decoded.kind !== 'ok') return null;
+        counters.slipped++;
+        return truncatedResponse(decoded.request);
       }
     }
-    const out = exchange(msg, clientIp, 'udp');
+    return exchange(msg, clientIp, 'udp');
+  };
+}
+
+/** The node:dgram path: one `message` event and one `send` per datagram. */
+function startDgram(
+  host: string,
+  port: number,
+  handle: DatagramHandler,
+  logger: Logger,
+  wanted: number,
+): Promise<UdpServer> {
+  const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+  const send = (wire: Buffer, rinfo: dgram.RemoteInfo) => socket.send(wire, rinfo.port, rinfo.address);
+  socket.on('message', (msg, rinfo) => {
+    const out = handle(msg, canonicalIp(rinfo.address));
     if (out === null) return;
     if (!(out instanceof Promise)) {
       send(out, rinfo);
@@ -88,15 +183,10 @@ export function startUdpServer(
       (err: unknown) => logger.error({ err }, 'udp exchange failed'),
     );
   });
-  const wanted = opts.recvBufferBytes ?? DEFAULT_UDP_RECV_BUFFER;
   return new Promise((resolve, reject) => {
-    const failed = (err: Error) => {
-      clearInterval(ticker);
-      reject(err);
-    };
-    socket.once('error', failed);
+    socket.once('error', reject);
     socket.bind(port, host, () => {
-      socket.off('error', failed);
+      socket.off('error', reject);
       socket.on('error', (err) => logger.error({ err }, 'udp socket error'));
       if (wanted > 0) {
         try {
@@ -105,19 +195,11 @@ export function startUdpServer(
           logger.warn({ err, requested: wanted }, 'udp receive buffer size refused; keeping the system default');
         }
       }
-      const effective = socket.getRecvBufferSize();
-      logger.info(
-        { requested: wanted, effective },
-        'udp receive buffer (Linux caps at net.core.rmem_max and reports twice what it grants)',
-      );
       resolve({
         address: socket.address(),
-        recvBufferBytes: effective,
-        close: () =>
-          new Promise((r) => {
-            clearInterval(ticker);
-            socket.close(() => r());
-          }),
+        backend: 'dgram',
+        recvBufferBytes: socket.getRecvBufferSize(),
+        close: () => new Promise((r) => socket.close(() => r())),
       });
     });
   });

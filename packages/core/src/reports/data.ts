@@ -11,7 +11,7 @@ import {
 import { type Kysely, sql } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
 import { getCustomer } from '../customers/index.ts';
-import { rangeIn } from '../stats/index.ts';
+import { rangeIn, userKeyNames } from '../stats/index.ts';
 import { customerInScope, scopeOf, type TenantScope } from '../tenancy/index.ts';
 
 const HOUR_MS = 3_600_000;
@@ -71,9 +71,13 @@ export function requestedPeriod(timeZone: string, now: number, start?: string, e
 
 const floorHour = (t: number) => t - (((t % HOUR_MS) + HOUR_MS) % HOUR_MS);
 
-/** The roll-up `dim` and name table of a report dimension (user reads the source address: docs/api.md "Reports"). */
+/**
+ * The roll-up `dim` of a report dimension: a user is the internal user, else the device, else the
+ * source address (docs/decisions.md "Query log identity"); a group counts the queries of users with one.
+ */
 const TOP_DIM: Record<string, string> = {
-  user: 'sourceip',
+  user: 'user',
+  group: 'group',
   sourceip: 'sourceip',
   category: 'category',
   domain: 'domain',
@@ -81,10 +85,10 @@ const TOP_DIM: Record<string, string> = {
   policy: 'policy',
   malware_sourceip: 'malware_sourceip',
   malware_domain: 'malware_domain',
-  malware_user: 'malware_sourceip',
+  malware_user: 'malware_user',
   phishing_sourceip: 'phishing_sourceip',
   phishing_domain: 'phishing_domain',
-  phishing_user: 'phishing_sourceip',
+  phishing_user: 'phishing_user',
 };
 
 const allowedSum = sql<number>`sum(case when stats_hourly_top.action <> 'blocked' then stats_hourly_top.count else 0 end)`;
@@ -127,14 +131,24 @@ async function topRows(
 
 async function namesOf(
   db: Kysely<Database>,
+  scope: TenantScope,
   dim: string,
   customerId: number,
   keys: string[],
 ): Promise<Map<string, string>> {
+  if (dim === 'user' || dim === 'malware_user' || dim === 'phishing_user') return userKeyNames(db, scope, keys);
   const ids = keys.map(Number).filter((n) => Number.isInteger(n));
   const out = new Map<string, string>();
   if (ids.length === 0) return out;
-  if (dim === 'category') {
+  if (dim === 'group') {
+    const rows = await db
+      .selectFrom('user_groups')
+      .select(['id', 'name'])
+      .where('customer_id', '=', customerId)
+      .where('id', 'in', ids)
+      .execute();
+    for (const g of rows) out.set(String(g.id), g.name);
+  } else if (dim === 'category') {
     for (const c of await db.selectFrom('categories').select(['id', 'name']).where('id', 'in', ids).execute()) {
       out.set(String(c.id), c.name);
     }
@@ -161,8 +175,8 @@ async function namesOf(
 /**
  * Builds report `code` of customer `customerId` over `period` from the hourly roll-ups (spec §3
  * "Report types"; docs/api.md "Reports"). Rows: at most `limit`, most queries first (blocked
- * reports: most blocked first), trend reports in time order with zeros. The `group` reports have no
- * rows: the query log does not record a group.
+ * reports: most blocked first), trend reports in time order with zeros. The `user` and `group`
+ * reports read the identity the resolver logged (migration 0029; docs/decisions.md "Query log identity").
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (unknown code)
  */
 export async function buildReport(
@@ -183,7 +197,7 @@ export async function buildReport(
   const head = { code, type: entry.type, dimension: entry.dimension, start: period.start, end: period.end, timezone };
   const blockedOnly = entry.type === 'blocked';
 
-  if (entry.type === 'trend' || entry.dimension === 'location' || entry.dimension === 'group') {
+  if (entry.type === 'trend' || entry.dimension === 'location') {
     const q = db
       .selectFrom('stats_hourly')
       .innerJoin('customers', 'customers.id', 'stats_hourly.customer_id')
@@ -199,7 +213,6 @@ export async function buildReport(
       .select(sql<number>`coalesce(sum(stats_hourly.requests), 0)`.as('n'))
       .executeTakeFirstOrThrow();
     const total = Number(totalRow.n);
-    if (entry.dimension === 'group') return { ...head, total, rows: [] };
     if (entry.dimension === 'location') {
       const rows = await q
         .select(['stats_hourly.location_id as key', ...sums])
@@ -207,6 +220,7 @@ export async function buildReport(
         .execute();
       const names = await namesOf(
         db,
+        scope,
         'location',
         customerId,
         rows.map((r) => String(r.key)),
@@ -264,6 +278,7 @@ export async function buildReport(
   const { total, rows } = await topRows(db, scope, customerId, period.range, dim, blockedOnly, limit);
   const names = await namesOf(
     db,
+    scope,
     dim,
     customerId,
     rows.map((r) => r.key),

@@ -22,9 +22,11 @@ const ORDER_COLUMN = {
 /**
  * `GET /users/{id}/history/{action}/{date}` (spec §7; docs/api.md "History"): the customer's raw
  * query-log rows of the range, `action` `all`, `allowed` (every answered query: allowed and
- * bypassed) or `blocked`; `q` matches part of the qname or the client address (case-insensitive,
- * `%` and `_` literal); ordered by `order_by` then id, `order_dir` (default newest first); paged by
- * `limit` (default 1000) and `offset`. The history reads the raw rows: it is a search, not a dashboard.
+ * bypassed) or `blocked`; `q` matches part of the qname, the client address, the logged user's name
+ * or the device's name (case-insensitive, `%` and `_` literal); ordered by `order_by` then id,
+ * `order_dir` (default newest first); paged by `limit` (default 1000) and `offset`. Each row names its
+ * device, user and group (migration 0029). The history reads the raw rows: it is a search, not a
+ * dashboard.
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date)
  */
 export async function searchHistory(
@@ -41,6 +43,10 @@ export async function searchHistory(
   let base = db
     .selectFrom('query_log')
     .innerJoin('customers', 'customers.id', 'query_log.customer_id')
+    // The device's name now; a device of another customer never matches (ids are logged per customer).
+    .leftJoin('devices', (j) =>
+      j.onRef('devices.id', '=', 'query_log.device_id').onRef('devices.customer_id', '=', 'query_log.customer_id'),
+    )
     .where(customerInScope(scopeOf(caller)))
     .where('query_log.customer_id', '=', customerId)
     .where('query_log.ts', '>=', range.from)
@@ -54,6 +60,8 @@ export async function searchHistory(
       eb.or([
         sql<boolean>`lower(query_log.qname) like ${pattern} escape '\\'`,
         sql<boolean>`query_log.client_ip like ${pattern} escape '\\'`,
+        sql<boolean>`lower(query_log.user_name) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(devices.name) like ${pattern} escape '\\'`,
       ]),
     );
   }
@@ -61,6 +69,11 @@ export async function searchHistory(
   const dir = query.order_dir ?? 'desc';
   const rows = await base
     .leftJoin('locations', 'locations.id', 'query_log.location_id')
+    .leftJoin('user_groups', (j) =>
+      j
+        .onRef('user_groups.id', '=', 'query_log.group_id')
+        .onRef('user_groups.customer_id', '=', 'query_log.customer_id'),
+    )
     .select([
       'query_log.id',
       'query_log.ts',
@@ -75,6 +88,11 @@ export async function searchHistory(
       'query_log.policy_id',
       'query_log.rcode',
       'query_log.protocol',
+      'query_log.device_id',
+      'devices.name as device',
+      'query_log.user_name',
+      'query_log.group_id',
+      'user_groups.name as group',
     ])
     .orderBy(ORDER_COLUMN[query.order_by ?? 'time'], dir)
     .orderBy('query_log.id', dir)
@@ -109,6 +127,11 @@ export async function searchHistory(
     policy_id: r.policy_id,
     rcode: r.rcode,
     protocol: r.protocol,
+    device_id: r.device_id === null ? null : Number(r.device_id),
+    device: r.device ?? null,
+    user: r.user_name === '' ? null : r.user_name,
+    group_id: r.group_id === null ? null : Number(r.group_id),
+    group: r.group ?? null,
   }));
   return { total: Number(total.n), data };
 }

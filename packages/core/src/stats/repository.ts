@@ -92,11 +92,18 @@ async function dailyRun(
 async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
   const h = hourBounds(range);
   const run = await dailyRun(db, subject, h);
-  // Each part is one index range (customer, dim, hour/day): no OR over the hours.
+  // Each part is one index range (customer, dim, hour/day): no OR over the hours. Without one
+  // customer, the customers are the outer loop (a CROSS JOIN keeps that order on SQLite; PostgreSQL
+  // plans it freely): one primary-key range of (customer, dim, hour) each, instead of the hour index
+  // over every dimension of every customer (bench/README.md "Traffic", MSP and system).
   const hourly = (from: number, to: number) =>
-    db
-      .selectFrom('stats_hourly_top')
-      .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
+    (subject.customerId === undefined
+      ? db
+          .selectFrom('customers')
+          .crossJoin('stats_hourly_top')
+          .whereRef('customers.id', '=', 'stats_hourly_top.customer_id')
+      : db.selectFrom('stats_hourly_top').innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
+    )
       .where(subjectWhere('stats_hourly_top', subject, scope))
       .where('stats_hourly_top.dim', '=', dim)
       .where('stats_hourly_top.hour', '>=', from)
@@ -179,8 +186,46 @@ export async function countsByHour(
   return new Map(rows.map((r) => [Number(r.hour), { requests: Number(r.requests), blocked: Number(r.blocked) }]));
 }
 
-/** The roll-up dimension of a top list: `categories` → `category`, `domains` → `domain`, `users` → `sourceip`. */
-export const DIMENSION_OF = { categories: 'category', domains: 'domain', users: 'sourceip' } as const;
+/**
+ * The roll-up dimension of a top list: `categories` → `category`, `domains` → `domain`, `users` →
+ * `user` (the user name when known, else the device, else the client address: docs/decisions.md
+ * "Query log identity").
+ */
+export const DIMENSION_OF = { categories: 'category', domains: 'domain', users: 'user' } as const;
+
+/**
+ * The display names of `user` roll-up keys (migration 0029): `u:<name>` → the name, `ip:<address>` →
+ * the address, `d:<device id>` → the device's name, read from the devices of customers `scope` may
+ * see (a device deleted, or out of scope, keeps `device <id>`).
+ */
+export async function userKeyNames(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  keys: readonly string[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const deviceIds: number[] = [];
+  for (const key of keys) {
+    if (key.startsWith('u:')) out.set(key, key.slice(2));
+    else if (key.startsWith('ip:')) out.set(key, key.slice(3));
+    else if (key.startsWith('d:')) {
+      const id = Number(key.slice(2));
+      out.set(key, `device ${key.slice(2)}`);
+      if (Number.isSafeInteger(id)) deviceIds.push(id);
+    }
+  }
+  if (deviceIds.length > 0) {
+    const rows = await db
+      .selectFrom('devices')
+      .innerJoin('customers', 'customers.id', 'devices.customer_id')
+      .where(customerInScope(scope))
+      .where('devices.id', 'in', deviceIds)
+      .select(['devices.id', 'devices.name'])
+      .execute();
+    for (const d of rows) out.set(`d:${d.id}`, d.name);
+  }
+  return out;
+}
 
 /**
  * The `limit` keys of dimension `dim` with the most queries of `action` over `range`, most first
@@ -204,7 +249,14 @@ export async function topKeys(
     .orderBy('u.key')
     .limit(limit)
     .execute();
-  const names = new Map<string, string>();
+  let names = new Map<string, string>();
+  if (dim === 'users' && rows.length > 0) {
+    names = await userKeyNames(
+      db,
+      scope,
+      rows.map((r) => String(r.key)),
+    );
+  }
   if (dim === 'categories' && rows.length > 0) {
     const ids = rows.map((r) => Number(r.key)).filter((n) => Number.isInteger(n));
     if (ids.length > 0) {

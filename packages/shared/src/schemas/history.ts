@@ -25,7 +25,7 @@ const whole = (field: string, min: number, max: number) =>
 /**
  * Query of the history (spec §7 "Cloud keys and history"): `limit` (default and at most 1000),
  * `offset`, `order_by` (default `time`), `order_dir` (default `desc`: newest first) and `q`, a
- * case-insensitive part of the qname or the client address.
+ * case-insensitive part of the qname, the client address, the user's or the device's name.
  */
 export const historyQuerySchema = z.object({
   limit: whole('limit', 1, HISTORY_LIMIT).optional(),
@@ -51,6 +51,14 @@ export const historyEntrySchema = z.object({
   policy_id: z.number().int().nullable(),
   rcode: z.string(),
   protocol: z.string(),
+  /** The device identified by its key, and its name now (null when deleted); null for a location. */
+  device_id: z.number().int().nullable(),
+  device: z.string().nullable(),
+  /** The internal user the agent reported (its name as logged), or null. */
+  user: z.string().nullable(),
+  /** That user's effective group and its name now (null when deleted), or null. */
+  group_id: z.number().int().nullable(),
+  group: z.string().nullable(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

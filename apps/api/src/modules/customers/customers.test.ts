@@ -74,6 +74,51 @@ describe.each(testDialects())('customers on %s', (dialect) => {
     expect((await call(t.app, a.customerToken, 'GET', `/restapi/users/${a.mspId}/all`)).statusCode).toBe(403);
   });
 
+  it('pages the list by name case-insensitively, each customer with its own default policy', async () => {
+    const a = await createTenant(t, 1);
+    const b = await createTenant(t, 2);
+    for (const name of ['beta', 'Alpha', 'alpha two', 'Gamma']) {
+      const res = await call(t.app, a.mspToken, 'POST', '/restapi/users/', { accountName: name });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const page = async (offset: number, sortdir = 'asc') =>
+      (
+        await call(
+          t.app,
+          t.rootToken,
+          'GET',
+          `/restapi/users/?limit=2&offset=${offset}&sortkey=name&sortdir=${sortdir}`,
+        )
+      ).json();
+    const names: string[] = [];
+    for (let offset = 0; offset < 6; offset += 2) {
+      const p = await page(offset);
+      expect(p.total).toBe(6);
+      names.push(...p.data.map((c: { accountName: string }) => c.accountName));
+      // Each row carries the default policy GET /users/{id} answers (read for the page's rows only).
+      for (const c of p.data) {
+        const one = (await call(t.app, t.rootToken, 'GET', `/restapi/users/${c.id}`)).json();
+        expect(c.default_policy_id).toBe(one.default_policy_id);
+        expect(c.default_policy_id).toEqual(expect.any(Number));
+      }
+    }
+    expect(names).toEqual(['Alpha', 'alpha two', 'beta', 'Customer 1', 'Customer 2', 'Gamma']);
+    expect((await page(0, 'desc')).data.map((c: { accountName: string }) => c.accountName)).toEqual([
+      'Gamma',
+      'Customer 2',
+    ]);
+    // An MSP admin pages its own customers only; the customer of MSP 2 never shows.
+    const own = (await call(t.app, a.mspToken, 'GET', '/restapi/users/?limit=10&filter=a')).json();
+    expect(own.data.map((c: { accountName: string }) => c.accountName)).toEqual([
+      'Alpha',
+      'alpha two',
+      'beta',
+      'Gamma',
+    ]);
+    expect(own.data.every((c: { msp_id: number }) => c.msp_id === a.mspId)).toBe(true);
+    expect(b.customerId).not.toBe(a.customerId);
+  });
+
   it("refuses a customer beyond the MSP's licence with a clear message, changing nothing", async () => {
     const msp = (
       await call(t.app, t.rootToken, 'POST', '/restapi/msp', { name: 'Tiny', company_name: 'Tiny Ltd', license: '2' })

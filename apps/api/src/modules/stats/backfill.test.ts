@@ -3,8 +3,12 @@ import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { up } from '../../../../../packages/db/src/migrations/0019_stats_rollups.ts';
+import { up as upIdentityDims } from '../../../../../packages/db/src/migrations/0030_rollup_identity_dims.ts';
 
-/** Migration 0019 rolls up the rows logged before it exactly as the writer does. */
+/**
+ * Migration 0019 rolls up the rows logged before it exactly as the writer does, and 0030 adds the
+ * `user` dimensions of rows with no device or user as the writer does (their client address).
+ */
 describe.each(testDialects())('roll-up backfill on %s', (dialect) => {
   it('rebuilds the roll-ups of existing raw rows', async () => {
     const handle = await createTestDatabase(dialect);
@@ -35,9 +39,11 @@ describe.each(testDialects())('roll-up backfill on %s', (dialect) => {
     });
     const want = await snapshot();
     expect(want.top.some((r) => r.includes('"phishing_domain"'))).toBe(true);
+    expect(want.top.some((r) => r.includes('"phishing_user"'))).toBe(true);
     await sql`drop table stats_hourly`.execute(handle.db);
     await sql`drop table stats_hourly_top`.execute(handle.db);
     await up(handle.db as unknown as Kysely<unknown>, dialect);
+    await upIdentityDims(handle.db as unknown as Kysely<unknown>, dialect);
     expect(await snapshot()).toEqual(want);
     await handle.close();
   });

@@ -162,7 +162,7 @@ describe.each(testDialects())('stats on %s', (dialect) => {
         { key: 'bad.example', name: 'bad.example', count: 1 },
       ],
     });
-    expect(await top('users', 'blocked')).toEqual({ data: [{ key: '10.1.0.9', name: '10.1.0.9', count: 1 }] });
+    expect(await top('users', 'blocked')).toEqual({ data: [{ key: 'ip:10.1.0.9', name: '10.1.0.9', count: 1 }] });
     const limited = await get(a.customerToken, `/users/${a.customerId}/stats/domains/allowed/today?limit=1`);
     expect(limited.data).toHaveLength(1);
     for (const bad of [

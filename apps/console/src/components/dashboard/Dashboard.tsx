@@ -1,13 +1,17 @@
-import { Box, Paper, SegmentedControl, SimpleGrid, Title } from '@mantine/core';
-import { useState } from 'react';
+import { Box, Paper, SegmentedControl, SimpleGrid, Skeleton, Title } from '@mantine/core';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '../QueryState.tsx';
 import { type DashboardOwner, type DashboardPeriod, TOP_LISTS, useDashboardQuery } from './api.ts';
-import { HistoryChart, TrafficChart } from './charts.tsx';
 import { StatsNumbers } from './StatsNumbers.tsx';
 import { TopList } from './TopList.tsx';
 
 const PERIODS: readonly DashboardPeriod[] = ['today', 'yesterday', '7days', '30days'];
+
+// The chart library is the console's largest dependency: its chunk loads after the page, beside the
+// numbers and top lists, so the overview's first load stays small (bench/README.md "Console first load").
+const TrafficChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m.TrafficChart })));
+const HistoryChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m.HistoryChart })));
 
 /**
  * The traffic dashboard of a customer, an MSP or the system overview (spec §3 "Stats", §9 dashboard
@@ -40,13 +44,17 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
                 <Title order={2} size="h4" mb="sm">
                   {t('dashboard.traffic', { period: periodLabel })}
                 </Title>
-                <TrafficChart traffic={d.traffic} label={t('dashboard.trafficLabel', { period: periodLabel })} />
+                <Suspense fallback={<Skeleton height={300} />}>
+                  <TrafficChart traffic={d.traffic} label={t('dashboard.trafficLabel', { period: periodLabel })} />
+                </Suspense>
               </Paper>
               <Paper withBorder p="md" radius="md">
                 <Title order={2} size="h4" mb="sm">
                   {t('dashboard.history', { days: d.history.data.length })}
                 </Title>
-                <HistoryChart history={d.history} label={t('dashboard.history', { days: d.history.data.length })} />
+                <Suspense fallback={<Skeleton height={260} />}>
+                  <HistoryChart history={d.history} label={t('dashboard.history', { days: d.history.data.length })} />
+                </Suspense>
               </Paper>
             </SimpleGrid>
             <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>

@@ -1,13 +1,14 @@
 import {
   type BatchSubRequestInput,
+  batchEndpoints,
   Constants,
   type EndpointDescriptor,
-  Endpoints,
   ErrorTexts,
   type StatsHistory,
   type StatsOverview,
   type StatsTop,
   type StatsTraffic,
+  statsEndpoints,
 } from '@cordon/shared';
 import { useQuery } from '@tanstack/react-query';
 import { batchItem } from '../../api/batch.ts';
@@ -41,7 +42,7 @@ export interface DashboardData {
 
 /** The sub-requests of one dashboard, built from the endpoint descriptors (same paths as sent alone). */
 function dashboardItems(owner: DashboardOwner, period: DashboardPeriod) {
-  const e = Endpoints.stats;
+  const e = statsEndpoints;
   const days = Constants.dashboardHistoryDays;
   const items: Array<[string, EndpointDescriptor, BatchSubRequestInput]> = [];
   if (owner.kind === 'customer') {
@@ -86,7 +87,7 @@ export function useDashboardQuery(owner: DashboardOwner, period: DashboardPeriod
     queryFn: async (): Promise<DashboardData> => {
       const items = dashboardItems(owner, period);
       const body = Object.fromEntries(items.map(([id, , item]) => [id, item]));
-      const answer = await api.call(Endpoints.batch.run, { body });
+      const answer = await api.call(batchEndpoints.run, { body });
       const parsed: Record<string, unknown> = {};
       for (const [id, endpoint] of items) {
         const r = answer[id];

@@ -1,4 +1,4 @@
-import { Constants, Endpoints, type TokenClaims } from '@cordon/shared';
+import { authEndpoints, Constants, type TokenClaims } from '@cordon/shared';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointMutation } from '../../api/hooks.ts';
@@ -31,7 +31,7 @@ export function useLoginMutation() {
   return useMutation({
     mutationFn: async (input: LoginInput): Promise<TokenClaims> => {
       const verifier = createCodeVerifier();
-      const { access_token } = await api.call(Endpoints.auth.authorize, {
+      const { access_token } = await api.call(authEndpoints.authorize, {
         query: {
           client_id: Constants.loginClientId,
           response_type: 'code',
@@ -54,7 +54,7 @@ export function useLoginMutation() {
 export function useLogoutMutation() {
   const session = useSessionStore();
   const queryClient = useQueryClient();
-  return useEndpointMutation(Endpoints.auth.logout, {
+  return useEndpointMutation(authEndpoints.logout, {
     onSettled: () => {
       session.clear();
       queryClient.clear();
@@ -64,15 +64,15 @@ export function useLogoutMutation() {
 
 /** `POST /auth/adminregister/` (spec §7 Auth): completes an invitation from its mailed link. */
 export function useRegisterMutation() {
-  return useEndpointMutation(Endpoints.auth.register);
+  return useEndpointMutation(authEndpoints.register);
 }
 
 /** `POST /auth/password/forgot` (spec §7 Auth): mails a reset link; the same answer for any address. */
 export function usePasswordForgotMutation() {
-  return useEndpointMutation(Endpoints.auth.passwordForgot);
+  return useEndpointMutation(authEndpoints.passwordForgot);
 }
 
 /** `POST /auth/password` (spec §7 Auth): a new password with a reset link's token. */
 export function usePasswordResetMutation() {
-  return useEndpointMutation(Endpoints.auth.passwordReset);
+  return useEndpointMutation(authEndpoints.passwordReset);
 }

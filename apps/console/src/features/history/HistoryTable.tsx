@@ -14,7 +14,10 @@ function localTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-/** The logged queries: time, qname (shortened per spec §9, full in its title), qtype, action, categories, client, location. */
+/**
+ * The logged queries: time, qname (shortened per spec §9, full in its title), qtype, action,
+ * categories, client, who asked (the user, else the device; the group in its title), location.
+ */
 export function HistoryTable({
   query,
   list,
@@ -53,6 +56,15 @@ export function HistoryTable({
       render: (r) => r.categories.map((c) => c.name).join(', '),
     },
     { key: 'client_ip', header: t('history.client'), sortKey: 'client_ip', render: (r) => r.client_ip },
+    {
+      key: 'who',
+      header: t('history.who'),
+      render: (r) => (
+        <Text size="sm" title={r.group ? t('history.group', { group: r.group }) : undefined}>
+          {r.user ?? r.device ?? ''}
+        </Text>
+      ),
+    },
     { key: 'location', header: t('history.location'), render: (r) => r.location ?? '' },
   ];
   return (
@@ -61,7 +73,7 @@ export function HistoryTable({
       columns={columns}
       rowKey={(r) => r.id}
       list={list}
-      minWidth={820}
+      minWidth={920}
       testId="history-table"
       emptyText={t('history.empty')}
     />

@@ -24,11 +24,16 @@ describe('history CSV', () => {
         policy_id: null,
         rcode: 'NXDOMAIN',
         protocol: 'udp',
+        device_id: 4,
+        device: 'Laptop, 7',
+        user: '@alice',
+        group_id: null,
+        group: null,
       },
     ]);
     expect(csv).toBe(
-      'time,qname,qtype,action,reason,categories,client_ip,location,rcode\r\n' +
-        `2026-01-05T10:00:00.000Z,a.example,A,blocked,category,"Adult, explicit; Ads",10.0.0.1,'=cmd,NXDOMAIN\r\n`,
+      'time,qname,qtype,action,reason,categories,client_ip,location,rcode,user,device,group\r\n' +
+        `2026-01-05T10:00:00.000Z,a.example,A,blocked,category,"Adult, explicit; Ads",10.0.0.1,'=cmd,NXDOMAIN,'@alice,"Laptop, 7",\r\n`,
     );
   });
 });

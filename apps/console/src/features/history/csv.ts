@@ -11,9 +11,25 @@ function field(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** The history rows as CSV (RFC 4180, CRLF): time (ISO-8601 UTC), qname, qtype, action, reason, categories, client, location, RCODE. */
+/**
+ * The history rows as CSV (RFC 4180, CRLF): time (ISO-8601 UTC), qname, qtype, action, reason,
+ * categories, client, location, RCODE, and who asked: user, device, group (empty when unknown).
+ */
 export function historyCsv(rows: readonly HistoryEntry[]): string {
-  const head = ['time', 'qname', 'qtype', 'action', 'reason', 'categories', 'client_ip', 'location', 'rcode'];
+  const head = [
+    'time',
+    'qname',
+    'qtype',
+    'action',
+    'reason',
+    'categories',
+    'client_ip',
+    'location',
+    'rcode',
+    'user',
+    'device',
+    'group',
+  ];
   const lines = rows.map((r) =>
     [
       r.time,
@@ -25,6 +41,9 @@ export function historyCsv(rows: readonly HistoryEntry[]): string {
       r.client_ip,
       r.location ?? '',
       r.rcode,
+      r.user ?? '',
+      r.device ?? '',
+      r.group ?? '',
     ]
       .map(field)
       .join(','),

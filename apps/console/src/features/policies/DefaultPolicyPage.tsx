@@ -8,6 +8,7 @@ import { useCustomerId } from '../../session/context.ts';
 import { DefaultPolicyPanels } from './DefaultPolicyPanels.tsx';
 import { useDefaultPolicyQuery } from './defaultApi.ts';
 import { PolicyDevicesTab, PolicyLocationsTab } from './PolicyEnvironmentTabs.tsx';
+import { PolicyNotificationsTab } from './PolicyNotificationsForm.tsx';
 
 const BASE = '/customer/settings/default_policy';
 
@@ -36,13 +37,14 @@ function DefaultPolicyEnvironment({ customerId, what }: { customerId: number; wh
   );
 }
 
-/** The default policy's tabs after the details, each at its own path (spec §2 "default policy with devices, domains, locations"). */
-const TABS = ['domains', 'locations', 'devices'] as const;
+/** The default policy's tabs after the details, each at its own path (spec §2 "default policy with devices, domains, locations and notifications"). */
+const TABS = ['domains', 'notifications', 'locations', 'devices'] as const;
 
 /**
  * `/customer/settings/default_policy` (spec §2 "Customer default policy"): the customer's default
  * policy, used by every location without a policy of its own. "Policy Details" (the policy form and
- * categories) at the base path, "Allowed & Blocked Domains" at `/domains`, and the locations and
+ * categories) at the base path, "Allowed & Blocked Domains" at `/domains`, "Notifications" (category
+ * notifications, console spec §3) at `/notifications`, and the locations and
  * devices that get it at `/locations` and `/devices`, each tab its own URL.
  */
 export function DefaultPolicyPage() {
@@ -58,6 +60,7 @@ export function DefaultPolicyPage() {
         <Tabs.List mb="md">
           <Tabs.Tab value="details">{t('defaultPolicy.detailsTab')}</Tabs.Tab>
           <Tabs.Tab value="domains">{t('defaultPolicy.domainsTab')}</Tabs.Tab>
+          <Tabs.Tab value="notifications">{t('notifications.tab')}</Tabs.Tab>
           <Tabs.Tab value="locations">{t('policies.locationsTab')}</Tabs.Tab>
           <Tabs.Tab value="devices">{t('policies.devicesTab')}</Tabs.Tab>
         </Tabs.List>
@@ -66,6 +69,9 @@ export function DefaultPolicyPage() {
         </Tabs.Panel>
         <Tabs.Panel value="domains">
           <DefaultPolicyDomains customerId={customerId} />
+        </Tabs.Panel>
+        <Tabs.Panel value="notifications">
+          <PolicyNotificationsTab owner={{ kind: 'default', userId: customerId }} />
         </Tabs.Panel>
         <Tabs.Panel value="locations">
           <DefaultPolicyEnvironment customerId={customerId} what="locations" />

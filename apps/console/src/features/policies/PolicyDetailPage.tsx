@@ -9,9 +9,11 @@ import { usePolicyCategoriesQuery, usePolicyQuery } from './api.ts';
 import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';
 import { PolicyEditForm } from './PolicyEditForm.tsx';
 import { PolicyDevicesTab, PolicyLocationsTab } from './PolicyEnvironmentTabs.tsx';
+import { PolicyNotificationsTab } from './PolicyNotificationsForm.tsx';
 
-/** The policy's tabs (spec §2 "Policy {id}"): details at the id, then `/domains`, `/locations` and `/devices`. */
-type PolicyTab = 'details' | 'domains' | 'locations' | 'devices';
+/** The policy's tabs (spec §2 "Policy {id}"): details at the id, then `/domains`, `/notifications`, `/locations` and `/devices`. */
+type PolicyTab = 'details' | 'domains' | 'notifications' | 'locations' | 'devices';
+const TABS: readonly string[] = ['domains', 'notifications', 'locations', 'devices'];
 
 function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
   const { t } = useTranslation();
@@ -29,6 +31,7 @@ function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
         <Tabs.List mb="md">
           <Tabs.Tab value="details">{t('policies.details')}</Tabs.Tab>
           <Tabs.Tab value="domains">{t('policies.domainsTab')}</Tabs.Tab>
+          <Tabs.Tab value="notifications">{t('notifications.tab')}</Tabs.Tab>
           <Tabs.Tab value="locations">{t('policies.locationsTab')}</Tabs.Tab>
           <Tabs.Tab value="devices">{t('policies.devicesTab')}</Tabs.Tab>
         </Tabs.List>
@@ -43,6 +46,9 @@ function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
               <QueryState query={policy}>{() => null}</QueryState>
             )}
           </Paper>
+        </Tabs.Panel>
+        <Tabs.Panel value="notifications">
+          <PolicyNotificationsTab owner={{ kind: 'policy', policyId: id }} />
         </Tabs.Panel>
         <Tabs.Panel value="locations">
           {policy.data ? (
@@ -109,12 +115,12 @@ function PolicyDetailsTab({ id }: { id: number }) {
 /**
  * `/customer/content_filtering/policies/{id}` (spec §2 "Policy {id}": details and categories) and
  * its domains tab at `…/{id}/domains` (the policy's allow and block lists, the shared list view),
- * locations tab at `…/{id}/locations` and devices tab at `…/{id}/devices`.
+ * notifications tab at `…/{id}/notifications` (category notifications, console spec §3), locations tab at `…/{id}/locations` and devices tab at `…/{id}/devices`.
  */
 export function PolicyDetailPage() {
   const id = Number(useParams().id);
   const last = useLocation().pathname.split('/').at(-1);
-  const tab: PolicyTab = last === 'domains' || last === 'locations' || last === 'devices' ? last : 'details';
+  const tab = (last !== undefined && TABS.includes(last) ? last : 'details') as PolicyTab;
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;
   return <PolicyDetail id={id} tab={tab} />;
 }

@@ -3,7 +3,7 @@ import en from './i18n/en.json';
 import fr from './i18n/fr.json';
 
 /**
- * The customer's policies and a policy's details and categories (spec §2 Customer, content filtering),
+ * The customer's policies and a policy's details, categories and category notifications (spec §2 Customer, content filtering),
  * the customer's default policy (settings) and the MSP's and system's global default policies.
  */
 export const policiesFeature = defineFeature({
@@ -29,6 +29,12 @@ export const policiesFeature = defineFeature({
       page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
     },
     {
+      path: '/customer/content_filtering/policies/:id/notifications',
+      area: 'customer',
+      titleKey: 'pages.policy',
+      page: () => import('./PolicyDetailPage.tsx').then((m) => m.PolicyDetailPage),
+    },
+    {
       path: '/customer/content_filtering/policies/:id/locations',
       area: 'customer',
       titleKey: 'pages.policy',
@@ -49,6 +55,12 @@ export const policiesFeature = defineFeature({
     },
     {
       path: '/customer/settings/default_policy/domains',
+      area: 'customer',
+      titleKey: 'pages.defaultPolicy',
+      page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),
+    },
+    {
+      path: '/customer/settings/default_policy/notifications',
       area: 'customer',
       titleKey: 'pages.defaultPolicy',
       page: () => import('./DefaultPolicyPage.tsx').then((m) => m.DefaultPolicyPage),

@@ -1,0 +1,147 @@
+import type { AddressInfo } from 'node:net';
+import { ADDR_BYTES, type UdpBatchBinding } from '@cordon/udp-batch';
+import ipaddr from 'ipaddr.js';
+import type { Logger } from 'pino';
+
+/**
+ * One datagram's work (transport/udp.ts): the response-rate limit, then the exchange. Returns
+ * what to send back (null: nothing), or a promise of it.
+ */
+export type DatagramHandler = (msg: Buffer, clientIp: string) => Buffer | null | Promise<Buffer | null>;
+
+/** Datagrams received per `recvmmsg` and answered per `sendmmsg`. */
+export const UDP_BATCH = 64;
+/** Receive slot, bytes: a longer datagram is dropped (MSG_TRUNC), see `MAX_UDP_QUERY` in transport/udp.ts. */
+const IN_SLOT = 4096;
+/**
+ * Answer slot, bytes: UDP answers are at most 1232 bytes (`MAX_UDP_PAYLOAD`, dns/message.ts) except
+ * when a client's EDNS size allows more; a longer one is sent alone through `sendTo`.
+ */
+const OUT_SLOT = 2048;
+/** Entries of the IPv4 source-address → string cache before it is emptied (bounded memory). */
+const IP_CACHE_MAX = 65_536;
+
+/** The batched server as transport/udp.ts wraps it. */
+export interface BatchedServer {
+  readonly address: AddressInfo;
+  readonly backend: 'batch';
+  readonly recvBufferBytes: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves UDP through `@cordon/udp-batch` (docs/decisions.md "Batched UDP"): the addon drains the
+ * socket with `recvmmsg` into one receive arena and calls back once per batch; each datagram is
+ * copied out of the arena (an answer may come later, after the arena was reused) and handled;
+ * synchronous answers are written into the answer arena and leave in one `sendmmsg` when the
+ * callback returns; later answers, and ones longer than a slot, go out alone through `sendTo`.
+ * Source addresses arrive canonical (an IPv4-mapped IPv6 source as IPv4, like `canonicalIp`).
+ * @throws (rejects) Error with the bind's `code` (`EADDRINUSE`…) when the address cannot be bound
+ */
+export function startBatched(
+  binding: UdpBatchBinding,
+  host: string,
+  port: number,
+  handle: DatagramHandler,
+  /** Called for each datagram longer than a slot (dropped unread). */
+  oversized: () => void,
+  logger: Logger,
+  recvBufferBytes: number,
+  reusePort: boolean,
+): Promise<BatchedServer> {
+  const inArena = Buffer.allocUnsafeSlow(UDP_BATCH * IN_SLOT);
+  const outArena = Buffer.allocUnsafeSlow(UDP_BATCH * OUT_SLOT);
+  const lens = new Int32Array(UDP_BATCH * 2);
+  const addrs = Buffer.allocUnsafeSlow(UDP_BATCH * ADDR_BYTES);
+  const v4Names = new Map<number, string>();
+
+  const clientIpOf = (slot: number): string => {
+    const off = slot * ADDR_BYTES;
+    if (addrs[off] === 4) {
+      const n = addrs.readUInt32BE(off + 4);
+      let name = v4Names.get(n);
+      if (name === undefined) {
+        name = `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+        if (v4Names.size >= IP_CACHE_MAX) v4Names.clear();
+        v4Names.set(n, name);
+      }
+      return name;
+    }
+    // The compressed form (RFC 5952), as node:dgram reports IPv6 sources.
+    return ipaddr.fromByteArray([...addrs.subarray(off + 4, off + 20)]).toString();
+  };
+
+  let socket: ReturnType<UdpBatchBinding['open']> | null = null;
+  const sendLater = (wire: Buffer, addr: Buffer) => {
+    if (socket !== null) binding.sendTo(socket, wire, addr);
+  };
+
+  const onBatch = (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const len = lens[i] as number;
+      if (len < 0) {
+        oversized();
+        continue;
+      }
+      // A copy out of the arena (a later answer still reads its query); byte by byte, because
+      // Buffer#copy of part of a source allocates a view of it first.
+      const msg = Buffer.allocUnsafe(len);
+      const from = i * IN_SLOT;
+      for (let b = 0; b < len; b++) msg[b] = inArena[from + b] as number;
+      let out: ReturnType<DatagramHandler>;
+      try {
+        out = handle(msg, clientIpOf(i));
+      } catch (err) {
+        logger.error({ err }, 'udp exchange failed');
+        continue;
+      }
+      if (out === null) continue;
+      if (!(out instanceof Promise)) {
+        if (out.length <= OUT_SLOT) {
+          out.copy(outArena, i * OUT_SLOT);
+          lens[UDP_BATCH + i] = out.length;
+        } else {
+          sendLater(out, addrs.subarray(i * ADDR_BYTES, (i + 1) * ADDR_BYTES));
+        }
+        continue;
+      }
+      // The arena's record is reused by the next batch: keep a copy for the answer's send.
+      const addr = Buffer.from(addrs.subarray(i * ADDR_BYTES, (i + 1) * ADDR_BYTES));
+      out.then(
+        (wire) => {
+          if (wire) sendLater(wire, addr);
+        },
+        (err: unknown) => logger.error({ err }, 'udp exchange failed'),
+      );
+    }
+  };
+
+  try {
+    socket = binding.open(
+      host,
+      port,
+      recvBufferBytes,
+      reusePort,
+      inArena,
+      outArena,
+      IN_SLOT,
+      OUT_SLOT,
+      lens,
+      addrs,
+      onBatch,
+    );
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const opened = socket;
+  const info = binding.info(opened);
+  return Promise.resolve({
+    address: { address: host, family: info.family === 6 ? 'IPv6' : 'IPv4', port: info.port },
+    backend: 'batch',
+    recvBufferBytes: info.recvBufferBytes,
+    close: async () => {
+      socket = null;
+      binding.close(opened);
+    },
+  });
+}

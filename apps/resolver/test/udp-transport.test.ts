@@ -1,0 +1,246 @@
+import dgram from 'node:dgram';
+import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ResolverCounters } from '../src/metrics.ts';
+import type { Exchange } from '../src/transport/exchange.ts';
+import { MAX_UDP_QUERY, startUdpServer, type UdpBackend, type UdpServer } from '../src/transport/udp.ts';
+
+const logger = pino({ level: 'silent' });
+const built = loadUdpBatch() !== null;
+if (!built) {
+  // Printed so a run without a compiler says why the batch half did not run.
+  console.warn(`udp transport: batch backend not built, its tests are skipped (${udpBatchUnavailableReason()})`);
+}
+
+/** A query-shaped datagram: a 2-byte id, then `body`. */
+function datagram(id: number, body = 'q'): Buffer {
+  const b = Buffer.alloc(2 + body.length);
+  b.writeUInt16BE(id, 0);
+  b.write(body, 2, 'latin1');
+  return b;
+}
+
+/**
+ * Sends `msgs` from one socket of `type` to `port` on `host` and collects replies for `waitMs`.
+ * Returns the replies in arrival order and the client's own address as the server should see it.
+ */
+async function exchangeMany(
+  host: string,
+  port: number,
+  msgs: Buffer[],
+  waitMs: number,
+  type: 'udp4' | 'udp6' = 'udp4',
+  from?: string,
+): Promise<Buffer[]> {
+  const socket = dgram.createSocket(type);
+  const replies: Buffer[] = [];
+  socket.on('message', (m) => replies.push(m));
+  await new Promise<void>((r) => socket.bind(0, from, () => r()));
+  for (const m of msgs) socket.send(m, port, host);
+  await new Promise((r) => setTimeout(r, waitMs));
+  socket.close();
+  return replies;
+}
+
+/** Waits until `count` replies arrived or `timeoutMs` passed. */
+async function collect(host: string, port: number, msgs: Buffer[], count: number, timeoutMs = 3000): Promise<Buffer[]> {
+  const socket = dgram.createSocket('udp4');
+  const replies: Buffer[] = [];
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+  // Client and server share this event loop: a whole burst is answered before the client reads.
+  socket.setRecvBufferSize(4 * 1024 * 1024);
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    socket.on('message', (m) => {
+      replies.push(m);
+      if (replies.length >= count) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  for (const m of msgs) socket.send(m, port, host);
+  await done;
+  socket.close();
+  return replies;
+}
+
+const backends: UdpBackend[] = ['dgram', 'batch'];
+
+describe.each(backends)('UDP transport (%s backend)', (backend) => {
+  const servers: UdpServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const start = async (
+    exchange: Exchange,
+    host = '127.0.0.1',
+    extra: { rrlRate?: number; reusePort?: boolean; port?: number } = {},
+    counters = new ResolverCounters(),
+  ) => {
+    const server = await startUdpServer(
+      host,
+      extra.port ?? 0,
+      exchange,
+      logger,
+      {
+        backend,
+        rrl: { ratePerSecond: extra.rrlRate ?? 0, slip: 2 },
+        ...(extra.reusePort ? { reusePort: true } : {}),
+      },
+      counters,
+    );
+    servers.push(server);
+    return server;
+  };
+
+  it.skipIf(backend === 'batch' && !built)(
+    'answers synchronously to the sender, with its canonical address',
+    async () => {
+      const seen: string[] = [];
+      const server = await start((raw, clientIp, protocol) => {
+        seen.push(`${clientIp}/${protocol}`);
+        return Buffer.concat([raw, Buffer.from('!')]);
+      });
+      expect(server.backend).toBe(backend);
+      const [reply] = await collect('127.0.0.1', server.address.port, [datagram(7, 'hello')], 1);
+      expect(reply?.toString('latin1', 2)).toBe('hello!');
+      expect(seen).toEqual(['127.0.0.1/udp']);
+    },
+  );
+
+  it.skipIf(backend === 'batch' && !built)('sends a later (promised) answer, and nothing for null', async () => {
+    const server = await start((raw) => {
+      const id = raw.readUInt16BE(0);
+      if (id === 1) return null;
+      return new Promise<Buffer>((r) => setTimeout(() => r(Buffer.from(raw)), 20));
+    });
+    const replies = await exchangeMany('127.0.0.1', server.address.port, [datagram(1), datagram(2)], 300);
+    expect(replies.map((r) => r.readUInt16BE(0))).toEqual([2]);
+  });
+
+  it.skipIf(backend === 'batch' && !built)(
+    'answers every datagram of a burst, sync and async, long answers included',
+    async () => {
+      const counters = new ResolverCounters();
+      const server = await start(
+        (raw) => {
+          const id = raw.readUInt16BE(0);
+          // Every 3rd answer comes later; every 5th is longer than an answer slot (4000 bytes).
+          const out = Buffer.alloc(id % 5 === 0 ? 4000 : 40, id & 0xff);
+          out.writeUInt16BE(id, 0);
+          return id % 3 === 0 ? Promise.resolve(out) : out;
+        },
+        '127.0.0.1',
+        {},
+        counters,
+      );
+      const burst = Array.from({ length: 300 }, (_, i) => datagram(i));
+      const replies = await collect('127.0.0.1', server.address.port, burst, 300, 5000);
+      const ids = replies.map((r) => r.readUInt16BE(0)).sort((a, b) => a - b);
+      expect(ids).toEqual(burst.map((_, i) => i));
+      for (const r of replies) expect(r.length).toBe(r.readUInt16BE(0) % 5 === 0 ? 4000 : 40);
+    },
+  );
+
+  it.skipIf(backend === 'batch' && !built)(
+    `drops a datagram longer than ${MAX_UDP_QUERY} bytes, counted as malformed`,
+    async () => {
+      const counters = new ResolverCounters();
+      let calls = 0;
+      const server = await start(
+        (raw) => {
+          calls++;
+          return raw.subarray(0, 2);
+        },
+        '127.0.0.1',
+        {},
+        counters,
+      );
+      const big = Buffer.alloc(MAX_UDP_QUERY + 1);
+      big.writeUInt16BE(9, 0);
+      const replies = await exchangeMany('127.0.0.1', server.address.port, [big, datagram(10)], 300);
+      expect(replies.map((r) => r.readUInt16BE(0))).toEqual([10]);
+      expect(calls).toBe(1);
+      expect(counters.malformed).toBe(1);
+    },
+  );
+
+  it.skipIf(backend === 'batch' && !built)(
+    'serves IPv6, and IPv4 clients of a dual-stack socket by their IPv4 address',
+    async () => {
+      const seen: string[] = [];
+      const server = await start((raw, clientIp) => {
+        seen.push(clientIp);
+        return Buffer.from(raw);
+      }, '::');
+      const v6 = await exchangeMany('::1', server.address.port, [datagram(1)], 200, 'udp6', '::1');
+      const v4 = await exchangeMany('127.0.0.1', server.address.port, [datagram(2)], 200, 'udp4', '127.0.0.1');
+      expect(v6.map((r) => r.readUInt16BE(0))).toEqual([1]);
+      expect(v4.map((r) => r.readUInt16BE(0))).toEqual([2]);
+      expect(seen).toEqual(['::1', '127.0.0.1']);
+    },
+  );
+
+  it.skipIf(backend === 'batch' && !built)('charges the response-rate limiter before the exchange', async () => {
+    const counters = new ResolverCounters();
+    let calls = 0;
+    const server = await start(
+      (raw) => {
+        calls++;
+        return Buffer.from(raw);
+      },
+      '127.0.0.1',
+      { rrlRate: 5 },
+      counters,
+    );
+    // Not DNS queries: a slip cannot decode them, so every limited one is dropped.
+    const burst = Array.from({ length: 40 }, (_, i) => datagram(i));
+    const replies = await exchangeMany('127.0.0.1', server.address.port, burst, 300);
+    expect(calls).toBeLessThan(40);
+    expect(replies.length).toBe(calls);
+    expect(counters.rateLimited).toBe(40 - calls);
+  });
+
+  it.skipIf(backend === 'batch' && !built)('rejects with EADDRINUSE when the port is taken', async () => {
+    const first = await start(() => null);
+    await expect(start(() => null, '127.0.0.1', { port: first.address.port })).rejects.toMatchObject({
+      code: 'EADDRINUSE',
+    });
+  });
+
+  if (backend === 'batch') {
+    it.skipIf(!built)('shares a port between sockets with reusePort (the kernel spreads the datagrams)', async () => {
+      const hits = [0, 0];
+      const a = await start(
+        (raw) => {
+          hits[0] = (hits[0] ?? 0) + 1;
+          return Buffer.from(raw);
+        },
+        '127.0.0.1',
+        { reusePort: true },
+      );
+      await start(
+        (raw) => {
+          hits[1] = (hits[1] ?? 0) + 1;
+          return Buffer.from(raw);
+        },
+        '127.0.0.1',
+        { reusePort: true, port: a.address.port },
+      );
+      // The kernel picks the socket by a hash of the source: many client sockets reach both.
+      let answered = 0;
+      for (let i = 0; i < 32; i++) {
+        answered += (await collect('127.0.0.1', a.address.port, [datagram(i)], 1, 1000)).length;
+      }
+      expect(answered).toBe(32);
+      expect(hits[0]).toBeGreaterThan(0);
+      expect(hits[1]).toBeGreaterThan(0);
+    });
+  } else {
+    it('refuses reusePort without the batch backend, with a clear error', async () => {
+      await expect(start(() => null, '127.0.0.1', { reusePort: true })).rejects.toThrow(/SO_REUSEPORT.*batch backend/);
+    });
+  }
+});

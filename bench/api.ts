@@ -1,0 +1,293 @@
+/**
+ * The API's main reads under load (bench/README.md "API reads"; budget p99 ≤ 50 ms at 500 req/s):
+ * seeds 10 MSPs with 1,000 customers (a static location each, 100 devices each: 100,000 devices) and
+ * today's roll-ups of the measured customer, starts the API in this process on a loopback port, logs
+ * in as the system admin, an MSP admin and a customer admin through the real authorize route, then
+ * times each route alone (200 requests one at a time: its own cost), then runs autocannon (in a
+ * child process, so the load generator has its own event loop) at a fixed 500 req/s per route and
+ * prints p50/p99/max, errors and the 1-minute load average per route as a Markdown table.
+ *
+ *   node --import tsx bench/api.ts [seconds=10] [rate=500]
+ *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/api.ts
+ *   CORDON_BENCH_ROUTES=devices,customers node --import tsx bench/api.ts   # a subset, by label
+ *   CORDON_BENCH_KEEP=1 …   # keeps the SQLite file (its path printed) to look at the queries' plans
+ *
+ * Customers and locations go through core (the mutation path: default policy, audit, claims), the
+ * devices through one multi-row INSERT per customer with the columns the devices service writes.
+ * Numbers go in bench/README.md, never in tests.
+ */
+
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import { buildApp, ensureSystemAdmin } from '@cordon/api';
+import { customers, locations, msps, OPERATOR } from '@cordon/core';
+import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
+import { createSecretBox } from '@cordon/pki';
+import {
+  customerCreateSchema,
+  DEFAULT_CLAIM_LIMITS,
+  mspCreateSchema,
+  staticIpLocationCreateSchema,
+} from '@cordon/shared';
+import { sql } from 'kysely';
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const RATE = Number(process.argv[3] ?? 500);
+const MSPS = 10;
+const CUSTOMERS = 1_000;
+const DEVICES_PER_CUSTOMER = 100;
+const PASSWORD = 'Bench-passw0rd';
+const HOUR = 3_600_000;
+
+async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
+  const url = process.env.CORDON_BENCH_DATABASE_URL;
+  if (url) {
+    const schema = `cordon_bench_${randomBytes(4).toString('hex')}`;
+    const admin = openDatabase({ url, pgPoolSize: 1 });
+    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 10 });
+    await migrateToLatest(handle);
+    return {
+      handle,
+      drop: async () => {
+        await handle.close();
+        await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+        await admin.close();
+      },
+    };
+  }
+  const file = `/tmp/cordon-bench-api-${process.pid}.db`;
+  const handle = openDatabase({ sqlitePath: file });
+  await migrateToLatest(handle);
+  return {
+    handle,
+    drop: async () => {
+      await handle.close();
+      if (process.env.CORDON_BENCH_KEEP) console.log(`kept ${file}`);
+      else for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    },
+  };
+}
+
+const OS = ['windows', 'macos', 'linux', 'ios', 'android'];
+
+/** 100 devices of customer `customerId` (index `c`), as `POST /agent/register` would have left them. */
+function devicesOf(customerId: number, c: number, at: string) {
+  return Array.from({ length: DEVICES_PER_CUSTOMER }, (_, i) => ({
+    customer_id: customerId,
+    key: randomBytes(24).toString('base64url'),
+    name: `${i % 3 === 0 ? 'laptop' : i % 3 === 1 ? 'desktop' : 'phone'}-${c}-${i}`,
+    dns_name: `host${i}.c${c}.example`,
+    tag: i % 10 === 0 ? 'finance' : 'staff',
+    version: '1.4.2',
+    os_type: OS[i % OS.length]!,
+    extra_info: '{}',
+    last_contact_at: at,
+    last_ip: `10.${c % 250}.${i >> 8}.${i & 255}`,
+    policy_mode: 'default',
+    created_at: at,
+    updated_at: at,
+  }));
+}
+
+/** Today's hourly roll-ups of one customer (1,500 qnames an hour), so the stats overview reads real rows. */
+async function rollupsOf(handle: DatabaseHandle, customerId: number, locationId: number, now: number) {
+  const first = now - (now % 86_400_000);
+  for (let hour = first; hour <= now; hour += HOUR) {
+    const rows: Array<{ dim: string; action: string; key: string; count: number }> = [];
+    for (let i = 0; i < 1500; i++)
+      rows.push({ dim: 'domain', action: 'allowed', key: `site${i}.example.com`, count: (1 + 5000 / (i + 1)) | 0 });
+    for (let i = 0; i < 150; i++)
+      rows.push({ dim: 'domain', action: 'blocked', key: `ads${i}.tracker.net`, count: (1 + 500 / (i + 1)) | 0 });
+    for (let i = 0; i < 20; i++) rows.push({ dim: 'category', action: 'allowed', key: String(13 + i), count: 100 });
+    const requests = rows.reduce((a, r) => a + (r.dim === 'domain' ? r.count : 0), 0);
+    const blocked = rows.reduce((a, r) => a + (r.dim === 'domain' && r.action === 'blocked' ? r.count : 0), 0);
+    await handle.db
+      .insertInto('stats_hourly')
+      .values({
+        customer_id: customerId,
+        location_id: locationId,
+        hour,
+        requests,
+        allowed: requests - blocked,
+        blocked,
+        bypassed: 0,
+      })
+      .execute();
+    for (let i = 0; i < rows.length; i += 500) {
+      await handle.db
+        .insertInto('stats_hourly_top')
+        .values(rows.slice(i, i + 500).map((r) => ({ customer_id: customerId, location_id: locationId, hour, ...r })))
+        .execute();
+    }
+  }
+}
+
+/**
+ * The autocannon run of one route, in a child process (its own event loop and CPU time, as a real
+ * client's would be): autocannon's command line with `--json`; resolves with its result object.
+ */
+function load(url: string, token: string): Promise<AutocannonResult> {
+  const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+  const args = [
+    cli,
+    '-c',
+    '20',
+    '-d',
+    String(SECONDS),
+    '-R',
+    String(RATE),
+    '-H',
+    `authorization=Bearer ${token}`,
+    '-j',
+    url,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`autocannon: ${err.message} ${stderr}`));
+      else resolve(JSON.parse(stdout) as AutocannonResult);
+    });
+  });
+}
+
+interface AutocannonResult {
+  latency: { p50: number; p99: number; max: number };
+  requests: { total: number; average: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+const { handle, drop } = await open();
+try {
+  const changes = createChangeFeed(handle);
+  const deps = { handle, changes, now: () => Date.now(), claims: DEFAULT_CLAIM_LIMITS };
+  const t0 = performance.now();
+  const admin = { email: 'root@bench.example', password: PASSWORD };
+  await ensureSystemAdmin(handle, admin);
+  const mspIds: number[] = [];
+  for (let m = 0; m < MSPS; m++) {
+    const body = mspCreateSchema.parse({
+      name: `Bench MSP ${m}`,
+      company_name: `Bench MSP ${m} Ltd`,
+      ...(m === 0 ? { admin_email: 'msp0@bench.example', admin_password: PASSWORD } : {}),
+    });
+    mspIds.push((await msps.createMsp(deps, OPERATOR, body)).id);
+  }
+  const customerIds: number[] = [];
+  const locationIds: number[] = [];
+  for (let c = 0; c < CUSTOMERS; c++) {
+    const body = customerCreateSchema.parse({
+      accountName: `Bench customer ${String(c).padStart(4, '0')}`,
+      msp_id: mspIds[c % MSPS],
+      timezone: 'UTC',
+      ...(c === 0 ? { admin_email: 'cust0@bench.example', admin_password: PASSWORD } : {}),
+    });
+    const customer = await customers.createCustomer(deps, OPERATOR, body);
+    customerIds.push(customer.id);
+    const loc = await locations.createStaticLocation(
+      deps,
+      OPERATOR,
+      customer.id,
+      staticIpLocationCreateSchema.parse({ name: 'Head office', addresses: [`198.18.${c >> 8}.${c & 255}/32`] }),
+    );
+    locationIds.push(loc.id);
+  }
+  const t1 = performance.now();
+  const at = new Date().toISOString();
+  for (let c = 0; c < CUSTOMERS; c++) {
+    await handle.db
+      .insertInto('devices')
+      .values(devicesOf(customerIds[c]!, c, at))
+      .execute();
+  }
+  await rollupsOf(handle, customerIds[0]!, locationIds[0]!, Date.now());
+  if (handle.dialect === 'postgres') await sql`analyze`.execute(handle.db);
+  const t2 = performance.now();
+  console.log(
+    `${handle.dialect}: ${MSPS} MSPs, ${CUSTOMERS} customers with a location each through core in ${((t1 - t0) / 1000).toFixed(1)} s; ` +
+      `${CUSTOMERS * DEVICES_PER_CUSTOMER} devices and one customer's roll-ups of today in ${((t2 - t1) / 1000).toFixed(1)} s`,
+  );
+
+  const app = await buildApp({
+    db: handle,
+    changes,
+    jwtSecret: new Uint8Array(randomBytes(32)),
+    secrets: createSecretBox(randomBytes(32)),
+    // The bench logs in three times from one address: no throttling concern.
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const login = async (email: string): Promise<string> => {
+    // The console's login: PKCE S256 (RFC 7636 §4.2) with a 128-hex verifier and a 40-hex state.
+    const verifier = randomBytes(64).toString('hex');
+    const query = new URLSearchParams({
+      client_id: '2',
+      response_type: 'code',
+      redirect_uri: 'http://localhost/callback',
+      code_challenge_method: 'S256',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_verifier: verifier,
+      state: randomBytes(20).toString('hex'),
+    });
+    const res = await fetch(`${address}/restapi/oauth/authorize?${query}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${email}:${PASSWORD}`).toString('base64')}` },
+    });
+    if (res.status !== 200) throw new Error(`login ${email}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const root = await login(admin.email);
+  const msp = await login('msp0@bench.example');
+  const cust = await login('cust0@bench.example');
+  const cid = customerIds[0]!;
+  const routes: Array<{ label: string; who: string; token: string; path: string }> = [
+    { label: 'whoami', who: 'customer', token: cust, path: '/restapi/auth/profile' },
+    { label: 'ui-interface', who: 'customer', token: cust, path: '/restapi/ui/interface' },
+    { label: 'customers', who: 'system', token: root, path: '/restapi/users/?limit=25&offset=500&sortkey=name' },
+    { label: 'customers-search', who: 'system', token: root, path: '/restapi/users/?limit=25&filter=customer%200042' },
+    { label: 'customers-msp', who: 'MSP', token: msp, path: '/restapi/users/?limit=25&offset=50' },
+    { label: 'devices', who: 'customer', token: cust, path: `/restapi/users/${cid}/devices?limit=25&offset=50` },
+    {
+      label: 'devices-search',
+      who: 'customer',
+      token: cust,
+      path: `/restapi/users/${cid}/devices?limit=25&filter=laptop`,
+    },
+    { label: 'devices-msp', who: 'MSP', token: msp, path: `/restapi/users/${cid}/devices?limit=25&filter=finance` },
+    { label: 'policies', who: 'customer', token: cust, path: `/restapi/policies?user_id=${cid}` },
+    { label: 'locations', who: 'customer', token: cust, path: `/restapi/users/${cid}/locations/staticip` },
+    { label: 'stats-overview', who: 'customer', token: cust, path: `/restapi/users/${cid}/stats/today` },
+  ];
+  const only = process.env.CORDON_BENCH_ROUTES?.split(',');
+  // Each route answers 200 before it is loaded: a wrong path would only measure 404s.
+  for (const r of routes) {
+    const res = await fetch(`${address}${r.path}`, { headers: { authorization: `Bearer ${r.token}` } });
+    if (res.status !== 200) throw new Error(`${r.label}: ${res.status} ${await res.text()}`);
+  }
+  console.log(`\n${handle.dialect}, ${RATE} req/s for ${SECONDS} s per route (autocannon, 20 connections):\n`);
+  console.log(
+    '| Route | Caller | Alone: median ms | Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of routes) {
+    if (only && !only.includes(r.label)) continue;
+    // One request at a time first: the route's own time (its CPU cost), then the fixed-rate load.
+    const alone: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      await (await fetch(`${address}${r.path}`, { headers: { authorization: `Bearer ${r.token}` } })).arrayBuffer();
+      alone.push(performance.now() - t);
+    }
+    alone.sort((a, b) => a - b);
+    const res = await load(`${address}${r.path}`, r.token);
+    console.log(
+      `| ${r.label} \`${r.path.replace(String(cid), '{id}')}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
+    );
+  }
+  await app.close();
+  await changes.close();
+} finally {
+  await drop();
+}

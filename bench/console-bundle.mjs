@@ -1,0 +1,89 @@
+/**
+ * The JavaScript a first load of the console fetches (bench/README.md "Console first load"; budget
+ * 300 KB gzip): for the login page (`/`) and for the customer overview (`/customer/overview`), the
+ * entry chunk with every chunk it imports statically, plus each page's lazy chunk and its static
+ * imports, read from Vite's manifest (`build.manifest` in apps/console/vite.config.ts). Sizes are raw
+ * and gzip level 9 (what the API serves precompressed, RFC 9110 §8.4); brotli for reference.
+ *
+ *   node bench/console-bundle.mjs            # builds the console first (npm run build:console)
+ *   node bench/console-bundle.mjs --no-build # reads apps/console/dist as it is
+ *
+ * Exit status 1 when a first load is over the budget.
+ */
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'apps/console/dist');
+const BUDGET_KB = 300;
+
+/** The lazy modules each first load adds to the entry (router pages and the area layout's widgets). */
+const LOADS = {
+  'login page (/)': ['src/features/auth/RootPage.tsx'],
+  'customer overview (/customer/overview)': [
+    'src/features/stats/CustomerOverviewPage.tsx',
+    'src/components/BrandingSync.tsx',
+    'src/components/TenantSwitcher.tsx',
+  ],
+};
+
+if (!process.argv.includes('--no-build')) execSync('npm run build:console', { cwd: root, stdio: 'inherit' });
+
+/** @type {Record<string, { file: string; isEntry?: boolean; imports?: string[]; dynamicImports?: string[]; css?: string[] }>} */
+const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));
+const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
+if (!entryKey) throw new Error('no entry chunk in the manifest');
+
+/** Adds `key`'s chunk and, recursively, the chunks it imports statically (what the browser fetches with it). */
+function closure(key, out = new Set()) {
+  const chunk = manifest[key];
+  if (!chunk) throw new Error(`${key} is not in the manifest (renamed? update LOADS)`);
+  if (out.has(chunk.file)) return out;
+  out.add(chunk.file);
+  for (const dep of chunk.imports ?? []) closure(dep, out);
+  return out;
+}
+
+const sizes = new Map();
+function sizeOf(file) {
+  let s = sizes.get(file);
+  if (!s) {
+    const data = readFileSync(join(dist, file));
+    s = { raw: data.length, gzip: gzipSync(data, { level: 9 }).length, brotli: brotliCompressSync(data).length };
+    sizes.set(file, s);
+  }
+  return s;
+}
+const kb = (n) => (n / 1024).toFixed(1);
+
+let over = false;
+const entry = closure(entryKey);
+console.log(`entry ${manifest[entryKey].file}: ${entry.size} chunk(s) loaded with it`);
+console.log('| First load | JS chunks | raw KB | gzip KB | brotli KB |');
+console.log('|---|---|---|---|---|');
+for (const [label, pages] of Object.entries(LOADS)) {
+  const files = new Set(entry);
+  for (const p of pages) closure(p, files);
+  const total = { raw: 0, gzip: 0, brotli: 0 };
+  for (const f of files) {
+    const s = sizeOf(f);
+    total.raw += s.raw;
+    total.gzip += s.gzip;
+    total.brotli += s.brotli;
+  }
+  if (total.gzip > BUDGET_KB * 1024) over = true;
+  console.log(`| ${label} | ${files.size} | ${kb(total.raw)} | ${kb(total.gzip)} | ${kb(total.brotli)} |`);
+}
+
+// The biggest chunks of the whole build, to see what a lazy page pulls in (charts, forms…).
+const all = [...new Set(Object.values(manifest).map((c) => c.file))].filter((f) => f.endsWith('.js'));
+const lazyCount = all.length - entry.size;
+console.log(`\n${all.length} JS chunks in the build, ${lazyCount} loaded only on demand. Largest (gzip KB):`);
+for (const f of all.sort((a, b) => sizeOf(b).gzip - sizeOf(a).gzip).slice(0, 8)) {
+  console.log(`  ${kb(sizeOf(f).gzip).padStart(7)}  ${f}${entry.has(f) ? '  (first load)' : ''}`);
+}
+console.log(over ? `\nOVER the ${BUDGET_KB} KB gzip budget` : `\nwithin the ${BUDGET_KB} KB gzip budget`);
+process.exitCode = over ? 1 : 0;

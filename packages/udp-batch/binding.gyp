@@ -1,0 +1,19 @@
+{
+  "targets": [
+    {
+      "target_name": "udp_batch",
+      "sources": [
+        "src/udp_batch.cc"
+      ],
+      "cflags_cc": [
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-fno-exceptions"
+      ],
+      "defines": [
+        "NAPI_VERSION=8"
+      ]
+    }
+  ]
+}

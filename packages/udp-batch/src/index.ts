@@ -1,0 +1,103 @@
+/**
+ * `@cordon/udp-batch`: batched UDP receive and send (Linux `recvmmsg(2)` / `sendmmsg(2)`) for the
+ * resolver's UDP transport (docs/decisions.md "Batched UDP"). The native part (src/udp_batch.cc)
+ * is built from source by the package's `install` script when a compiler is present; without it
+ * {@link loadUdpBatch} returns null and the resolver uses `node:dgram`.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** Bytes of one source-address record: [0] family 4 | 6, [2..3] port (big-endian), [4..19] address. */
+export const ADDR_BYTES = 20;
+
+/** The native module's functions (src/udp_batch.cc). */
+export interface UdpBatchBinding {
+  /**
+   * Binds a non-blocking UDP socket (dual-stack when `host` is IPv6; SO_REUSEPORT when asked) and
+   * watches it on the calling thread's event loop. When readable it receives up to `lens.length / 2`
+   * datagrams into `inArena` (slot i at `i * inSlot`; `lens[i]` its length, -1 when larger than
+   * the slot: MSG_TRUNC), their sources into `addrs`, zeroes `lens[batch + i]` and calls
+   * `onBatch(count)` once; then sends, in one `sendmmsg`, every slot i for which `onBatch` wrote
+   * an answer into `outArena` at `i * outSlot` and its length into `lens[batch + i]`.
+   * `onBatch(count)` runs with the microtask queue drained after it, like any I/O callback.
+   * @throws Error with `code` (`EADDRINUSE`, `EACCES`…) when the socket cannot be bound; TypeError for bad arguments
+   */
+  open(
+    host: string,
+    port: number,
+    recvBufferBytes: number,
+    reusePort: boolean,
+    inArena: Uint8Array,
+    outArena: Uint8Array,
+    inSlot: number,
+    outSlot: number,
+    lens: Int32Array,
+    addrs: Uint8Array,
+    onBatch: (count: number) => void,
+  ): UdpBatchHandle;
+  /** Stops receiving and closes the socket; safe to call twice (also from inside `onBatch`). */
+  close(handle: UdpBatchHandle): void;
+  /**
+   * Sends one datagram to the source of an address record (an answer that came after its batch).
+   * @returns 0, or the errno of a failed send (the datagram is dropped)
+   */
+  sendTo(handle: UdpBatchHandle, bytes: Uint8Array, addr: Uint8Array): number;
+  /** The bound port and family, the kernel's SO_RCVBUF (Linux reports twice what it grants) and the counters. */
+  info(handle: UdpBatchHandle): UdpBatchInfo;
+}
+
+/** An open batched socket (opaque). */
+export type UdpBatchHandle = { readonly __udpBatch: unique symbol };
+
+/** {@link UdpBatchBinding.info}: counters are totals since open. */
+export interface UdpBatchInfo {
+  port: number;
+  family: 4 | 6;
+  recvBufferBytes: number;
+  /** recvmmsg calls that returned at least one datagram. */
+  batches: number;
+  received: number;
+  sent: number;
+  sendErrors: number;
+  /** Datagrams larger than their slot (dropped). */
+  truncated: number;
+  recvErrors: number;
+}
+
+let loaded: UdpBatchBinding | null | undefined;
+let loadError: string | null = null;
+
+/**
+ * The native binding, or null when it was not built (no compiler at install, not Linux) or fails
+ * to load; {@link udpBatchUnavailableReason} says why. Loaded once per thread.
+ */
+export function loadUdpBatch(): UdpBatchBinding | null {
+  if (loaded !== undefined) return loaded;
+  const require = createRequire(import.meta.url);
+  // From the sources the build sits beside src/; from the CLI bundle (one file in apps/cli/dist)
+  // the package is found through node_modules/@cordon/udp-batch, resolved at run time.
+  const candidates = [new URL('../build/Release/udp_batch.node', import.meta.url).pathname];
+  try {
+    candidates.push(
+      path.join(path.dirname(require.resolve('@cordon/udp-batch/package.json')), 'build/Release/udp_batch.node'),
+    );
+  } catch {
+    // Not installed as a package: only the path beside the sources is tried.
+  }
+  loaded = null;
+  for (const file of candidates) {
+    try {
+      loaded = require(file) as UdpBatchBinding;
+      loadError = null;
+      break;
+    } catch (err) {
+      loadError = err instanceof Error ? err.message : String(err);
+    }
+  }
+  return loaded;
+}
+
+/** Why {@link loadUdpBatch} returned null (null when it loaded or was not tried). */
+export function udpBatchUnavailableReason(): string | null {
+  return loadError;
+}
