@@ -3,14 +3,14 @@
  * seeds 10 MSPs with 1,000 customers (a static location each, 100 devices each: 100,000 devices) and
  * today's roll-ups of the measured customer, starts the API in this process on a loopback port, logs
  * in as the system admin, an MSP admin and a customer admin through the real authorize route, then
- * times each route alone (200 requests one at a time: its own cost), then runs autocannon (in a
+ * times each route alone (200 requests one at a time after 100 of warm-up: its own cost), then runs autocannon (in a
  * child process, so the load generator has its own event loop) at a fixed 500 req/s per route and
  * prints p50/p99/max, errors and the 1-minute load average per route as a Markdown table.
  *
  *   node --import tsx bench/api.ts [seconds=10] [rate=500]
  *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/api.ts
  *   CORDON_BENCH_ROUTES=devices,customers node --import tsx bench/api.ts   # a subset, by label
- *   CORDON_BENCH_KEEP=1 …   # keeps the SQLite file (its path printed) to look at the queries' plans
+ *   CORDON_BENCH_KEEP=1 …   # keeps the SQLite file or PostgreSQL schema (printed) to look at the queries' plans
  *
  * Customers and locations go through core (the mutation path: default policy, audit, claims), the
  * devices through one multi-row INSERT per customer with the columns the devices service writes.
@@ -54,7 +54,8 @@ async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<voi
       handle,
       drop: async () => {
         await handle.close();
-        await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+        if (process.env.CORDON_BENCH_KEEP) console.log(`kept schema ${schema}`);
+        else await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
         await admin.close();
       },
     };
@@ -273,12 +274,13 @@ try {
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of routes) {
     if (only && !only.includes(r.label)) continue;
-    // One request at a time first: the route's own time (its CPU cost), then the fixed-rate load.
+    // One request at a time first: the route's own time (its CPU cost; 100 warm-up requests
+    // uncounted), then the fixed-rate load.
     const alone: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 300; i++) {
       const t = performance.now();
       await (await fetch(`${address}${r.path}`, { headers: { authorization: `Bearer ${r.token}` } })).arrayBuffer();
-      alone.push(performance.now() - t);
+      if (i >= 100) alone.push(performance.now() - t);
     }
     alone.sort((a, b) => a - b);
     const res = await load(`${address}${r.path}`, r.token);

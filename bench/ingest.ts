@@ -1,8 +1,9 @@
 /**
  * Query-log ingest (docs/architecture.md "Statistics"): rows per second through the writers' insert
  * path (`insertQueryLogBatch`: raw rows per batch of 1,000, roll-ups gathered in a `RollupBuffer`),
- * through `insertQueryLogRows` (raw + roll-ups per batch, one transaction) and the raw INSERT alone,
- * on SQLite and PostgreSQL.
+ * through `insertQueryLogRows` (raw + roll-ups per batch, one transaction) and the raw insert alone
+ * (`insertQueryLogRaw`: SQLite prepared multi-row statements, PostgreSQL COPY), on SQLite and
+ * PostgreSQL.
  *
  *   node --import tsx bench/ingest.ts [rows=300000]                                   (SQLite file in /tmp)
  *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/ingest.ts

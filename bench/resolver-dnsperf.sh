@@ -5,16 +5,18 @@
 # CORDON_BENCH_MIXES="blocked cached" picks the mixes; CORDON_BENCH_QPS=10000 fixes the offered load
 # (dnsperf -Q; the default 200000 saturates) and adds latency percentiles from dnsperf -v (per-answer latencies).
 # CORDON_BENCH_UDP_BACKEND=dgram|batch and CORDON_BENCH_THREADS=N reach bench/resolver-serve.ts; its last
-# lines give the CPU time per answered query. CORDON_UT1_DIR names the UT1 lists (default: the shared
-# data beside the repository, as bench/resolver-category-load.ts); CORDON_BENCH_DIR the scratch
-# directory (default a new one under $TMPDIR).
+# lines give the CPU time per answered query. Paths: CORDON_UT1_DIR, the UT1 lists (default
+# $CORDON_SHARED_DIR/data/categories/ut1, CORDON_SHARED_DIR defaulting to the repository's sibling
+# shared/, as in bench/peers/run.sh); CORDON_BENCH_DB, the UT1 SQLite file (default
+# $TMPDIR/cordon-bench-ut1.db, kept between runs); CORDON_BENCH_DIR, the scratch directory (default
+# a new one under $TMPDIR); CORDON_BENCH_PORT (5399); CORDON_BENCH_CLIENTS (dnsperf -c, 8).
 # Two mixes: blocked names (UT1 gambling, each blocked by the policy) and cached names (a few
 # allowed names, cached after the first query). Numbers go in bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 port=${CORDON_BENCH_PORT:-5399}
-ut1=${CORDON_UT1_DIR:-$(cd .. && pwd)/shared/data/categories/ut1}
+ut1=${CORDON_UT1_DIR:-${CORDON_SHARED_DIR:-$(cd .. && pwd)/shared}/data/categories/ut1}
 work=${CORDON_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/cordon-dnsperf.XXXXXX")}
 mkdir -p "$work"
 db=${CORDON_BENCH_DB:-${TMPDIR:-/tmp}/cordon-bench-ut1.db}   # kept between runs: the UT1 import takes a while

@@ -157,6 +157,10 @@ export interface ResolverMetrics {
   udpRecvBufferBytes: number;
   /** The UDP path in use: `batch` (recvmmsg / sendmmsg) or `dgram`. */
   udpBackend: 'batch' | 'dgram';
+  /** `recvmmsg` calls that returned datagrams (0 on dgram): queries ÷ this is the mean batch size. */
+  udpBatches: number;
+  /** UDP answers the kernel refused to send (send buffer full, unreachable): dropped. */
+  udpSendErrors: number;
   cacheEntries: number;
   queryLog: QueryLogStats;
   /** Where query-log INSERTs run: `worker` (a writer thread with its own connection) or `inline` (this thread). */
@@ -303,6 +307,8 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         },
         udpRecvBufferBytes: udp.recvBufferBytes,
         udpBackend: udp.backend,
+        udpBatches: udp.stats().batches,
+        udpSendErrors: udp.stats().sendErrors,
         cacheEntries: cache.size,
         queryLog: { ...queryLog.stats },
         queryLogWriter: queryLog instanceof QueryLogWorkerWriter ? 'worker' : 'inline',

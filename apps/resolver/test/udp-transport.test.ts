@@ -141,6 +141,14 @@ describe.each(backends)('UDP transport (%s backend)', (backend) => {
       const ids = replies.map((r) => r.readUInt16BE(0)).sort((a, b) => a - b);
       expect(ids).toEqual(burst.map((_, i) => i));
       for (const r of replies) expect(r.length).toBe(r.readUInt16BE(0) % 5 === 0 ? 4000 : 40);
+      const { batches, sendErrors } = server.stats();
+      expect(sendErrors).toBe(0);
+      if (backend === 'dgram') expect(batches).toBe(0);
+      // Several datagrams per receive call: the burst arrives faster than it is drained.
+      else {
+        expect(batches).toBeGreaterThan(0);
+        expect(batches).toBeLessThan(300);
+      }
     },
   );
 

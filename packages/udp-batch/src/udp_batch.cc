@@ -212,8 +212,14 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
   napi_value cb, resource, argv[1], result;
   napi_get_reference_value(env, s->cb_ref, &cb);
   napi_get_reference_value(env, s->resource_ref, &resource);
-  if (status < 0 || (events & UV_READABLE) == 0) {
+  if (status < 0) {
+    // The descriptor itself failed (libuv reports EBADF and the like): stop rather than spin.
     s->recv_errors++;
+    uv_poll_stop(handle);
+    napi_close_handle_scope(env, scope);
+    return;
+  }
+  if ((events & UV_READABLE) == 0) {
     napi_close_handle_scope(env, scope);
     return;
   }

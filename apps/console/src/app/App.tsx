@@ -63,14 +63,16 @@ const LIGHT_VARIANT_COLORS = [
 const PALE_SHADE_9: ReadonlySet<string> = new Set(['green', 'lime', 'yellow', 'orange']);
 
 /**
- * The "dimmed" grey text is gray 7 (7.5:1 on white) instead of gray 6 (3.32:1), and the colours of
- * the light variants (status labels, light buttons, alerts) are drawn on the colour's shade 0 with its
- * shade 9 text (teal 6 on a 10 % teal wash was 2.9:1; teal 9 on teal 0 is 4.7:1), WCAG 1.4.3.
+ * The "dimmed" grey text is gray 7 (7.5:1 on white) instead of gray 6 (3.32:1), field errors red 9
+ * (5.5:1) instead of red 6 (3.3:1), and the colours of the light variants (status labels, light
+ * buttons, alerts) are drawn on the colour's shade 0 with its shade 9 text (teal 6 on a 10 % teal wash was 2.9:1; teal 9 on teal 0 is 4.7:1), WCAG 1.4.3.
  */
 const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    // Field errors and required marks: red 9 (5.5:1 on white) instead of red 6 (3.3:1).
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
     ...Object.fromEntries(
       LIGHT_VARIANT_COLORS.flatMap((c) => [
         [`--mantine-color-${c}-light`, `var(--mantine-color-${c}-0)`],

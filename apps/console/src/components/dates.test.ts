@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, userTimeZone } from './dates.ts';
+import { formatDate, formatDateTime, formatHour, userTimeZone } from './dates.ts';
 
 const storage = (tz: string | null) => ({ getItem: () => tz });
 
@@ -16,5 +16,18 @@ describe("dates in the user's time zone (spec §3 timezone)", () => {
     expect(formatDate(iso, 'en-GB', 'UTC')).toBe('1 Mar 2026');
     expect(formatDate(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026');
     expect(formatDateTime(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026, 08:30');
+  });
+});
+
+describe('hour labels of the charts and hourly reports', () => {
+  it('reads an ISO hour in the given zone, with or without the date', () => {
+    expect(formatHour('2026-11-15T23:00:00.000Z', false, 'Europe/Berlin')).toBe('00:00');
+    expect(formatHour('2026-11-15T23:00:00.000Z', true, 'Europe/Berlin')).toBe('16.11 00:00');
+    expect(formatHour('2026-11-16T00:00:00.000Z', true, 'Asia/Kolkata')).toBe('16.11 05:30');
+  });
+
+  it('gives the text back for an unknown zone or an unparsable time', () => {
+    expect(formatHour('2026-11-16T00:00:00.000Z', false, 'Mars/Olympus')).toBe('2026-11-16T00:00:00.000Z');
+    expect(formatHour('soon', true, 'UTC')).toBe('soon');
   });
 });

@@ -30,3 +30,28 @@ export function formatDateTime(iso: string, lang?: string, timeZone: string | un
     ...(timeZone ? { timeZone } : {}),
   }).format(new Date(iso));
 }
+
+/**
+ * An ISO-8601 hour as `HH:mm`, or `DD.MM HH:mm` with `withDate`, in `timeZone` (default the
+ * browser's): the hour labels of the traffic charts and the hourly report rows. `:30` shows in a
+ * half-hour zone. An unparsable time or an unknown zone gives the text back.
+ */
+export function formatHour(iso: string, withDate: boolean, timeZone?: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  try {
+    const parts = new Intl.DateTimeFormat('en-GB', {
+      ...(timeZone ? { timeZone } : {}),
+      day: '2-digit',
+      month: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(d);
+    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+    const time = `${part('hour')}:${part('minute')}`;
+    return withDate ? `${part('day')}.${part('month')} ${time}` : time;
+  } catch {
+    return iso;
+  }
+}

@@ -98,8 +98,10 @@ function startEntry(workerData: DataPlaneWorkerData): Worker {
  * Starts the data-plane thread and waits until its roles listen (snapshot loaded, addresses bound).
  * The thread keeps the process alive until {@link RunningDataPlane.close}.
  * @param startThread starts the thread from its `workerData`; tests substitute a stand-in
- * @throws Error when neither role is asked for, when the entry cannot be found, or when a role
- *   fails to start (its `code`, e.g. `EADDRINUSE`, is kept); the thread has ended by then
+ * @throws Error when neither role is asked for, when the entry cannot be found, when a role
+ *   fails to start (its `code`, e.g. `EADDRINUSE`, is kept; every thread has ended by then), or
+ *   when more than one resolver thread is asked for without the batched UDP addon (or on dgram);
+ *   RangeError for a thread count below 1
  */
 export async function startDataPlane(
   opts: DataPlaneOptions,
@@ -132,11 +134,15 @@ export async function startDataPlane(
       udpOnly: true,
       snapshotDir: null,
     };
-    try {
-      for (let i = 1; i < threads; i++) extra.push(await startOne(opts, udpOnly, null, startThread));
-    } catch (err) {
+    // Started together: each loads its own snapshot.
+    const started = await Promise.allSettled(
+      Array.from({ length: threads - 1 }, () => startOne(opts, udpOnly, null, startThread)),
+    );
+    for (const r of started) if (r.status === 'fulfilled') extra.push(r.value);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
       await Promise.all([first, ...extra].map((t) => t.close()));
-      throw err;
+      throw failed.reason;
     }
   }
   if (extra.length === 0) return first;

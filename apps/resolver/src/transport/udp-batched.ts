@@ -26,6 +26,7 @@ export interface BatchedServer {
   readonly address: AddressInfo;
   readonly backend: 'batch';
   readonly recvBufferBytes: number;
+  stats(): { batches: number; sendErrors: number };
   close(): Promise<void>;
 }
 
@@ -135,11 +136,21 @@ export function startBatched(
   }
   const opened = socket;
   const info = binding.info(opened);
+  let last = { batches: 0, sendErrors: 0 };
   return Promise.resolve({
     address: { address: host, family: info.family === 6 ? 'IPv6' : 'IPv4', port: info.port },
     backend: 'batch',
     recvBufferBytes: info.recvBufferBytes,
+    stats: () => {
+      if (socket !== null) {
+        const now = binding.info(opened);
+        last = { batches: now.batches, sendErrors: now.sendErrors };
+      }
+      return last;
+    },
     close: async () => {
+      if (socket === null) return;
+      last = { batches: binding.info(opened).batches, sendErrors: binding.info(opened).sendErrors };
       socket = null;
       binding.close(opened);
     },

@@ -15,6 +15,11 @@ export interface UdpServer {
   readonly address: AddressInfo;
   /** The path in use: `batch` (recvmmsg / sendmmsg) or `dgram`. */
   readonly backend: 'batch' | 'dgram';
+  /**
+   * `batches`: receive calls that returned datagrams (batch path; 0 on dgram), so queries ÷
+   * batches is the mean batch size; `sendErrors`: answers the kernel refused to send (dropped).
+   */
+  stats(): { batches: number; sendErrors: number };
   /** The socket's receive buffer as the kernel reports it, bytes (Linux reports twice what it grants). */
   readonly recvBufferBytes: number;
   close(): Promise<void>;
@@ -168,7 +173,11 @@ function startDgram(
   wanted: number,
 ): Promise<UdpServer> {
   const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
-  const send = (wire: Buffer, rinfo: dgram.RemoteInfo) => socket.send(wire, rinfo.port, rinfo.address);
+  let sendErrors = 0;
+  const sent = (err: Error | null) => {
+    if (err) sendErrors++;
+  };
+  const send = (wire: Buffer, rinfo: dgram.RemoteInfo) => socket.send(wire, rinfo.port, rinfo.address, sent);
   socket.on('message', (msg, rinfo) => {
     const out = handle(msg, canonicalIp(rinfo.address));
     if (out === null) return;
@@ -199,6 +208,7 @@ function startDgram(
         address: socket.address(),
         backend: 'dgram',
         recvBufferBytes: socket.getRecvBufferSize(),
+        stats: () => ({ batches: 0, sendErrors }),
         close: () => new Promise((r) => socket.close(() => r())),
       });
     });

@@ -34,6 +34,8 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
         aria-label={t('dashboard.period')}
         fullWidth
         maw={520}
+        // On a phone the four periods share 350 px: labels wrap instead of the last one being cut off.
+        styles={{ control: { minWidth: 0 }, label: { whiteSpace: 'normal', lineHeight: 1.25 } }}
       />
       <QueryState query={query}>
         {(d) => (

@@ -7,17 +7,10 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatHour, userTimeZone } from '../dates.ts';
 
 // Only what these charts need, so the chart chunk stays small (bench/README.md).
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
-
-/** `HH:00` of a point on a one-day chart, `DD.MM HH:00` on a longer one (browser time). */
-function hourLabel(iso: string, withDate: boolean): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const hh = `${String(d.getHours()).padStart(2, '0')}:00`;
-  return withDate ? `${String(d.getDate()).padStart(2, '0')}.${String(d.getMonth() + 1).padStart(2, '0')} ${hh}` : hh;
-}
 
 /** Stacked allowed/blocked bars in the spec's colours (spec §9: allowed #4BA7EE, blocked #DE3617). */
 function stackedOption(labels: string[], allowed: number[], blocked: number[], names: [string, string]) {
@@ -39,9 +32,11 @@ function stackedOption(labels: string[], allowed: number[], blocked: number[], n
 export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label: string }) {
   const { t } = useTranslation();
   const option = useMemo(() => {
+    // Hours in the user's time zone (the profile's, else the browser's), like every other time shown.
+    const timeZone = userTimeZone();
     const withDate = traffic.data.length > 25;
     return stackedOption(
-      traffic.data.map((p) => hourLabel(p.time, withDate)),
+      traffic.data.map((p) => formatHour(p.time, withDate, timeZone)),
       traffic.data.map((p) => p.allowed),
       traffic.data.map((p) => p.blocked),
       [t('dashboard.allowed'), t('dashboard.blocked')],
@@ -57,7 +52,7 @@ export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label:
   );
 }
 
-/** Allowed vs blocked requests per day of the history (spec §9: 5 days). */
+/** Allowed vs blocked requests per day of the history (spec §9: 5 days); a line of text when nothing was logged. */
 export function HistoryChart({ history, label }: { history: StatsHistory; label: string }) {
   const { t } = useTranslation();
   const option = useMemo(
@@ -70,6 +65,9 @@ export function HistoryChart({ history, label }: { history: StatsHistory; label:
       ),
     [history, t],
   );
+  if (history.data.every((d) => d.allowed === 0 && d.blocked === 0)) {
+    return <Text c="dimmed">{t('dashboard.noTraffic')}</Text>;
+  }
   return (
     <figure aria-label={label} data-testid="history-chart" style={{ margin: 0 }}>
       <ReactEChartsCore echarts={echarts} option={option} style={{ height: 260 }} notMerge />

@@ -15,6 +15,7 @@ import {
   useSaveMailSettingsMutation,
   useTestMailMutation,
 } from './api.ts';
+import { missingPassword, storedPasswordState } from './passwordRule.ts';
 
 interface MailValues {
   server: string;
@@ -45,6 +46,8 @@ function MailSettingsForm({ settings, query }: { settings: MailSettings; query: 
     notification_period: v.notification_period,
     ...(system ? { console_url: v.console_url } : {}),
   });
+  const validateSchema = schemaValidator(mailSettingsUpdateSchema, prepare);
+  const passwordState = storedPasswordState(settings);
   const form = useForm<MailValues>({
     initialValues: {
       server: settings.server,
@@ -57,7 +60,10 @@ function MailSettingsForm({ settings, query }: { settings: MailSettings; query: 
       notification_period: settings.notification_period,
       console_url: settings.console_url,
     },
-    validate: schemaValidator(mailSettingsUpdateSchema, prepare),
+    validate: (values) => {
+      const errors = validateSchema(values);
+      return missingPassword(settings, values) ? { ...errors, password: t('mail.passwordRequired') } : errors;
+    },
   });
   const submit = form.onSubmit((values) =>
     save.mutate(mailSettingsUpdateSchema.parse(prepare(values)), {
@@ -94,7 +100,13 @@ function MailSettingsForm({ settings, query }: { settings: MailSettings; query: 
         <TextInput label={t('mail.username')} autoComplete="off" {...form.getInputProps('username')} />
         <PasswordInput
           label={t('mail.password')}
-          description={settings.has_password ? t('mail.passwordKept') : undefined}
+          description={
+            passwordState === 'kept'
+              ? t('mail.passwordKept')
+              : passwordState === 'notCopied'
+                ? t('mail.passwordNotCopied')
+                : undefined
+          }
           autoComplete="new-password"
           {...form.getInputProps('password')}
         />

@@ -6,14 +6,9 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { reportHourName } from './reportRows.ts';
 
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
-
-/** Local `DD.MM HH:00` of an ISO hour (trend per hour). */
-function hourName(iso: string): string {
-  const d = new Date(iso);
-  return `${String(d.getDate()).padStart(2, '0')}.${String(d.getMonth() + 1).padStart(2, '0')} ${String(d.getHours()).padStart(2, '0')}:00`;
-}
 
 /**
  * A report's chart: trend reports as vertical stacked bars in time order, the others as horizontal
@@ -27,7 +22,7 @@ export function ReportChart({ report, label }: { report: Report; label: string }
     const rows = trend ? report.rows : report.rows.slice(0, 10).reverse();
     const names = rows.map((r) =>
       report.dimension === 'hour'
-        ? hourName(r.key)
+        ? reportHourName(r.key, report.timezone)
         : /domain|url/.test(report.dimension)
           ? shortenDomain(r.name)
           : r.name,

@@ -1,9 +1,19 @@
-import { formatCount, REPORTS, type Report, type ReportCode, type ReportType, shortenDomain } from '@cordon/shared';
+import {
+  Constants,
+  formatCount,
+  REPORTS,
+  type Report,
+  type ReportCode,
+  type ReportType,
+  shortenDomain,
+} from '@cordon/shared';
 import { Button, Group, Paper, Select, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconDownload, IconFileTypePdf } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListSearch, SortableTh, useListState } from '../../components/DataTable.tsx';
 import { saveTextFile } from '../../components/domainList/logic.ts';
+import { ListPagination } from '../../components/ListPagination.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
@@ -11,6 +21,13 @@ import { useCustomerId, useSessionStore } from '../../session/context.ts';
 import { downloadPdf, useReportQuery } from './api.ts';
 import { reportCsv, reportCsvName } from './csv.ts';
 import { ReportChart } from './ReportChart.tsx';
+import {
+  defaultReportSort,
+  isTimeDimension,
+  type ReportSortKey,
+  reportHourName,
+  reportRowsPage,
+} from './reportRows.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -21,9 +38,18 @@ function localDay(days: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+const NUMBER_COLUMNS = ['requests', 'allowed', 'blocked'] as const;
+
+/**
+ * A report's rows as a table of 10 rows a page (spec §9) with sortable columns and, for rows that
+ * are not points in time, a search box; all in the browser (`reportRowsPage`). Keyed by the report
+ * by its caller, so another report starts on page 1 in its own order.
+ */
 function ReportTable({ report }: { report: Report }) {
   const { t } = useTranslation();
+  const list = useListState<ReportSortKey>(defaultReportSort(report.dimension));
   const domains = /domain|url/.test(report.dimension);
+  const time = isTimeDimension(report.dimension);
   if (report.rows.length === 0) {
     return (
       <Text c="dimmed" data-testid="report-empty">
@@ -31,48 +57,71 @@ function ReportTable({ report }: { report: Report }) {
       </Text>
     );
   }
+  const view = reportRowsPage(report.rows, report.dimension, {
+    filter: list.filter,
+    sort: list.sort,
+    page: list.page,
+    pageSize: Constants.defaultPageSize,
+  });
+  const dimension = t(`reports.dimensions.${report.dimension}`);
   return (
-    <Table.ScrollContainer minWidth={420}>
-      <Table striped data-testid="report-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t(`reports.dimensions.${report.dimension}`)}</Table.Th>
-            <Table.Th ta="right">{t('reports.requests')}</Table.Th>
-            <Table.Th ta="right">{t('reports.allowed')}</Table.Th>
-            <Table.Th ta="right">{t('reports.blocked')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {report.rows.map((r) => (
-            <Table.Tr key={r.key}>
-              <Table.Td title={r.name}>
-                {report.dimension === 'hour'
-                  ? new Date(r.key).toLocaleString()
-                  : domains
-                    ? shortenDomain(r.name)
-                    : r.name}
-              </Table.Td>
-              <Table.Td ta="right" title={String(r.requests)}>
-                {formatCount(r.requests)}
-              </Table.Td>
-              <Table.Td ta="right" title={String(r.allowed)}>
-                {formatCount(r.allowed)}
-              </Table.Td>
-              <Table.Td ta="right" title={String(r.blocked)}>
-                {formatCount(r.blocked)}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <>
+      {time ? null : (
+        <Group mt="md" mb="sm">
+          <ListSearch list={list} label={t('reports.search')} />
+        </Group>
+      )}
+      {view.total === 0 ? (
+        <Text c="dimmed" data-testid="report-no-match">
+          {t('reports.noMatch')}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={420}>
+          <Table striped data-testid="report-table">
+            <Table.Thead>
+              <Table.Tr>
+                <SortableTh sortKey="name" sort={list.sort} onSort={list.onSort} label={dimension} />
+                {NUMBER_COLUMNS.map((key) => (
+                  <SortableTh
+                    key={key}
+                    sortKey={key}
+                    sort={list.sort}
+                    onSort={list.onSort}
+                    label={t(`reports.${key}`)}
+                  />
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {view.rows.map((r) => (
+                <Table.Tr key={r.key}>
+                  <Table.Td title={r.name}>
+                    {report.dimension === 'hour'
+                      ? reportHourName(r.key, report.timezone)
+                      : domains
+                        ? shortenDomain(r.name)
+                        : r.name}
+                  </Table.Td>
+                  {NUMBER_COLUMNS.map((key) => (
+                    <Table.Td key={key} ta="right" title={String(r[key])}>
+                      {formatCount(r[key])}
+                    </Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <ListPagination total={view.total} page={view.page} onChange={list.setPage} />
+    </>
   );
 }
 
 /**
  * A reporting page of one report type (spec §2 reporting: behavior, blocked, security, trend; spec §3
  * "Report types"): the dimension (its `r_*` code), the local days start–end (default the last 7),
- * then the report as a chart and a table, with CSV (DD-MM-YYYY name) and one-off PDF downloads.
+ * then the report as a chart and a paged, sortable, searchable table, with CSV (DD-MM-YYYY name) and one-off PDF downloads.
  */
 export function ReportPage({ type }: { type: ReportType }) {
   const { t } = useTranslation();
@@ -162,12 +211,14 @@ export function ReportPage({ type }: { type: ReportType }) {
               </Title>
               <Text size="sm" c="dimmed" mb="sm" data-testid="report-period">
                 {t('reports.period', { start: report.start, end: report.end, timezone: report.timezone })} ·{' '}
-                {t('reports.total', { count: report.total })}
+                <span title={String(report.total)}>
+                  {t('reports.total', { count: report.total, total: formatCount(report.total) })}
+                </span>
               </Text>
               {report.rows.length > 0 ? (
                 <ReportChart report={report} label={t(`reports.codes.${report.code}`)} />
               ) : null}
-              <ReportTable report={report} />
+              <ReportTable key={`${report.code} ${report.start} ${report.end}`} report={report} />
             </Paper>
           )}
         </QueryState>

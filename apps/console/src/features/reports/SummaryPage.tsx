@@ -4,7 +4,9 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconDownload, IconPencil, IconPlayerPlay, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
+import { formatDateTime } from '../../components/dates.ts';
 import { ListPagination } from '../../components/ListPagination.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -79,28 +81,16 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
       <Modal opened={editing} onClose={edit.close} title={t('reports.editTitle')} size="lg">
         <ScheduledReportEditForm customerId={customerId} report={report} onDone={edit.close} />
       </Modal>
-      <Modal opened={confirming} onClose={confirm.close} title={t('reports.deleteTitle')}>
-        <Text mb="md">{t('reports.deleteText', { name: report.name })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={confirm.close}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() =>
-              remove.mutate(undefined, {
-                onSuccess: () => {
-                  showSuccessToast(t('reports.deleted'));
-                  confirm.close();
-                },
-              })
-            }
-          >
-            {t('common.delete')}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDialog
+        opened={confirming}
+        onClose={confirm.close}
+        title={t('reports.deleteTitle')}
+        text={t('reports.deleteText', { name: report.name })}
+        confirmLabel={t('common.delete')}
+        loading={remove.isPending}
+        // mutateAsync, not mutate's onSuccess: the refetch removes this row (and its callbacks) first.
+        onConfirm={() => remove.mutateAsync(undefined).then(() => showSuccessToast(t('reports.deleted')))}
+      />
     </Group>
   );
 }
@@ -111,7 +101,7 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
  * archive of the PDFs sent in the last 6 months (spec §9) to download.
  */
 export function SummaryPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const customerId = useCustomerId();
   const session = useSessionStore();
   const [schedPage, setSchedPage] = useState(1);
@@ -170,11 +160,13 @@ export function SummaryPage() {
                 {
                   key: 'sent',
                   header: t('reports.sentDate'),
-                  render: (r) => (r.sent_date ? new Date(r.sent_date).toLocaleString() : '—'),
+                  render: (r) => (r.sent_date ? formatDateTime(r.sent_date, i18n.language) : '—'),
                 },
                 {
                   key: 'status',
                   header: t('reports.status'),
+                  // Room for the whole "Report not sent" label: a narrower cell cuts the badge.
+                  w: 170,
                   render: (r) => <StatusCell status={r.status} reason={r.reason} />,
                 },
                 {
@@ -204,13 +196,15 @@ export function SummaryPage() {
                 {
                   key: 'created',
                   header: t('reports.createdAt'),
-                  render: (r) => new Date(r.created_at).toLocaleString(),
+                  render: (r) => formatDateTime(r.created_at, i18n.language),
                 },
                 { key: 'name', header: t('reports.name'), render: (r) => r.name },
                 { key: 'period', header: t('reports.periodColumn'), render: (r) => `${r.start} – ${r.end}` },
                 {
                   key: 'status',
                   header: t('reports.status'),
+                  // Room for the whole "Report not sent" label: a narrower cell cuts the badge.
+                  w: 170,
                   render: (r) => <StatusCell status={r.status} reason={r.reason} />,
                 },
                 {
