@@ -1,4 +1,4 @@
-import { Box, Paper, SegmentedControl, SimpleGrid, Skeleton, Title } from '@mantine/core';
+import { Box, Paper, SegmentedControl, SimpleGrid, Skeleton, Title, useMatches } from '@mantine/core';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '../QueryState.tsx';
@@ -22,6 +22,7 @@ const HistoryChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m
 export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const { t } = useTranslation();
   const [period, setPeriod] = useState<DashboardPeriod>('today');
+  const compact = useMatches({ base: 'xs', sm: 'sm' });
   const query = useDashboardQuery(owner, period);
   const periodLabel = t(`dashboard.periods.${period}`);
   return (
@@ -34,8 +35,20 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
         aria-label={t('dashboard.period')}
         fullWidth
         maw={520}
-        // On a phone the four periods share 350 px: labels wrap instead of the last one being cut off.
-        styles={{ control: { minWidth: 0 }, label: { whiteSpace: 'normal', lineHeight: 1.25 } }}
+        // On a phone the four periods share 350 px: smaller text, and labels wrap (centred, the
+        // indicator as tall as the tallest) instead of the last one being cut off.
+        size={compact}
+        styles={{
+          control: { minWidth: 0 },
+          label: {
+            whiteSpace: 'normal',
+            lineHeight: 1.25,
+            height: '100%',
+            display: 'flex',
+            alignItems: 'center',
+            justifyContent: 'center',
+          },
+        }}
       />
       <QueryState query={query}>
         {(d) => (
