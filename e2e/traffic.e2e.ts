@@ -178,6 +178,15 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(500);
     await shot(page, '02-customer-dashboard-390');
+    // The four periods fit the phone's width (the last one was cut off before).
+    const periodsClipped = await page
+      .getByTestId('dashboard')
+      .locator('.mantine-SegmentedControl-root')
+      .evaluate((el) => {
+        const box = el as unknown as { scrollWidth: number; clientWidth: number };
+        return box.scrollWidth - box.clientWidth;
+      });
+    expect(periodsClipped).toBeLessThanOrEqual(0);
     const overflow = await page.evaluate(() => {
       const g = globalThis as unknown as {
         document: { documentElement: { scrollWidth: number; clientWidth: number } };
@@ -193,6 +202,8 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.getByTestId('history-table').waitFor();
     await page.getByRole('textbox', { name: 'Search domain, source IP, user or device' }).fill('blocked-by-list');
     await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBe(2);
+    // The search page shows whole qnames (sibling subdomains must not look alike).
+    expect(await page.getByTestId('history-table').textContent()).toContain(BLOCKED);
     await shot(page, '03-history-search');
     const historyViolations = await axeViolations(page);
     expect(historyViolations, formatViolations(historyViolations)).toEqual([]);
@@ -219,6 +230,13 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await expect.poll(() => page.getByTestId('report-table').textContent()).toContain('blocked-by-list.example');
     await page.getByTestId('report-chart').waitFor();
     await shot(page, '05-blocked-report');
+    // The table writes domains in full (rows shortened to the same last two labels could not be
+    // told apart) and searches its rows.
+    expect(await page.getByTestId('report-table').textContent()).toContain(BLOCKED);
+    await page.getByRole('textbox', { name: 'Search this report' }).fill('no-such-domain');
+    await page.getByTestId('report-no-match').waitFor();
+    await page.getByRole('textbox', { name: 'Search this report' }).fill('');
+    await page.getByTestId('report-table').waitFor();
     const reportViolations = await axeViolations(page);
     expect(reportViolations, formatViolations(reportViolations)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
@@ -251,6 +269,10 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.getByRole('option', { name: 'Trend per day', exact: true }).click();
     await dialog.getByLabel(/^Frequency/).click();
     await page.getByRole('option', { name: 'Daily', exact: true }).click();
+    // A bad address is named on the recipients field (its message was keyed to the list item, shown nowhere).
+    await dialog.getByRole('textbox', { name: /^Recipients/ }).fill('principal@traffic.test, not-an-address');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByText('not-an-address: Must be valid email address.').waitFor();
     await dialog.getByRole('textbox', { name: /^Recipients/ }).fill('principal@traffic.test');
     await shot(page, '06-new-scheduled');
     await dialog.getByRole('button', { name: 'Create' }).click();
@@ -276,6 +298,11 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await shot(page, '07-summary-sent');
     const summaryViolations = await axeViolations(page);
     expect(summaryViolations, formatViolations(summaryViolations)).toEqual([]);
+    // Deleting asks first, then confirms with a toast (the row and its callbacks are gone by then).
+    await page.getByRole('button', { name: 'Delete Daily behaviour' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Scheduled report deleted.').waitFor();
+    await page.getByText('No scheduled reports yet.').waitFor();
   });
 
   it("sets the default policy's category notifications: a recipient is required, then saved", async () => {

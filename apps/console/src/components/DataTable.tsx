@@ -7,9 +7,9 @@ import { useTranslation } from 'react-i18next';
 import { ListPagination, pageQuery } from './ListPagination.tsx';
 import { QueryState } from './QueryState.tsx';
 import { RowCheckbox, type RowSelection, SelectAllCheckbox } from './RowSelection.tsx';
+import { SEARCH_DEBOUNCE_MS } from './search.ts';
 
-/** Delay before a search text is sent, ms: one request per pause in typing, not per key. */
-export const SEARCH_DEBOUNCE_MS = 300;
+export { SEARCH_DEBOUNCE_MS };
 
 /** A list's sort: one of the API's sort keys and its direction (spec §9 `sortkey`/`sortdir`). */
 export interface ListSort<K extends string> {
@@ -68,7 +68,16 @@ export function useListState<K extends string>(defaultSort: ListSort<K>): ListSt
 }
 
 /** A list's search box: labelled, full width on a phone, 280 px from `sm` up; typing goes back to page 1. */
-export function ListSearch<K extends string>({ list, label }: { list: ListState<K>; label?: string }) {
+export function ListSearch<K extends string>({
+  list,
+  label,
+  wide,
+}: {
+  list: ListState<K>;
+  label?: string;
+  /** A wider box from the `sm` breakpoint on, for a label that names several fields. */
+  wide?: boolean;
+}) {
   const { t } = useTranslation();
   const text = label ?? t('common.search');
   return (
@@ -78,7 +87,7 @@ export function ListSearch<K extends string>({ list, label }: { list: ListState<
       leftSection={<IconSearch size={16} aria-hidden />}
       value={list.search}
       onChange={(e) => list.setSearch(e.currentTarget.value)}
-      w={{ base: '100%', sm: 280 }}
+      w={{ base: '100%', sm: wide ? 400 : 280 }}
     />
   );
 }

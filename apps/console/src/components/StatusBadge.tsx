@@ -38,7 +38,7 @@ const COLORS: Readonly<Record<Status, string>> = {
 export function StatusBadge({ status, size }: { status: Status; size?: MantineSize }) {
   const { t } = useTranslation();
   return (
-    <Badge variant="dot" color={COLORS[status]} size={size ?? 'sm'} data-status={status}>
+    <Badge variant="dot" color={COLORS[status]} size={size ?? 'sm'} miw="max-content" data-status={status}>
       {t(`status.${status}`)}
     </Badge>
   );

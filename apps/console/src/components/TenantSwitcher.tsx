@@ -8,7 +8,7 @@ import { useNavigate } from 'react-router';
 import { useEndpointQuery } from '../api/hooks.ts';
 import { useSession, useSessionStore } from '../session/context.ts';
 import { mspScope } from '../session/scope.ts';
-import { SEARCH_DEBOUNCE_MS } from './DataTable.tsx';
+import { SEARCH_DEBOUNCE_MS } from './search.ts';
 
 /** How many names a switcher offers at once; typing narrows the list on the server (spec §9 `filter`). */
 const SWITCHER_LIMIT = 50;

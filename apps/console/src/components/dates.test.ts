@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatHour, userTimeZone } from './dates.ts';
+import { formatDate, formatDateTime, formatHour, formatLogTime, userTimeZone } from './dates.ts';
 
 const storage = (tz: string | null) => ({ getItem: () => tz });
 
@@ -16,6 +16,11 @@ describe("dates in the user's time zone (spec §3 timezone)", () => {
     expect(formatDate(iso, 'en-GB', 'UTC')).toBe('1 Mar 2026');
     expect(formatDate(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026');
     expect(formatDateTime(iso, 'en-GB', 'Asia/Tokyo')).toBe('2 Mar 2026, 08:30');
+  });
+
+  it('gives a logged query its second, in that zone, and an unparsable time back as it came', () => {
+    expect(formatLogTime('2026-03-01T23:30:07.000Z', 'en-GB', 'Asia/Tokyo')).toBe('02/03/2026, 08:30:07');
+    expect(formatLogTime('not a time', 'en-GB', 'UTC')).toBe('not a time');
   });
 });
 

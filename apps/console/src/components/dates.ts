@@ -31,6 +31,17 @@ export function formatDateTime(iso: string, lang?: string, timeZone: string | un
   }).format(new Date(iso));
 }
 
+/** An ISO-8601 instant to the second (a logged query's time), in the user's time zone and language. */
+export function formatLogTime(iso: string, lang?: string, timeZone: string | undefined = userTimeZone()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(lang, {
+    dateStyle: 'short',
+    timeStyle: 'medium',
+    ...(timeZone ? { timeZone } : {}),
+  }).format(d);
+}
+
 /**
  * An ISO-8601 hour as `HH:mm`, or `DD.MM HH:mm` with `withDate`, in `timeZone` (default the
  * browser's): the hour labels of the traffic charts and the hourly report rows. `:30` shows in a

@@ -1,4 +1,4 @@
-import { Constants, type StatsHistory, type StatsTraffic } from '@cordon/shared';
+import { Constants, formatCount, type StatsHistory, type StatsTraffic } from '@cordon/shared';
 import { Text } from '@mantine/core';
 import { BarChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
@@ -20,7 +20,8 @@ function stackedOption(labels: string[], allowed: number[], blocked: number[], n
     legend: { bottom: 0 },
     grid: { left: 8, right: 8, top: 16, bottom: 40, containLabel: true },
     xAxis: { type: 'category', data: labels, axisLabel: { hideOverlap: true } },
-    yAxis: { type: 'value', minInterval: 1 },
+    // Axis counts with the spec §9 formatter (1.2k), like the numbers beside the charts.
+    yAxis: { type: 'value', minInterval: 1, axisLabel: { formatter: formatCount, hideOverlap: true } },
     series: [
       { name: names[0], type: 'bar', stack: 'requests', data: allowed },
       { name: names[1], type: 'bar', stack: 'requests', data: blocked },

@@ -111,7 +111,7 @@ export function HistoryPage() {
             w={180}
           />
         ) : null}
-        <ListSearch list={list} label={t('history.search')} />
+        <ListSearch list={list} label={t('history.search')} wide />
       </Group>
       <HistoryTable query={query} list={list} />
     </>

@@ -39,7 +39,7 @@ export function RecentTrafficPage() {
         {t('history.recentIntro')}
       </Text>
       <Group mb="md" justify="space-between" wrap="wrap">
-        <ListSearch list={list} label={t('history.search')} />
+        <ListSearch list={list} label={t('history.search')} wide />
         <Switch checked={live} onChange={(e) => setLive(e.currentTarget.checked)} label={t('history.live')} />
       </Group>
       <HistoryTable query={query} list={list} />
