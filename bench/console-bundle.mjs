@@ -23,7 +23,12 @@ const BUDGET_KB = 300;
 /** The lazy modules each first load adds to the entry (router pages and the area layout's widgets). */
 const LOADS = {
   'login page (/)': ['src/features/auth/RootPage.tsx'],
-  'customer overview (/customer/overview)': [
+  'customer overview (/customer/overview), customer admin': [
+    'src/features/stats/CustomerOverviewPage.tsx',
+    'src/components/BrandingSync.tsx',
+  ],
+  // A system or MSP admin also loads the header's tenant switcher.
+  'customer overview, system or MSP admin': [
     'src/features/stats/CustomerOverviewPage.tsx',
     'src/components/BrandingSync.tsx',
     'src/components/TenantSwitcher.tsx',

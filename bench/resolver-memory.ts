@@ -12,6 +12,9 @@
  * under tsx and the production bundle's `cordon serve --roles resolver` (`npm run build:server`;
  * tenancy, policy and the query log on), reads each one's RSS from /proc once it answers, sends 200,000 UDP queries (categorised, listed and allowed names; devices are only
  * held here, not queried through), reads the RSS again, and once more after 90 s idle (V8 returns garbage pages lazily). Figures go to bench/README.md, never into tests.
+ * CORDON_BENCH_SETTLE_S shortens the idle time; CORDON_BENCH_SERVERS=bundle measures the bundle
+ * alone — only once a full run has added the bench customer (bench/resolver-serve.ts does, on its
+ * first start), else nothing answers.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -182,8 +185,15 @@ function rssOf(pid: number): number {
 
 /** Waits until the resolver answers a query on `port` (it answers only once its snapshot is loaded). */
 async function waitForAnswers(child: ReturnType<typeof spawn>): Promise<void> {
+  const deadline = Date.now() + 300_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`resolver exited ${child.exitCode}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(
+        'no answer within 5 minutes: is the bench customer there? (run once without CORDON_BENCH_SERVERS)',
+      );
+    }
     const socket = dgram.createSocket('udp4');
     const answered = await new Promise<boolean>((resolve) => {
       socket.once('message', (msg) => resolve((msg[3]! & 0x0f) !== 5)); // not REFUSED: the claim is loaded
@@ -224,14 +234,20 @@ async function measure(label: string, args: string[], env: NodeJS.ProcessEnv): P
 if (!existsSync(file)) await build();
 const upstream = await startFakeUpstream();
 const serveScript = fileURLToPath(new URL('./resolver-serve.ts', import.meta.url));
+// CORDON_BENCH_SERVERS=bundle measures the production bundle only (default: tsx,bundle).
+const servers = (process.env.CORDON_BENCH_SERVERS ?? 'tsx,bundle').split(',');
 // bench/resolver-serve.ts adds the bench customer (127.0.0.1/32, every category blocked) on first start.
-await measure(
-  'resolver (tsx, bench/resolver-serve.ts)',
-  ['--import', 'tsx', serveScript, file, String(port), String(upstream.port)],
-  {},
-);
+if (servers.includes('tsx')) {
+  await measure(
+    'resolver (tsx, bench/resolver-serve.ts)',
+    ['--import', 'tsx', serveScript, file, String(port), String(upstream.port)],
+    {},
+  );
+}
 const bundle = fileURLToPath(new URL('../apps/cli/dist/cordon.mjs', import.meta.url));
-if (existsSync(bundle)) {
+if (!servers.includes('bundle')) {
+  // not asked for
+} else if (existsSync(bundle)) {
   await measure('cordon serve --roles resolver (production bundle)', [bundle, 'serve'], {
     CORDON_DATA_DIR: dirname(file),
     CORDON_ROLES: 'resolver',

@@ -58,6 +58,12 @@ export default defineConfig({
     emptyOutDir: true,
     // dist/.vite/manifest.json: the chunk graph bench/console-bundle.mjs sizes (never served: a dot folder).
     manifest: true,
+    rollupOptions: {
+      // tldts and ipaddr.js do nothing when imported but define functions, yet declare no
+      // `sideEffects`: without this, any chunk importing packages/shared's net.ts carries both whole
+      // (≈ 45 KB gzip) even when it calls neither (bench/README.md "Console first load").
+      treeshake: { moduleSideEffects: (id) => !/[\\/]node_modules[\\/](tldts|tldts-core|ipaddr\.js)[\\/]/.test(id) },
+    },
     chunkSizeWarningLimit: 600,
   },
 });

@@ -4,7 +4,8 @@
 // The entries of the worker threads (the data plane, the query-log writer) are emitted beside it,
 // where the code that starts them looks. `--outdir DIR` writes elsewhere (tests bundle into a
 // directory under node_modules, so the external packages still resolve).
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -25,6 +26,11 @@ const externalPackages = {
   },
 };
 
+// Chunk names change with their content: drop the previous build's.
+if (existsSync(outdir)) {
+  for (const f of readdirSync(outdir)) if (/^chunk-[A-Z0-9]+\.mjs(\.map)?$/.test(f)) rmSync(join(outdir, f));
+}
+
 const started = Date.now();
 const result = await build({
   absWorkingDir: root,
@@ -39,6 +45,11 @@ const result = await build({
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  // Dynamic imports become chunks, so a process evaluates only its roles' code (a resolver-only
+  // `cordon serve` never loads the API; bench/README.md "Resolver memory"). Chunks sit beside the
+  // entries: code in a chunk finds the worker entries through its own import.meta.url (threads.ts).
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',

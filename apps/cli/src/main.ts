@@ -2,7 +2,6 @@ import { migrateToLatest } from '@cordon/db';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { addAgentCommand } from './agent/command.ts';
-import { importCategories } from './commands/categories.ts';
 import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig } from './config.ts';
 import { openConfiguredDatabase } from './database.ts';
 
@@ -99,6 +98,7 @@ export async function main(argv: string[]): Promise<void> {
     ['dataDir', 'databaseUrl'],
   ).action(async (dir: string, flags: Record<string, string | undefined>) => {
     const config = resolveServeConfig(flags, process.env);
+    const { importCategories } = await import('./commands/categories.ts');
     await importCategories(config, flags.format ?? '', dir, print, Boolean(process.stderr.isTTY), flags.category);
   });
 

@@ -82,119 +82,135 @@ function blockPage(port: number, host: string): Promise<{ status: number; body: 
 }
 
 describe.each(testDialects())('data-plane thread on %s', (dialect) => {
-  it('serves DNS and the block page from its own thread, applies relayed changes at once, and close() flushes the query log', async () => {
-    const { connection, handle, drop } = await threadDatabase(dialect);
-    const seeded = await seedTenants(handle);
-    const upstream = await startFakeUpstream();
-    const plane = await startDataPlane({
-      connection,
-      logger: silent,
-      resolver: {
-        dns: { host: '127.0.0.1', port: 0 },
-        upstreams: [{ host: '127.0.0.1', port: upstream.port }],
-        blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
-      },
-      blockPage: { http: { host: '127.0.0.1', port: 0 } },
-      // Far longer than the test: only the relay can bring the change below in time.
-      changePollMs: 60_000,
-    });
-    try {
-      const port = plane.dns?.udp.port ?? 0;
-      expect(plane.dns?.tcp.port).toBe(port);
-      const blocked = await dig(port, 'gambling.example', 'A');
-      expect(blocked.status).toBe('NOERROR');
-      expect(blocked.answers).toEqual([{ name: 'gambling.example.', ttl: 60, type: 'A', data: '127.0.0.1' }]);
-      expect((await dig(port, '+tcp', 'allowed.example', 'A')).answers[0]?.data).toBe('192.0.2.10');
-      // The block page shares the resolver's snapshot on that thread.
-      const page = await blockPage(plane.blockPage?.port ?? 0, 'gambling.example');
-      expect(page.status).toBe(200);
-      expect(page.body).toContain('gambling.example');
-      expect(page.body).toContain('Gambling');
+  it.each([
+    ['its own thread', false],
+    ['the calling thread (inProcess)', true],
+  ] as const)(
+    'serves DNS and the block page from %s, applies relayed changes at once, and close() flushes the query log',
+    async (_where, inProcess) => {
+      const { connection, handle, drop } = await threadDatabase(dialect);
+      const seeded = await seedTenants(handle);
+      const upstream = await startFakeUpstream();
+      const plane = await startDataPlane({
+        connection,
+        logger: silent,
+        inProcess,
+        resolver: {
+          dns: { host: '127.0.0.1', port: 0 },
+          upstreams: [{ host: '127.0.0.1', port: upstream.port }],
+          blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+        },
+        blockPage: { http: { host: '127.0.0.1', port: 0 } },
+        // Far longer than the test: only the relay can bring the change below in time.
+        changePollMs: 60_000,
+      });
+      try {
+        const port = plane.dns?.udp.port ?? 0;
+        expect(plane.dns?.tcp.port).toBe(port);
+        const blocked = await dig(port, 'gambling.example', 'A');
+        expect(blocked.status).toBe('NOERROR');
+        expect(blocked.answers).toEqual([{ name: 'gambling.example.', ttl: 60, type: 'A', data: '127.0.0.1' }]);
+        expect((await dig(port, '+tcp', 'allowed.example', 'A')).answers[0]?.data).toBe('192.0.2.10');
+        // The block page shares the resolver's snapshot on that thread.
+        const page = await blockPage(plane.blockPage?.port ?? 0, 'gambling.example');
+        expect(page.status).toBe(200);
+        expect(page.body).toContain('gambling.example');
+        expect(page.body).toContain('Gambling');
 
-      // 127.0.0.5 is nobody's: REFUSED. Claim it for the other customer, then relay the topic.
-      expect((await dig(port, '-b', '127.0.0.5', 'allowed.example', 'A')).status).toBe('REFUSED');
-      const now = new Date().toISOString();
-      const location = await handle.db
-        .insertInto('locations')
-        .values({
-          customer_id: seeded.otherCustomerId,
-          type: 'static',
-          name: 'Annex',
-          policy_id: null,
-          key: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await handle.db
-        .insertInto('location_addresses')
-        .values({
-          location_id: location.id,
-          customer_id: seeded.otherCustomerId,
-          ...addressClaimColumns('127.0.0.5/32'),
-          created_at: now,
-        })
-        .execute();
-      const relayedAt = Date.now();
-      plane.relay('locations');
-      let status = '';
-      while (Date.now() - relayedAt < 1000) {
-        status = (await dig(port, '-b', '127.0.0.5', 'allowed.example', 'A')).status;
-        if (status === 'NOERROR') break;
+        // 127.0.0.5 is nobody's: REFUSED. Claim it for the other customer, then relay the topic.
+        expect((await dig(port, '-b', '127.0.0.5', 'allowed.example', 'A')).status).toBe('REFUSED');
+        const now = new Date().toISOString();
+        const location = await handle.db
+          .insertInto('locations')
+          .values({
+            customer_id: seeded.otherCustomerId,
+            type: 'static',
+            name: 'Annex',
+            policy_id: null,
+            key: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await handle.db
+          .insertInto('location_addresses')
+          .values({
+            location_id: location.id,
+            customer_id: seeded.otherCustomerId,
+            ...addressClaimColumns('127.0.0.5/32'),
+            created_at: now,
+          })
+          .execute();
+        const relayedAt = Date.now();
+        plane.relay('locations');
+        let status = '';
+        while (Date.now() - relayedAt < 1000) {
+          status = (await dig(port, '-b', '127.0.0.5', 'allowed.example', 'A')).status;
+          if (status === 'NOERROR') break;
+        }
+        expect(status).toBe('NOERROR');
+
+        const metrics = await plane.metrics();
+        expect(metrics?.queryLogWriter).toBe('worker');
+        expect(metrics?.queries).toBeGreaterThanOrEqual(4);
+      } finally {
+        await plane.close();
+        await plane.close();
       }
-      expect(status).toBe('NOERROR');
-
-      const metrics = await plane.metrics();
-      expect(metrics?.queryLogWriter).toBe('worker');
-      expect(metrics?.queries).toBeGreaterThanOrEqual(4);
-    } finally {
-      await plane.close();
-      await plane.close();
-    }
-    // Every answered query from a known client is in the database once close() has resolved.
-    const rows = await handle.db
-      .selectFrom('query_log')
-      .select(['qname', 'action'])
-      .where('qname', '=', 'gambling.example')
-      .execute();
-    expect(rows).toEqual([{ qname: 'gambling.example', action: 'blocked' }]);
-    expect(await plane.metrics()).toBeNull();
-    await upstream.close();
-    await handle.close();
-    await drop();
-  }, 60_000);
+      // Every answered query from a known client is in the database once close() has resolved.
+      const rows = await handle.db
+        .selectFrom('query_log')
+        .select(['qname', 'action'])
+        .where('qname', '=', 'gambling.example')
+        .execute();
+      expect(rows).toEqual([{ qname: 'gambling.example', action: 'blocked' }]);
+      expect(await plane.metrics()).toBeNull();
+      await upstream.close();
+      await handle.close();
+      await drop();
+    },
+    60_000,
+  );
 });
 
 describe('data-plane thread lifecycle', () => {
-  it('a bind failure rejects with its code after stopping the roles that had started', async () => {
-    const { connection, handle, drop } = await threadDatabase('sqlite');
-    const taken = net.createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const dnsPort = await freePort();
-    await expect(
-      startDataPlane({
-        connection,
-        logger: silent,
-        resolver: {
-          dns: { host: '127.0.0.1', port: dnsPort },
-          upstreams: [{ host: '127.0.0.1', port: 9 }],
-          blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
-        },
-        blockPage: { http: { host: '127.0.0.1', port: (taken.address() as net.AddressInfo).port } },
-      }),
-    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
-    // The resolver had bound dnsPort before the block page failed; it has been closed again.
-    const socket = dgram.createSocket('udp4');
-    await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.bind(dnsPort, '127.0.0.1', resolve);
-    });
-    socket.close();
-    await new Promise((resolve) => taken.close(resolve));
-    await handle.close();
-    await drop();
-  }, 60_000);
+  it.each([
+    ['on its thread', false],
+    ['in process', true],
+  ] as const)(
+    'a bind failure %s rejects with its code after stopping the roles that had started',
+    async (_where, inProcess) => {
+      const { connection, handle, drop } = await threadDatabase('sqlite');
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const dnsPort = await freePort();
+      await expect(
+        startDataPlane({
+          connection,
+          logger: silent,
+          inProcess,
+          resolver: {
+            dns: { host: '127.0.0.1', port: dnsPort },
+            upstreams: [{ host: '127.0.0.1', port: 9 }],
+            blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
+          },
+          blockPage: { http: { host: '127.0.0.1', port: (taken.address() as net.AddressInfo).port } },
+        }),
+      ).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // The resolver had bound dnsPort before the block page failed; it has been closed again.
+      const socket = dgram.createSocket('udp4');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('error', reject);
+        socket.bind(dnsPort, '127.0.0.1', resolve);
+      });
+      socket.close();
+      await new Promise((resolve) => taken.close(resolve));
+      await handle.close();
+      await drop();
+    },
+    60_000,
+  );
 
   it('reports a thread that dies at runtime through `failed`; metrics, relay and close() then do nothing', async () => {
     // A stand-in thread: ready at once, then an uncaught exception.

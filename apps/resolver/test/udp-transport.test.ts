@@ -1,4 +1,7 @@
 import dgram from 'node:dgram';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -219,6 +222,27 @@ describe.each(backends)('UDP transport (%s backend)', (backend) => {
   });
 
   if (backend === 'batch') {
+    it.skipIf(!built)('survives a thread ending with its socket still open (the addon closes it first)', async () => {
+      const addon = path.join(
+        path.dirname(createRequire(import.meta.url).resolve('@cordon/udp-batch/package.json')),
+        'build/Release/udp_batch.node',
+      );
+      const code = `
+        const b = require(${JSON.stringify(addon)});
+        const { parentPort } = require('node:worker_threads');
+        const h = b.open('127.0.0.1', 0, 0, false, Buffer.alloc(2048), Buffer.alloc(1024), 512, 256,
+          new Int32Array(8), Buffer.alloc(80), () => {});
+        parentPort.postMessage(b.info(h).port);`;
+      for (let i = 0; i < 2; i++) {
+        const worker = new Worker(code, { eval: true });
+        const port = await new Promise<number>((resolve) => worker.once('message', resolve));
+        await worker.terminate();
+        // The port is free again: the socket was closed when the thread's environment went away.
+        const again = await start(() => null, '127.0.0.1', { port });
+        expect(again.address.port).toBe(port);
+      }
+    });
+
     it.skipIf(!built)('shares a port between sockets with reusePort (the kernel spreads the datagrams)', async () => {
       const hits = [0, 0];
       const a = await start(

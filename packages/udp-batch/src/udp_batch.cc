@@ -43,6 +43,11 @@ struct Sock {
   uint8_t* addrs;
   napi_ref in_ref, out_ref, lens_ref, addrs_ref, cb_ref, resource_ref;
   napi_async_context actx;
+  // Registered at open, removed once the poll handle is closed: Node then waits for our close
+  // callback before it tears the thread's environment down and unloads this library.
+  napi_async_cleanup_hook_handle cleanup;
+  // Owners: the poll handle until libuv closed it, and the JavaScript handle until collected.
+  int owners;
   struct mmsghdr* rmsgs;
   struct iovec* riov;
   struct sockaddr_storage* rnames;
@@ -90,10 +95,22 @@ void FreeSock(Sock* s) {
   delete s;
 }
 
+void Release(Sock* s) {
+  if (--s->owners == 0) FreeSock(s);
+}
+
 void OnPollClosed(uv_handle_t* h) {
   Sock* s = static_cast<Sock*>(h->data);
   free(h);
-  if (s != nullptr) FreeSock(s);
+  if (s == nullptr) return;
+  napi_async_cleanup_hook_handle cleanup = s->cleanup;
+  s->poll = nullptr;
+  Release(s);
+  if (cleanup != nullptr) napi_remove_async_cleanup_hook(cleanup);
+}
+
+void FinalizeHandle(napi_env, void* data, void*) {
+  Release(static_cast<Sock*>(data));
 }
 
 // Stops watching and closes the descriptor; the Sock itself is freed once libuv closed the handle.
@@ -118,9 +135,11 @@ void Shutdown(Sock* s, bool env_alive) {
   uv_close(reinterpret_cast<uv_handle_t*>(s->poll), OnPollClosed);
 }
 
-void EnvCleanup(void* arg) {
+// The environment is going away (a worker ending) with the socket still open.
+void EnvCleanup(napi_async_cleanup_hook_handle handle, void* arg) {
   Sock* s = static_cast<Sock*>(arg);
-  Shutdown(s, false);
+  s->cleanup = handle;
+  Shutdown(s, false);  // no-op when already closing: OnPollClosed signals completion either way
 }
 
 // Fills the address record of slot i from a received source address.
@@ -410,10 +429,11 @@ napi_value Open(napi_env env, napi_callback_info info) {
   uv_poll_init(loop, s->poll, fd);
   s->poll->data = s;
   uv_poll_start(s->poll, UV_READABLE, OnReadable);
-  napi_add_env_cleanup_hook(env, EnvCleanup, s);
+  napi_add_async_cleanup_hook(env, EnvCleanup, s, &s->cleanup);
 
   napi_value handle;
-  CHECK(napi_create_external(env, s, nullptr, nullptr, &handle));
+  s->owners = 2;
+  CHECK(napi_create_external(env, s, FinalizeHandle, nullptr, &handle));
   return handle;
 }
 
@@ -425,7 +445,6 @@ napi_value Close(napi_env env, napi_callback_info info) {
   Sock* s = argc == 1 ? Unwrap(env, a[0]) : nullptr;
   if (s == nullptr) return ThrowType(env, "udp-batch close: handle expected");
   if (s->closed) return nullptr;
-  napi_remove_env_cleanup_hook(env, EnvCleanup, s);
   Shutdown(s, true);
   return nullptr;
 }

@@ -1,15 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { buildApp, ensureSystemAdmin, loadJwtKeyRing } from '@cordon/api';
-import { worker } from '@cordon/core';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { createSecretBox, ensureRootCa, loadCaSecret } from '@cordon/pki';
 import type { ResolverMetrics } from '@cordon/resolver';
-import { type RunningDataPlane, startDataPlane } from '@cordon/resolver/dataplane';
+import type { RunningDataPlane } from '@cordon/resolver/dataplane';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
-import { workerJobs } from '../worker-jobs.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -40,7 +39,9 @@ const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): 
  *
  * The API runs on this thread; the resolver and the block page run on their own thread (the data
  * plane, with its own database connection and change feed), so no API request, import or report
- * can delay a DNS answer. Topics the API publishes are relayed to that thread at once.
+ * can delay a DNS answer. Topics the API publishes are relayed to that thread at once. Without the
+ * `api` and `worker` roles the data plane runs on this thread instead (docs/operations.md "Threads").
+ * Each role's modules are imported only when the role is on.
  * @throws Error when the database cannot be opened or migrated or an address cannot be bound;
  *   anything already started is stopped again first
  */
@@ -107,6 +108,9 @@ export async function startCordon(
     });
 
     if (config.roles.includes('api')) {
+      // Each role's modules load only when it is on (dynamic imports, chunks of the bundle): a
+      // resolver-only process never evaluates the API, fastify, pdf or mail (bench/README.md "Resolver memory").
+      const { buildApp, ensureSystemAdmin, loadJwtKeyRing } = await import('@cordon/api');
       const admin = await ensureSystemAdmin(handle, { email: config.adminEmail, password: config.adminPassword });
       if (admin.generatedPassword) {
         print(
@@ -141,6 +145,7 @@ export async function startCordon(
     if (config.roles.includes('worker')) {
       // Background jobs (retention, scheduled reports, …) on this thread's connection; several
       // workers on one database run each job once (docs/architecture.md "Worker").
+      const [{ worker }, { workerJobs }] = await Promise.all([import('@cordon/core'), import('../worker-jobs.ts')]);
       const running = worker.startWorker({ handle, changes, now: Date.now, secrets }, workerJobs(config), {
         log: logger.child({ role: 'worker' }),
       });
@@ -149,6 +154,7 @@ export async function startCordon(
     if (dataPlaneStarting) {
       const started = await dataPlaneStarting;
       dataPlane = started;
+      if (dataPlaneInProcess(config)) collectLoadGarbage();
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
       if (started.dns?.doh && config.dohAddr) running.doh = bound(started.dns.doh, config.dohAddr);
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
@@ -201,6 +207,24 @@ function isUnreachable(err: unknown): boolean {
   return typeof e.message === 'string' && /Connection terminated|timeout expired/i.test(e.message);
 }
 
+/** True when the data plane runs on the main thread: nothing else (API, worker) shares this process. */
+function dataPlaneInProcess(config: ServeConfig): boolean {
+  return config.roles.every((r) => r === 'resolver' || r === 'blockpage');
+}
+
+/**
+ * One full garbage collection now, once the data plane's first snapshot is loaded on this thread:
+ * the loaders' pages of row objects are dead by then, and V8's memory reducer would give their
+ * memory back only after a minute or more of idling (bench/README.md "Resolver memory"). The
+ * collection pauses this thread for a fraction of a second before the first query is answered.
+ */
+function collectLoadGarbage(): void {
+  // `gc` is exposed only to contexts created after the flag is set: a fresh one is.
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (() => void) | undefined;
+  gc?.();
+}
+
 /**
  * Starts the `resolver` and `blockpage` roles the config enables on the data-plane thread, which
  * opens `connection` itself; null when neither role is enabled.
@@ -214,42 +238,47 @@ function startDataPlaneRoles(
   const resolver = config.roles.includes('resolver');
   const blockPage = config.roles.includes('blockpage');
   if (!resolver && !blockPage) return null;
-  return startDataPlane({
-    connection,
-    logger,
-    logLevel: config.logLevel,
-    resolverThreads: config.resolverThreads,
-    ...(resolver
-      ? {
-          resolver: {
-            dns: config.dnsAddr,
-            upstreams: config.upstreams,
-            blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
-            rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
-            tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
-            udpRecvBufferBytes: config.udpRecvBuffer,
-            udpBackend: config.udpBackend,
-            snapshotDir: config.snapshotDir,
-            // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
-            ...(config.dohAddr
-              ? {
-                  doh: {
-                    ...config.dohAddr,
-                    tls:
-                      config.dohCertFile && config.dohKeyFile
-                        ? {
-                            certPem: readFileSync(config.dohCertFile, 'utf8'),
-                            keyPem: readFileSync(config.dohKeyFile, 'utf8'),
-                          }
-                        : { caSecret },
-                  },
-                }
-              : {}),
-          },
-        }
-      : {}),
-    ...(blockPage
-      ? { blockPage: { http: config.blockPageAddr, https: { ...config.blockPageHttpsAddr, caSecret } } }
-      : {}),
-  });
+  return import('@cordon/resolver/dataplane').then(({ startDataPlane }) =>
+    startDataPlane({
+      connection,
+      logger,
+      logLevel: config.logLevel,
+      resolverThreads: config.resolverThreads,
+      // Without the API and the worker nothing else runs on this thread: no second isolate
+      // (docs/operations.md "Threads").
+      inProcess: dataPlaneInProcess(config),
+      ...(resolver
+        ? {
+            resolver: {
+              dns: config.dnsAddr,
+              upstreams: config.upstreams,
+              blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
+              rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
+              tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
+              udpRecvBufferBytes: config.udpRecvBuffer,
+              udpBackend: config.udpBackend,
+              snapshotDir: config.snapshotDir,
+              // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
+              ...(config.dohAddr
+                ? {
+                    doh: {
+                      ...config.dohAddr,
+                      tls:
+                        config.dohCertFile && config.dohKeyFile
+                          ? {
+                              certPem: readFileSync(config.dohCertFile, 'utf8'),
+                              keyPem: readFileSync(config.dohKeyFile, 'utf8'),
+                            }
+                          : { caSecret },
+                    },
+                  }
+                : {}),
+            },
+          }
+        : {}),
+      ...(blockPage
+        ? { blockPage: { http: config.blockPageAddr, https: { ...config.blockPageHttpsAddr, caSecret } } }
+        : {}),
+    }),
+  );
 }

@@ -59,6 +59,13 @@ export interface DataPlaneOptions {
    * More than 1 needs the batched UDP addon (`@cordon/udp-batch`) and the resolver role.
    */
   resolverThreads?: number;
+  /**
+   * Runs the (first) data plane on the calling thread instead of a worker thread: for a process
+   * without the API and the worker, where nothing else uses this event loop, so one V8 isolate
+   * less (≈ 35 MB; bench/README.md "Resolver memory"). Extra resolver threads stay threads.
+   * Default false.
+   */
+  inProcess?: boolean;
 }
 
 /** The running data-plane thread. */
@@ -121,7 +128,9 @@ export async function startDataPlane(
     }
   }
   const resolver = opts.resolver && threads > 1 ? { ...opts.resolver, udpReusePort: true } : (opts.resolver ?? null);
-  const first = await startOne(opts, resolver, opts.blockPage ?? null, startThread);
+  const first = opts.inProcess
+    ? await startInProcess(opts, resolver, opts.blockPage ?? null)
+    : await startOne(opts, resolver, opts.blockPage ?? null, startThread);
   const extra: RunningDataPlane[] = [];
   if (resolver !== null && first.dns !== null) {
     // The same port as the first thread's UDP (port 0 picked it); DoH and TCP stay on the first.
@@ -178,6 +187,48 @@ function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>
     }
   }
   return sum as unknown as ResolverMetrics;
+}
+
+/**
+ * Starts the data plane on this thread and waits until its roles listen. Its `failed` never
+ * resolves: a failure at run time is an uncaught exception of this process, which ends it with
+ * status 1 as the death of a data-plane thread would (docs/operations.md "Threads").
+ */
+async function startInProcess(
+  opts: DataPlaneOptions,
+  resolver: DataPlaneResolverOptions | null,
+  blockPage: DataPlaneBlockPageOptions | null,
+): Promise<RunningDataPlane> {
+  // Loaded only here: a host that starts threads does not evaluate the roles' code itself.
+  const { runDataPlane } = await import('./run.ts');
+  const run = await runDataPlane(
+    {
+      connection: opts.connection,
+      logLevel: opts.logLevel ?? opts.logger.level,
+      resolver,
+      blockPage,
+      changePollMs: opts.changePollMs ?? 500,
+    },
+    opts.logger,
+  );
+  let closed = false;
+  return {
+    dns: run.dns,
+    blockPage: run.blockPage,
+    blockPageHttps: run.blockPageHttps,
+    relay(topic) {
+      if (!closed) run.deliver(topic);
+    },
+    metrics() {
+      // A copy, as from a thread: the caller may keep it while the counters move on.
+      return Promise.resolve(!closed && run.resolver ? structuredClone(run.resolver.metrics) : null);
+    },
+    failed: new Promise<Error>(() => undefined),
+    close() {
+      closed = true;
+      return run.close();
+    },
+  };
 }
 
 /** Starts one data-plane thread and waits until its roles listen. */

@@ -18,6 +18,9 @@ export interface ListsSnapshot {
   readonly system: DomainLists;
 }
 
+/** Entries per page when reading the lists (bench/README.md "Resolver memory"). */
+const LIST_PAGE = 10_000;
+
 type MutableLists = { allow: DomainIndex<true>; block: DomainIndex<true> };
 
 function add(into: Map<number, MutableLists>, key: number, row: EntryRow): void {
@@ -54,20 +57,33 @@ export const listsPart: SnapshotPart<ListsSnapshot> = {
       const policy = new Map<number, MutableLists>();
       const msp = new Map<number, MutableLists>();
       const system: MutableLists = { allow: new DomainIndex<true>(), block: new DomainIndex<true>() };
-      const policyRows = await trx
-        .selectFrom('policy_domains')
-        .select(['policy_id', 'domain', 'action', 'include_subdomains'])
-        .orderBy('id')
-        .execute();
-      for (const r of policyRows) add(policy, r.policy_id, r);
-      const globalRows = await trx
-        .selectFrom('global_domains')
-        .select(['msp_id', 'domain', 'action', 'include_subdomains'])
-        .orderBy('id')
-        .execute();
-      for (const r of globalRows) {
-        if (r.msp_id === null) addRow(system, r);
-        else add(msp, r.msp_id, r);
+      // Keyset pages in id order, so 100,000 entries never sit in memory as row objects at once.
+      for (let after = 0; ; ) {
+        const rows = await trx
+          .selectFrom('policy_domains')
+          .select(['id', 'policy_id', 'domain', 'action', 'include_subdomains'])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(LIST_PAGE)
+          .execute();
+        for (const r of rows) add(policy, r.policy_id, r);
+        if (rows.length < LIST_PAGE) break;
+        after = rows[rows.length - 1]!.id;
+      }
+      for (let after = 0; ; ) {
+        const rows = await trx
+          .selectFrom('global_domains')
+          .select(['id', 'msp_id', 'domain', 'action', 'include_subdomains'])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(LIST_PAGE)
+          .execute();
+        for (const r of rows) {
+          if (r.msp_id === null) addRow(system, r);
+          else add(msp, r.msp_id, r);
+        }
+        if (rows.length < LIST_PAGE) break;
+        after = rows[rows.length - 1]!.id;
       }
       return { policy, msp, system: system.allow.size + system.block.size === 0 ? NO_LISTS : system };
     }),

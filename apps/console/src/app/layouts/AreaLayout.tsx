@@ -74,6 +74,9 @@ export function AreaLayout({ area }: { area: Area }) {
   const decision = guardDecision(area, session);
   if (decision.kind === 'redirect') return <Navigate to={decision.to} replace />;
   const title = session.ui.title || t('app.defaultTitle');
+  // Only roles 1 and 3 switch tenants: the others never load the switcher's chunk.
+  const role = session.claims?.vue_role;
+  const switcher = area !== 'profile' && (role === Role.System || role === Role.Msp);
 
   return (
     <AppShell
@@ -110,13 +113,13 @@ export function AreaLayout({ area }: { area: Area }) {
               )}
             </Anchor>
             <AreaSwitcher area={area} />
-            {area === 'profile' ? null : (
+            {switcher ? (
               <Group visibleFrom="md" wrap="nowrap">
                 <Suspense fallback={null}>
                   <TenantSwitcher />
                 </Suspense>
               </Group>
-            )}
+            ) : null}
           </Group>
           <Group gap="md" wrap="nowrap">
             <Group visibleFrom="sm">
@@ -139,11 +142,11 @@ export function AreaLayout({ area }: { area: Area }) {
       <AppShell.Navbar p="xs" style={{ overflowY: 'auto' }} id="area-navigation">
         <Stack gap="xs" hiddenFrom="md" mb="xs">
           <AreaSwitcher area={area} inMenu />
-          {area === 'profile' ? null : (
+          {switcher ? (
             <Suspense fallback={null}>
               <TenantSwitcher />
             </Suspense>
-          )}
+          ) : null}
           <Group hiddenFrom="sm">
             <LanguagePicker />
           </Group>

@@ -1,4 +1,4 @@
-import { Constants, type Report, shortenDomain } from '@cordon/shared';
+import { Constants, formatCount, type Report, shortenDomain } from '@cordon/shared';
 import { BarChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
@@ -36,7 +36,8 @@ export function ReportChart({ report, label }: { report: Report; label: string }
       data: names,
       axisLabel: { hideOverlap: true, width: 120, overflow: 'truncate' },
     };
-    const value = { type: 'value', minInterval: 1 };
+    // Counts with the spec §9 formatter (1.2k); labels that would collide on a phone are dropped.
+    const value = { type: 'value', minInterval: 1, axisLabel: { formatter: formatCount, hideOverlap: true } };
     return {
       color: [Constants.allowedColour, Constants.blockedColour],
       tooltip: { trigger: 'axis' },

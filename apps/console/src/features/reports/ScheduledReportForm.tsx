@@ -13,25 +13,12 @@ import { FormActions } from '../../components/FormActions.tsx';
 import { schemaValidator, submitThrough } from '../../components/form.ts';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCreateScheduledReportMutation, useUpdateScheduledReportMutation } from './api.ts';
+import { prepareScheduledReport, type ScheduledReportValues, scheduledReportFormErrors } from './scheduledForm.ts';
 
-interface Values {
-  name: string;
-  type: string;
-  frequency: string;
-  /** Comma- or line-separated addresses. */
-  recipients: string;
-}
-
-const prepare = (v: Values) => ({
-  name: v.name,
-  type: v.type || undefined,
-  frequency: v.frequency || undefined,
-  recipients: v.recipients
-    .split(/[\s,;]+/)
-    .map((s) => s.trim())
-    .filter(Boolean),
-});
-const validate = schemaValidator(scheduledReportCreateSchema, prepare);
+type Values = ScheduledReportValues;
+const prepare = prepareScheduledReport;
+const validateSchema = schemaValidator(scheduledReportCreateSchema, prepare);
+const validate = (values: Values) => scheduledReportFormErrors(validateSchema(values), values);
 
 function Fields({ form }: { form: Pick<UseFormReturnType<Values>, 'getInputProps'> }) {
   const { t } = useTranslation();
@@ -82,6 +69,7 @@ export function ScheduledReportCreateForm({ customerId, onDone }: { customerId: 
     schema: scheduledReportCreateSchema,
     prepare,
     mutation: create,
+    toFormErrors: (errors) => scheduledReportFormErrors(errors, form.getValues()),
     onSuccess: () => {
       showSuccessToast(t('reports.scheduledCreated'));
       onDone();
@@ -123,6 +111,7 @@ export function ScheduledReportEditForm({
     schema: scheduledReportCreateSchema,
     prepare,
     mutation: update,
+    toFormErrors: (errors) => scheduledReportFormErrors(errors, form.getValues()),
     onSuccess: () => {
       showSuccessToast(t('reports.scheduledSaved'));
       onDone();
