@@ -20,8 +20,9 @@
  * the last 30 days as above (≈ 1e9 for 100), its dashboard and the system's measured at 23:30 UTC
  * (today's 24 hours all hourly, the worst "today"), every customer and the MSP in UTC. Written
  * directly: `stats_hourly` for all 720 hours of every customer; `stats_hourly_top` for today's 24
- * hours of every customer (what MSP and system calls read beside the compacted days); and for the 29
- * ended days `stats_daily_msp_top` (the per-MSP daily sums) with `stats_daily_done`. Per-customer
+ * hours of every customer, and `stats_hourly_msp_top` (their per-MSP sums, what MSP and system calls
+ * read beside the compacted days, migration 0033); and for the 29 ended days `stats_daily_msp_top`
+ * (the per-MSP daily sums) with `stats_daily_done`. Per-customer
  * daily rows (`stats_daily_top`) are not written: MSP and system calls never read them. Each
  * customer's qnames: two thirds from a pool every customer shares (the same popular sites), one
  * third its own; blocked names likewise; client addresses its own (the `sourceip` and `user`
@@ -176,7 +177,7 @@ function customerTop(c: number, allowed: number, blocked: number): Array<[string
 /** Inserts `rows` into `table` in statements of 1,000 rows. */
 async function insertRows(
   db: DatabaseHandle['db'],
-  table: 'stats_hourly' | 'stats_hourly_top' | 'stats_daily_msp_top',
+  table: 'stats_hourly' | 'stats_hourly_top' | 'stats_hourly_msp_top' | 'stats_daily_msp_top',
   rows: Record<string, unknown>[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += 1000) {
@@ -194,7 +195,7 @@ async function insertRows(
 async function generateMsp(handle: DatabaseHandle, mspId: number, ids: number[], now: number) {
   const today = now - (now % DAY);
   const first = today - 29 * DAY;
-  const written = { stats_hourly: 0, stats_hourly_top: 0, stats_daily_msp_top: 0 };
+  const written = { stats_hourly: 0, stats_hourly_top: 0, stats_hourly_msp_top: 0, stats_daily_msp_top: 0 };
   // stats_hourly: every hour of the 30 days, every customer.
   for (let ci = 0; ci < ids.length; ci++) {
     const rows: Record<string, unknown>[] = [];
@@ -216,6 +217,23 @@ async function generateMsp(handle: DatabaseHandle, mspId: number, ids: number[],
     }
     await handle.db.transaction().execute((trx) => insertRows(trx, 'stats_hourly_top', rows));
     written.stats_hourly_top += rows.length;
+  }
+  // stats_hourly_msp_top: today's 24 hours summed over the customers, as the writer adds them.
+  for (let hour = today; hour < today + DAY; hour += HOUR) {
+    const { allowed, blocked } = hourCounts(hour);
+    const sums = new Map<string, number>();
+    for (let ci = 0; ci < ids.length; ci++) {
+      for (const [dim, action, key, count] of customerTop(ci, allowed, blocked)) {
+        const k = `${dim}\u0000${action}\u0000${key}`;
+        sums.set(k, (sums.get(k) ?? 0) + count);
+      }
+    }
+    const rows = [...sums].map(([k, count]) => {
+      const [dim, action, key] = k.split('\u0000');
+      return { msp_id: mspId, hour, dim, action, key, count };
+    });
+    await handle.db.transaction().execute((trx) => insertRows(trx, 'stats_hourly_msp_top', rows));
+    written.stats_hourly_msp_top += rows.length;
   }
   // The 29 ended days: the per-MSP daily sums, as the worker's compaction would have written them.
   for (let day = first; day < today; day += DAY) {

@@ -18,7 +18,12 @@ import { parseCidr } from '@cordon/shared';
 import pino from 'pino';
 import { compilePolicy } from '../apps/resolver/src/policy/compiled-policy.ts';
 import { NO_LISTS } from '../apps/resolver/src/policy/domain-index.ts';
-import { type DeviceRow, type DevicesSnapshot, devicesPart } from '../apps/resolver/src/snapshot/devices.ts';
+import {
+  type DeviceRow,
+  type DevicesSnapshot,
+  DeviceTable,
+  devicesPart,
+} from '../apps/resolver/src/snapshot/devices.ts';
 import type { GroupsSnapshot, UserRow } from '../apps/resolver/src/snapshot/groups.ts';
 import { Identities, type WhoAsks } from '../apps/resolver/src/snapshot/identities.ts';
 import type { AddressClaim, LocationRow, LocationsSnapshot } from '../apps/resolver/src/snapshot/locations.ts';
@@ -84,7 +89,7 @@ for (let i = 0; i < DEVICES; i++) {
   });
 }
 const devices: DevicesSnapshot = {
-  byKey,
+  byKey: DeviceTable.from(byKey.values()),
   settings: new Map(),
   exceptions: new Map(),
   digests: new Map(),
