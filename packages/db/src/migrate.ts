@@ -28,6 +28,7 @@ import * as m0028 from './migrations/0028_policy_notifications.ts';
 import * as m0029 from './migrations/0029_query_log_identity.ts';
 import * as m0030 from './migrations/0030_rollup_identity_dims.ts';
 import * as m0032 from './migrations/0032_read_indexes.ts';
+import * as m0033 from './migrations/0033_hourly_msp_rollups.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0029_query_log_identity': m0029,
   '0030_rollup_identity_dims': m0030,
   '0032_read_indexes': m0032,
+  '0033_hourly_msp_rollups': m0033,
 };
 
 /**

@@ -49,6 +49,7 @@ export interface Database {
   stats_daily_top: StatsDailyTopTable;
   stats_daily_done: StatsDailyDoneTable;
   stats_daily_msp_top: StatsDailyMspTopTable;
+  stats_hourly_msp_top: StatsHourlyMspTopTable;
   ui_interfaces: UiInterfacesTable;
   ui_support: UiSupportTable;
   recategorize_requests: RecategorizeRequestsTable;
@@ -742,6 +743,19 @@ export interface StatsDailyDoneTable {
 export interface StatsDailyMspTopTable {
   msp_id: number;
   day: number;
+  dim: string;
+  action: string;
+  key: string;
+  count: number;
+}
+
+/**
+ * `stats_hourly_top` summed per MSP (the customer's MSP when written) and UTC hour (migration 0033):
+ * the hours of MSP and system dashboards. `count` in queries.
+ */
+export interface StatsHourlyMspTopTable {
+  msp_id: number;
+  hour: number;
   dim: string;
   action: string;
   key: string;

@@ -6,9 +6,10 @@ import { refusedAnswer } from './answers.ts';
 
 /**
  * identify: who is asking → the identity (tenant, MSP, location or device and user, compiled
- * effective policy: built with the snapshot, nothing allocated per query), stored on the context
- * (docs/architecture.md "Identification"). In order: the DoH path key, the EDNS(0) device key
- * (option 65073, with the user of option 65074), the longest prefix covering the source address.
+ * effective policy: built with the snapshot, a device's on its first query; nothing allocated per
+ * query after that), stored on the context (docs/architecture.md "Identification"). In order: the
+ * DoH path key, the EDNS(0) device key (option 65073, with the user of option 65074), the longest
+ * prefix covering the source address.
  * Unknown clients get REFUSED and are only counted: Cordon is never an open resolver.
  */
 export function identifyLink(store: SnapshotStore, counters: ResolverCounters): Middleware {

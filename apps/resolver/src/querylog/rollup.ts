@@ -36,7 +36,10 @@ export function userKey(row: { user_name?: string; device_id?: number | null; cl
   return `ip:${row.client_ip}`;
 }
 
-/** The deltas one batch adds to `stats_hourly` and `stats_hourly_top` (migration 0019). */
+/**
+ * The deltas one batch adds to `stats_hourly` and `stats_hourly_top` (migration 0019); the writers
+ * derive the `stats_hourly_msp_top` deltas (migration 0033) from `top` when they apply them.
+ */
 export interface RollupDeltas {
   hourly: Array<Database['stats_hourly']>;
   top: Array<Database['stats_hourly_top']>;
@@ -252,6 +255,40 @@ export function foldRollups(rows: readonly QueryLogRow[]): RollupDeltas {
   return b.take();
 }
 
+/**
+ * The per-MSP hourly deltas of `top` (migration 0033 `stats_hourly_msp_top`): counts summed per MSP,
+ * dimension, hour, action and key, the customer's MSP taken from `mspOf` (a customer missing there,
+ * deleted meanwhile, is left out). Rows in primary-key order (msp, dim, hour, action, key), so
+ * concurrent writers upsert in the same order.
+ */
+export function mspTopDeltas(
+  top: readonly Database['stats_hourly_top'][],
+  mspOf: ReadonlyMap<number, number>,
+): Array<Database['stats_hourly_msp_top']> {
+  const sums = new Map<string, Database['stats_hourly_msp_top']>();
+  for (const t of top) {
+    const msp = mspOf.get(t.customer_id);
+    if (msp === undefined) continue;
+    const id = `${msp}\u0000${t.dim}\u0000${t.hour}\u0000${t.action}\u0000${t.key}`;
+    const row = sums.get(id);
+    if (row === undefined)
+      sums.set(id, { msp_id: msp, hour: t.hour, dim: t.dim, action: t.action, key: t.key, count: t.count });
+    else row.count += t.count;
+  }
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...sums.values()].sort(
+    (x, y) =>
+      x.msp_id - y.msp_id || cmp(x.dim, y.dim) || x.hour - y.hour || cmp(x.action, y.action) || cmp(x.key, y.key),
+  );
+}
+
+/** The distinct customer ids of `top`, for the MSP lookup of {@link mspTopDeltas}. */
+export function customersOf(top: readonly Database['stats_hourly_top'][]): number[] {
+  const ids = new Set<number>();
+  for (const t of top) ids.add(t.customer_id);
+  return [...ids];
+}
+
 /** Rows per upsert statement on SQLite: 7 columns × 500 stays under its bind-parameter limit. */
 const UPSERT_CHUNK = 500;
 
@@ -285,6 +322,15 @@ export async function applyRollups(
           ${t.map((r) => r.key)}::text[], ${t.map((r) => r.count)}::bigint[])
         on conflict (customer_id, dim, hour, action, key, location_id)
         do update set count = stats_hourly_top.count + excluded.count`.execute(db);
+      const m = mspTopDeltas(t, await mspsOf(db, customersOf(t)));
+      if (m.length > 0) {
+        await sql`insert into stats_hourly_msp_top (msp_id, hour, dim, action, key, count)
+          select * from unnest(${m.map((r) => r.msp_id)}::int[], ${m.map((r) => r.hour)}::bigint[],
+            ${m.map((r) => r.dim)}::text[], ${m.map((r) => r.action)}::text[], ${m.map((r) => r.key)}::text[],
+            ${m.map((r) => r.count)}::bigint[])
+          on conflict (msp_id, dim, hour, action, key)
+          do update set count = stats_hourly_msp_top.count + excluded.count`.execute(db);
+      }
     }
     return;
   }
@@ -313,4 +359,33 @@ export async function applyRollups(
       )
       .execute();
   }
+  const m = deltas.top.length > 0 ? mspTopDeltas(deltas.top, await mspsOf(db, customersOf(deltas.top))) : [];
+  for (let i = 0; i < m.length; i += UPSERT_CHUNK) {
+    await db
+      .insertInto('stats_hourly_msp_top')
+      .values(m.slice(i, i + UPSERT_CHUNK))
+      .onConflict((oc) =>
+        oc
+          .columns(['msp_id', 'dim', 'hour', 'action', 'key'])
+          .doUpdateSet((eb) => ({ count: eb('stats_hourly_msp_top.count', '+', eb.ref('excluded.count')) })),
+      )
+      .execute();
+  }
+}
+
+/** customer id → MSP id of the customers `ids` (those that still exist). */
+async function mspsOf(
+  db: Kysely<Database> | Transaction<Database>,
+  ids: readonly number[],
+): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += UPSERT_CHUNK) {
+    const rows = await db
+      .selectFrom('customers')
+      .select(['id', 'msp_id'])
+      .where('id', 'in', ids.slice(i, i + UPSERT_CHUNK))
+      .execute();
+    for (const r of rows) out.set(Number(r.id), Number(r.msp_id));
+  }
+  return out;
 }

@@ -4,7 +4,7 @@ import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon
 import { sql } from 'kysely';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Logger } from 'pino';
-import { applyRollups, foldRollups, RollupBuffer, type RollupDeltas } from './rollup.ts';
+import { applyRollups, customersOf, foldRollups, mspTopDeltas, RollupBuffer, type RollupDeltas } from './rollup.ts';
 
 /**
  * One query-log row as inserted (docs/architecture.md "Statistics"): the `query_log` table of
@@ -74,6 +74,8 @@ interface SqliteStatements {
   rawOne: SqliteStatement;
   hourly: SqliteStatement;
   top: SqliteStatement;
+  mspTop: SqliteStatement;
+  mspOf: SqliteStatement;
 }
 /** The prepared statements of each SQLite connection, made once. */
 const prepared = new WeakMap<SqliteDb, SqliteStatements>();
@@ -93,6 +95,10 @@ function statementsOf(db: SqliteDb): SqliteStatements {
       top: db.prepare(`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count)
         values (?, ?, ?, ?, ?, ?, ?) on conflict (customer_id, dim, hour, action, key, location_id)
         do update set count = count + excluded.count`),
+      mspTop: db.prepare(`insert into stats_hourly_msp_top (msp_id, hour, dim, action, key, count)
+        values (?, ?, ?, ?, ?, ?) on conflict (msp_id, dim, hour, action, key)
+        do update set count = count + excluded.count`),
+      mspOf: db.prepare('select msp_id from customers where id = ?'),
     };
     prepared.set(db, st);
   }
@@ -136,11 +142,18 @@ function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): vo
   }
 }
 
-/** SQLite, synchronous (the caller holds the connection and a transaction): the roll-up upserts. */
+/** SQLite, synchronous (the caller holds the connection and a transaction): the roll-up upserts, per customer and per MSP. */
 function applyRollupsSqlite(st: SqliteStatements, d: RollupDeltas): void {
   for (const h of d.hourly)
     st.hourly.run([h.customer_id, h.location_id, h.hour, h.requests, h.allowed, h.blocked, h.bypassed]);
   for (const t of d.top) st.top.run([t.customer_id, t.location_id, t.hour, t.dim, t.action, t.key, t.count]);
+  if (d.top.length === 0) return;
+  const msps = new Map<number, number>();
+  for (const id of customersOf(d.top)) {
+    const row = st.mspOf.get([id]) as { msp_id: number } | undefined;
+    if (row !== undefined) msps.set(id, Number(row.msp_id));
+  }
+  for (const m of mspTopDeltas(d.top, msps)) st.mspTop.run([m.msp_id, m.hour, m.dim, m.action, m.key, m.count]);
 }
 
 /**

@@ -48,9 +48,205 @@ export interface ExceptionRuleRow {
   readonly ruleType: 'ByPass OTG' | 'Use Specific Resolver';
 }
 
+const MODES: readonly PolicyMode[] = ['default', 'group', 'policy'];
+
+function modeCode(mode: PolicyMode): number {
+  return mode === 'policy' ? 2 : mode === 'group' ? 1 : 0;
+}
+
+/**
+ * The enrolled devices in columns (bench/README.md "Resolver memory"): device key → row number in
+ * a `Map`, and one `Int32Array` per id column (0: null; every id is a positive `integer` column)
+ * plus a `Uint8Array` of modes, ≈ 30 B a device beside its key instead of a row object each.
+ * {@link DeviceTable.get} and iteration build {@link DeviceRow} views on demand; identification
+ * reads the columns by row number. Immutable once built ({@link DeviceTableBuilder}).
+ */
+export class DeviceTable {
+  /** @internal use {@link DeviceTableBuilder} or {@link DeviceTable.from} */
+  constructor(
+    private readonly index: ReadonlyMap<string, number>,
+    private readonly deviceIds: Int32Array,
+    private readonly customerIds: Int32Array,
+    private readonly mspIds: Int32Array,
+    private readonly policyIds: Int32Array,
+    private readonly exceptionIds: Int32Array,
+    private readonly locationIds: Int32Array,
+    private readonly modes: Uint8Array,
+  ) {}
+
+  /** A table of `rows` (a later row with the same key replaces an earlier one). */
+  static from(rows: Iterable<DeviceRow>): DeviceTable {
+    const b = new DeviceTableBuilder();
+    for (const r of rows) b.add(r);
+    return b.build();
+  }
+
+  /** Number of devices. */
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** True when `key` names a device. */
+  has(key: string): boolean {
+    return this.index.has(key);
+  }
+
+  /** The row number of the device with `key`, or -1. */
+  rowOf(key: string): number {
+    return this.index.get(key) ?? -1;
+  }
+
+  /** A view of the device with `key`, or undefined (a new object per call). */
+  get(key: string): DeviceRow | undefined {
+    const i = this.index.get(key);
+    return i === undefined ? undefined : this.view(key, i);
+  }
+
+  /** Views of every device, in load order. */
+  *values(): IterableIterator<DeviceRow> {
+    for (const [key, i] of this.index) yield this.view(key, i);
+  }
+
+  /** Every device as (key, row number), in load order. */
+  rows(): IterableIterator<[string, number]> {
+    return this.index.entries();
+  }
+
+  deviceId(i: number): number {
+    return this.deviceIds[i]!;
+  }
+  customerId(i: number): number {
+    return this.customerIds[i]!;
+  }
+  mspId(i: number): number {
+    return this.mspIds[i]!;
+  }
+  mode(i: number): PolicyMode {
+    return MODES[this.modes[i]!]!;
+  }
+  policyId(i: number): number | null {
+    return this.policyIds[i]! || null;
+  }
+  exceptionId(i: number): number | null {
+    return this.exceptionIds[i]! || null;
+  }
+  locationId(i: number): number | null {
+    return this.locationIds[i]! || null;
+  }
+
+  private view(key: string, i: number): DeviceRow {
+    return {
+      deviceId: this.deviceId(i),
+      customerId: this.customerId(i),
+      mspId: this.mspId(i),
+      key,
+      mode: this.mode(i),
+      policyId: this.policyId(i),
+      exceptionId: this.exceptionId(i),
+      locationId: this.locationId(i),
+    };
+  }
+}
+
+/** Builds a {@link DeviceTable} row by row, in columns that grow by doubling and are trimmed by `build`. */
+export class DeviceTableBuilder {
+  private readonly index = new Map<string, number>();
+  private n = 0;
+  private cols: Int32Array[];
+  private modes: Uint8Array;
+
+  constructor(capacity = 1024) {
+    const c = Math.max(16, capacity);
+    this.cols = Array.from({ length: 6 }, () => new Int32Array(c));
+    this.modes = new Uint8Array(c);
+  }
+
+  /** Adds `row`; a key already added is overwritten in place. */
+  add(row: DeviceRow): void {
+    this.put(
+      row.key,
+      row.deviceId,
+      row.customerId,
+      row.mspId,
+      modeCode(row.mode),
+      row.policyId,
+      row.exceptionId,
+      row.locationId,
+    );
+  }
+
+  /** Adds row `i` of `table`, whose key is `key`. */
+  copy(table: DeviceTable, key: string, i: number): void {
+    this.put(
+      key,
+      table.deviceId(i),
+      table.customerId(i),
+      table.mspId(i),
+      modeCode(table.mode(i)),
+      table.policyId(i),
+      table.exceptionId(i),
+      table.locationId(i),
+    );
+  }
+
+  /** @internal */
+  put(
+    key: string,
+    deviceId: number,
+    customerId: number,
+    mspId: number,
+    mode: number,
+    policyId: number | null,
+    exceptionId: number | null,
+    locationId: number | null,
+  ): void {
+    let i = this.index.get(key);
+    if (i === undefined) {
+      i = this.n++;
+      if (i === this.modes.length) this.grow();
+      this.index.set(key, i);
+    }
+    const c = this.cols;
+    c[0]![i] = deviceId;
+    c[1]![i] = customerId;
+    c[2]![i] = mspId;
+    c[3]![i] = policyId ?? 0;
+    c[4]![i] = exceptionId ?? 0;
+    c[5]![i] = locationId ?? 0;
+    this.modes[i] = mode;
+  }
+
+  /** The table; the builder must not be used afterwards. */
+  build(): DeviceTable {
+    const n = this.n;
+    const [d, c, m, p, e, l] = this.cols.map((a) => a.slice(0, n)) as [
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+    ];
+    return new DeviceTable(this.index, d, c, m, p, e, l, this.modes.slice(0, n));
+  }
+
+  private grow(): void {
+    const size = this.modes.length * 2;
+    this.cols = this.cols.map((a) => {
+      const b = new Int32Array(size);
+      b.set(a);
+      return b;
+    });
+    const modes = new Uint8Array(size);
+    modes.set(this.modes);
+    this.modes = modes;
+  }
+}
+
 /** The devices part: devices by key, the customers' device configuration, and the exception rules. */
 export interface DevicesSnapshot {
-  readonly byKey: ReadonlyMap<string, DeviceRow>;
+  /** The devices by key, in columns. */
+  readonly byKey: DeviceTable;
   /** customer id → its device configuration (customers without a `device_settings` row are absent). */
   readonly settings: ReadonlyMap<number, DeviceSettingsRow>;
   /** device exception id → its rules in id order. */
@@ -104,29 +300,28 @@ function modeOf(text: string): PolicyMode {
  */
 const DEVICE_PAGE = 10_000;
 
-async function readDevices(db: Kysely<Database>, customers: number[] | null): Promise<DeviceRow[]> {
-  const rows: DeviceRow[] = [];
+/** Reads the devices of `customers` (null: all) into `into`. */
+async function readDevices(db: Kysely<Database>, customers: number[] | null, into: DeviceTableBuilder): Promise<void> {
   for (const ids of customers === null ? [null] : chunks(customers)) {
     // Keyset pages in id order.
     for (let after = 0; ; ) {
       const page = await devicePage(db, ids, after);
       for (const d of page) {
-        rows.push({
-          deviceId: d.id,
-          customerId: d.customer_id,
-          mspId: d.msp_id,
-          key: d.key,
-          mode: modeOf(d.policy_mode),
-          policyId: d.policy_id,
-          exceptionId: d.device_exception_id,
-          locationId: d.location_id,
-        });
+        into.put(
+          d.key,
+          d.id,
+          d.customer_id,
+          d.msp_id,
+          modeCode(modeOf(d.policy_mode)),
+          d.policy_id,
+          d.device_exception_id,
+          d.location_id,
+        );
       }
       if (page.length < DEVICE_PAGE) break;
       after = page[page.length - 1]!.id;
     }
   }
-  return rows;
 }
 
 /** Up to {@link DEVICE_PAGE} devices with an id above `after`, of `customers` (null: all). */
@@ -163,7 +358,7 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
   incremental: true,
   topics: ['devices', 'tenants'],
   empty: () => ({
-    byKey: new Map(),
+    byKey: new DeviceTableBuilder(0).build(),
     settings: new Map(),
     exceptions: new Map(),
     digests: new Map(),
@@ -175,10 +370,19 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
       const now = await digests(trx);
       const changed = previous ? changedKeys(previous.digests, now) : null;
       const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
-      const fresh = partial && changed.size === 0 ? [] : await readDevices(trx, partial ? [...changed] : null);
-      const byKey = new Map<string, DeviceRow>();
-      if (partial) for (const [k, d] of previous.byKey) if (!changed.has(d.customerId)) byKey.set(k, d);
-      for (const d of fresh) byKey.set(d.key, d);
+      let byKey: DeviceTable;
+      if (partial && changed.size === 0) byKey = previous.byKey;
+      else {
+        let count = 0;
+        for (const text of now.values()) count += Number.parseInt(text, 10);
+        const builder = new DeviceTableBuilder(count);
+        if (partial) {
+          const before = previous.byKey;
+          for (const [k, i] of before.rows()) if (!changed.has(before.customerId(i))) builder.copy(before, k, i);
+        }
+        await readDevices(trx, partial ? [...changed] : null, builder);
+        byKey = builder.build();
+      }
 
       const settings = new Map<number, DeviceSettingsRow>();
       for (const s of await trx

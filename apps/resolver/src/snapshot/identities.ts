@@ -8,7 +8,7 @@ import {
   type KnownIdentity,
   staticRouteDecision,
 } from '../policy/engine/index.ts';
-import type { DeviceRow, DevicesSnapshot, ExceptionRuleRow } from './devices.ts';
+import type { DevicesSnapshot, DeviceTable, ExceptionRuleRow } from './devices.ts';
 import type { GroupsSnapshot, UserRow } from './groups.ts';
 import { type ListsSnapshot, linkLists } from './lists.ts';
 import type { LocationsSnapshot } from './locations.ts';
@@ -43,28 +43,46 @@ const UNKNOWN: Identity = Object.freeze({ kind: 'unknown' });
 /** Distinct user names remembered per device; past it, identities of further names are built per query. */
 const USERS_PER_DEVICE = 64;
 
-/** A device's precomputed identity and the identities of the users seen on it (memoised). */
-class DeviceEntry {
-  private users: Map<string, KnownIdentity> | null = null;
+/**
+ * The devices' identities over the devices part's {@link DeviceTable}: a device's identity is built
+ * on its first query and kept (by row number) until the next build, and so are the identities of
+ * the users seen on it, so 100,000 enrolled devices cost no object each until they ask
+ * (bench/README.md "Resolver memory").
+ */
+class DeviceIdentities {
+  private readonly base: (KnownIdentity | undefined)[];
+  private readonly users = new Map<number, Map<string, KnownIdentity>>();
   constructor(
-    readonly row: DeviceRow,
-    /** The identity without a user (or with an unknown one). */
-    readonly base: KnownIdentity,
-    private readonly build: (row: DeviceRow, user: UserRow) => KnownIdentity,
-    private readonly usersOf: ReadonlyMap<string, UserRow> | undefined,
-  ) {}
+    readonly table: DeviceTable,
+    /** The identity of device row `i` with `user` (null: none or unknown). */
+    private readonly build: (i: number, user: UserRow | null) => KnownIdentity,
+    /** The customer's users by name. */
+    private readonly usersOf: (customerId: number) => ReadonlyMap<string, UserRow> | undefined,
+  ) {
+    this.base = new Array(table.size);
+  }
 
-  /** The identity of `name` on this device: the user's policy or group may apply (precedence). */
-  forUser(name: string | null): KnownIdentity {
-    if (name === null || this.usersOf === undefined) return this.base;
-    const memo = this.users?.get(name);
-    if (memo !== undefined) return memo;
-    const user = this.usersOf.get(name);
-    const identity = user === undefined ? this.base : this.build(this.row, user);
-    if (user !== undefined) {
-      this.users ??= new Map();
-      if (this.users.size < USERS_PER_DEVICE) this.users.set(name, identity);
+  /** The identity of `name` on the device with `key` (the user's policy or group may apply: precedence); undefined: no such device. */
+  forKey(key: string, name: string | null): KnownIdentity | undefined {
+    const i = this.table.rowOf(key);
+    if (i < 0) return undefined;
+    let base = this.base[i];
+    if (base === undefined) {
+      base = this.build(i, null);
+      this.base[i] = base;
     }
+    if (name === null) return base;
+    let memo = this.users.get(i);
+    const known = memo?.get(name);
+    if (known !== undefined) return known;
+    const user = this.usersOf(this.table.customerId(i))?.get(name);
+    if (user === undefined) return base;
+    const identity = this.build(i, user);
+    if (memo === undefined) {
+      memo = new Map();
+      this.users.set(i, memo);
+    }
+    if (memo.size < USERS_PER_DEVICE) memo.set(name, identity);
     return identity;
   }
 }
@@ -72,8 +90,9 @@ class DeviceEntry {
 /**
  * Who is asking, built once per snapshot change (docs/architecture.md "Identification"): a frozen
  * identity per location (by address prefix, and by DoH key for roaming and virtual locations) and
- * per device (by key), each carrying its compiled effective policy, so a query costs one map probe
- * by key or one probe per prefix length present by address.
+ * per device (by key; built on the device's first query after the change and then kept), each
+ * carrying its compiled effective policy, so a query costs one map probe by key or one probe per
+ * prefix length present by address.
  *
  * Order: the DoH path key (a device, else a roaming/virtual location; the transport has already
  * answered 404 to a key naming neither), then the EDNS(0) device key (an unknown one is ignored),
@@ -91,32 +110,32 @@ export class Identities {
   private constructor(
     private readonly byAddress: PrefixMatcher<KnownIdentity>,
     private readonly byLocationKey: ReadonlyMap<string, KnownIdentity>,
-    private readonly byDeviceKey: ReadonlyMap<string, DeviceEntry>,
+    private readonly byDeviceKey: DeviceIdentities | null,
   ) {}
 
   /** Nothing known: every query is `unknown`. */
   static empty(): Identities {
-    return new Identities(new PrefixMatcher(), new Map(), new Map());
+    return new Identities(new PrefixMatcher(), new Map(), null);
   }
 
   /** Devices indexed by key. */
   get devices(): number {
-    return this.byDeviceKey.size;
+    return this.byDeviceKey?.table.size ?? 0;
   }
 
   /** True when `key` names a device or a roaming/virtual location (the DoH listener's 404 test). */
   knowsKey(key: string): boolean {
-    return this.byDeviceKey.has(key) || this.byLocationKey.has(key);
+    return this.byDeviceKey?.table.has(key) === true || this.byLocationKey.has(key);
   }
 
   /** The identity of a query; `by`, when given, receives how it was identified. */
   identify(who: WhoAsks, by?: (how: IdentifiedBy) => void): Identity {
     const pathKey = who.pathKey;
     if (pathKey !== null) {
-      const device = this.byDeviceKey.get(pathKey);
+      const device = this.byDeviceKey?.forKey(pathKey, who.user);
       if (device !== undefined) {
         by?.('device');
-        return device.forUser(who.user);
+        return device;
       }
       const location = this.byLocationKey.get(pathKey);
       if (location !== undefined) {
@@ -128,10 +147,10 @@ export class Identities {
       return UNKNOWN;
     }
     if (who.deviceKey !== null) {
-      const device = this.byDeviceKey.get(who.deviceKey);
+      const device = this.byDeviceKey?.forKey(who.deviceKey, who.user);
       if (device !== undefined) {
         by?.('device');
-        return device.forUser(who.user);
+        return device;
       }
     }
     const hit = this.byAddress.lookup(who.clientIp);
@@ -214,14 +233,16 @@ export class Identities {
      * and policy, or, when its own mode is `default`, the customer's device configuration's
      * (docs/decisions.md "Environment"); the same rule as the heartbeat's `policy_id`.
      */
-    const devicePolicy = (d: DeviceRow, user: UserRow | null): CompiledPolicy | null => {
-      const c = d.customerId;
+    const table = devices.byKey;
+    const devicePolicy = (i: number, user: UserRow | null): CompiledPolicy | null => {
+      const c = table.customerId(i);
+      const own = table.mode(i);
       const settings = devices.settings.get(c);
-      const mode = d.mode !== 'default' ? d.mode : (settings?.mode ?? 'default');
-      const named = d.mode !== 'default' ? d.policyId : (settings?.policyId ?? null);
+      const mode = own !== 'default' ? own : (settings?.mode ?? 'default');
+      const named = own !== 'default' ? table.policyId(i) : (settings?.policyId ?? null);
       if (user !== null) {
-        const own = policyOf(user.policyId, c);
-        if (own !== null) return own;
+        const mine = policyOf(user.policyId, c);
+        if (mine !== null) return mine;
         if (mode !== 'default') {
           const group = policyOf(user.groupPolicyId, c);
           if (group !== null) return group;
@@ -233,31 +254,21 @@ export class Identities {
       }
       return defaultOf(c);
     };
-    const exceptionOf = (d: DeviceRow) => d.exceptionId ?? devices.settings.get(d.customerId)?.exceptionId ?? null;
-    const forUser = (d: DeviceRow, u: UserRow): KnownIdentity =>
+    const exceptionOf = (i: number) =>
+      table.exceptionId(i) ?? devices.settings.get(table.customerId(i))?.exceptionId ?? null;
+    const deviceIdentity = (i: number, u: UserRow | null): KnownIdentity =>
       identity(
-        d.customerId,
-        d.mspId,
-        d.locationId,
-        d.deviceId,
-        { userId: u.userId, userName: u.name, groupId: u.groupId },
-        devicePolicy(d, u),
-        routesOf(exceptionOf(d), d.customerId),
+        table.customerId(i),
+        table.mspId(i),
+        table.locationId(i),
+        table.deviceId(i),
+        u === null ? null : { userId: u.userId, userName: u.name, groupId: u.groupId },
+        devicePolicy(i, u),
+        routesOf(exceptionOf(i), table.customerId(i)),
       );
     if (keepDevices) return new Identities(byAddress, byLocationKey, reuse!.previous.byDeviceKey);
-    const byDeviceKey = new Map<string, DeviceEntry>();
-    for (const d of devices.byKey.values()) {
-      const base = identity(
-        d.customerId,
-        d.mspId,
-        d.locationId,
-        d.deviceId,
-        null,
-        devicePolicy(d, null),
-        routesOf(exceptionOf(d), d.customerId),
-      );
-      byDeviceKey.set(d.key, new DeviceEntry(d, base, forUser, groups.users.get(d.customerId)));
-    }
+    const users = groups.users;
+    const byDeviceKey = new DeviceIdentities(table, deviceIdentity, (c) => users.get(c));
     return new Identities(byAddress, byLocationKey, byDeviceKey);
   }
 }

@@ -9,9 +9,9 @@ export const DAILY_GRACE_MS = 3_600_000;
 /**
  * Compacts every ended UTC day (ended at least {@link DAILY_GRACE_MS} ago) that has hourly top rows
  * and is not yet in `stats_daily_done`: its `stats_hourly_top` rows summed per customer, dimension,
- * action and key into `stats_daily_top`, and per MSP (of each customer now) into
- * `stats_daily_msp_top`, with the day marked done, in one transaction per day
- * (migration 0022; docs/architecture.md "Statistics"). At most `maxDays` days per call.
+ * action and key into `stats_daily_top`, and its `stats_hourly_msp_top` rows (the customer's MSP when
+ * written, migration 0033) per MSP into `stats_daily_msp_top`, with the day marked done, in one
+ * transaction per day (migration 0022; docs/architecture.md "Statistics"). At most `maxDays` days per call.
  * @returns the compacted days' starts (epoch ms)
  */
 export async function compactDays(deps: CoreDeps, maxDays = 60): Promise<number[]> {
@@ -38,10 +38,9 @@ export async function compactDays(deps: CoreDeps, maxDays = 60): Promise<number[
         where hour >= ${sql.lit(day)} and hour < ${sql.lit(day + DAY_MS)}
         group by customer_id, dim, action, key`.execute(trx);
       await sql`insert into stats_daily_msp_top (msp_id, day, dim, action, key, count)
-        select c.msp_id, ${sql.lit(day)}, t.dim, t.action, t.key, sum(t.count) from stats_hourly_top t
-        join customers c on c.id = t.customer_id
-        where t.hour >= ${sql.lit(day)} and t.hour < ${sql.lit(day + DAY_MS)}
-        group by c.msp_id, t.dim, t.action, t.key`.execute(trx);
+        select msp_id, ${sql.lit(day)}, dim, action, key, sum(count) from stats_hourly_msp_top
+        where hour >= ${sql.lit(day)} and hour < ${sql.lit(day + DAY_MS)}
+        group by msp_id, dim, action, key`.execute(trx);
       await trx.insertInto('stats_daily_done').values({ day, done_at: deps.now() }).execute();
     });
     out.push(day);

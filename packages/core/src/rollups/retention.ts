@@ -71,6 +71,7 @@ export async function applyRetention(deps: CoreDeps, s: RetentionSettings): Prom
   const a = await db.deleteFrom('stats_hourly').where('hour', '<', cut.rollup).executeTakeFirst();
   const b = await db.deleteFrom('stats_hourly_top').where('hour', '<', cut.rollup).executeTakeFirst();
   const c = await db.deleteFrom('stats_daily_top').where('day', '<', cut.rollup).executeTakeFirst();
+  await db.deleteFrom('stats_hourly_msp_top').where('hour', '<', cut.rollup).execute();
   await db.deleteFrom('stats_daily_msp_top').where('day', '<', cut.rollup).execute();
   await db.deleteFrom('stats_daily_done').where('day', '<', cut.rollup).execute();
   return {

@@ -85,25 +85,20 @@ async function dailyRun(
 
 /**
  * The `(key, action, count)` rows of dimension `dim` over `range`: whole compacted UTC days from
- * `stats_daily_top` (a customer) or `stats_daily_msp_top` (an MSP, the system), the other hours from
- * `stats_hourly_top` (migration 0022), as one UNION ALL subquery `u` for the caller to sum. The MSP
- * daily sums keep a customer's days with the MSP it had then, deleted customers included.
+ * `stats_daily_top`, the other hours from `stats_hourly_top` (migration 0022), as one UNION ALL
+ * subquery `u` for the caller to sum. An MSP or the system (no customer) reads the per-MSP tables
+ * instead ({@link mspTop}).
  */
 async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubject, range: TimeRange, dim: string) {
   const h = hourBounds(range);
   const run = await dailyRun(db, subject, h);
-  // Each part is one index range (customer, dim, hour/day): no OR over the hours. Without one
-  // customer, the customers are the outer loop (a CROSS JOIN keeps that order on SQLite; PostgreSQL
-  // plans it freely): one primary-key range of (customer, dim, hour) each, instead of the hour index
-  // over every dimension of every customer (bench/README.md "Traffic", MSP and system).
+  if (subject.customerId === undefined && subject.locationId === undefined)
+    return mspTop(db, scope, subject, h, run, dim);
+  // Each part is one index range (customer, dim, hour/day): no OR over the hours.
   const hourly = (from: number, to: number) =>
-    (subject.customerId === undefined
-      ? db
-          .selectFrom('customers')
-          .crossJoin('stats_hourly_top')
-          .whereRef('customers.id', '=', 'stats_hourly_top.customer_id')
-      : db.selectFrom('stats_hourly_top').innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
-    )
+    db
+      .selectFrom('stats_hourly_top')
+      .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
       .where(subjectWhere('stats_hourly_top', subject, scope))
       .where('stats_hourly_top.dim', '=', dim)
       .where('stats_hourly_top.hour', '>=', from)
@@ -118,19 +113,48 @@ async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubje
     .where('stats_daily_top.day', '>=', run.start)
     .where('stats_daily_top.day', '<', run.end)
     .select(['stats_daily_top.key as key', 'stats_daily_top.action as action', 'stats_daily_top.count as count']);
-  if (subject.customerId !== undefined) {
-    return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
-  }
-  // An MSP's or the system's whole days: the per-MSP daily sums (far fewer rows than per customer).
-  const mspDaily = db
-    .selectFrom('stats_daily_msp_top')
-    .where((eb) => {
+  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
+}
+
+/**
+ * {@link top} of an MSP or the system: the per-MSP sums, `stats_hourly_msp_top` for the hours
+ * (migration 0033) and `stats_daily_msp_top` for whole compacted days, both with the MSP a
+ * customer had when its rows were written (deleted customers included). An MSP admin sees its MSP's
+ * rows, the system every MSP's (their sum), a customer login none.
+ */
+function mspTop(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  subject: StatsSubject,
+  h: { from: number; to: number },
+  run: { start: number; end: number } | null,
+  dim: string,
+) {
+  const mspWhere =
+    (table: 'stats_hourly_msp_top' | 'stats_daily_msp_top') =>
+    (eb: import('kysely').ExpressionBuilder<Database, typeof table>): Expression<SqlBool> => {
       const parts: Expression<SqlBool>[] = [];
-      if (scope.kind === 'msp') parts.push(eb('stats_daily_msp_top.msp_id', '=', scope.mspId));
+      if (scope.kind === 'msp') parts.push(eb(`${table}.msp_id`, '=', scope.mspId));
       else if (scope.kind !== 'all') parts.push(sql<SqlBool>`1 = 0`);
-      if (subject.mspId !== undefined) parts.push(eb('stats_daily_msp_top.msp_id', '=', subject.mspId));
+      if (subject.mspId !== undefined) parts.push(eb(`${table}.msp_id`, '=', subject.mspId));
       return eb.and(parts);
-    })
+    };
+  const hourly = (from: number, to: number) =>
+    db
+      .selectFrom('stats_hourly_msp_top')
+      .where(mspWhere('stats_hourly_msp_top'))
+      .where('stats_hourly_msp_top.dim', '=', dim)
+      .where('stats_hourly_msp_top.hour', '>=', from)
+      .where('stats_hourly_msp_top.hour', '<', to)
+      .select([
+        'stats_hourly_msp_top.key as key',
+        'stats_hourly_msp_top.action as action',
+        'stats_hourly_msp_top.count as count',
+      ]);
+  if (run === null) return db.selectFrom(hourly(h.from, h.to).as('u'));
+  const daily = db
+    .selectFrom('stats_daily_msp_top')
+    .where(mspWhere('stats_daily_msp_top'))
     .where('stats_daily_msp_top.dim', '=', dim)
     .where('stats_daily_msp_top.day', '>=', run.start)
     .where('stats_daily_msp_top.day', '<', run.end)
@@ -139,7 +163,7 @@ async function top(db: Kysely<Database>, scope: TenantScope, subject: StatsSubje
       'stats_daily_msp_top.action as action',
       'stats_daily_msp_top.count as count',
     ]);
-  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(mspDaily).as('u'));
+  return db.selectFrom(hourly(h.from, run.start).unionAll(hourly(run.end, h.to)).unionAll(daily).as('u'));
 }
 
 /**
