@@ -19,12 +19,11 @@
 
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { buildApp, ensureSystemAdmin } from '@cordon/api';
 import { customers, locations, msps, OPERATOR } from '@cordon/core';
-import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
+import { createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { createSecretBox } from '@cordon/pki';
 import {
   customerCreateSchema,
@@ -33,6 +32,7 @@ import {
   staticIpLocationCreateSchema,
 } from '@cordon/shared';
 import { sql } from 'kysely';
+import { openBenchDatabase } from './support/database.ts';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const RATE = Number(process.argv[3] ?? 500);
@@ -41,37 +41,6 @@ const CUSTOMERS = 1_000;
 const DEVICES_PER_CUSTOMER = 100;
 const PASSWORD = 'Bench-passw0rd';
 const HOUR = 3_600_000;
-
-async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  const url = process.env.CORDON_BENCH_DATABASE_URL;
-  if (url) {
-    const schema = `cordon_bench_${randomBytes(4).toString('hex')}`;
-    const admin = openDatabase({ url, pgPoolSize: 1 });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 10 });
-    await migrateToLatest(handle);
-    return {
-      handle,
-      drop: async () => {
-        await handle.close();
-        if (process.env.CORDON_BENCH_KEEP) console.log(`kept schema ${schema}`);
-        else await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-        await admin.close();
-      },
-    };
-  }
-  const file = `/tmp/cordon-bench-api-${process.pid}.db`;
-  const handle = openDatabase({ sqlitePath: file });
-  await migrateToLatest(handle);
-  return {
-    handle,
-    drop: async () => {
-      await handle.close();
-      if (process.env.CORDON_BENCH_KEEP) console.log(`kept ${file}`);
-      else for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    },
-  };
-}
 
 const OS = ['windows', 'macos', 'linux', 'ios', 'android'];
 
@@ -162,7 +131,7 @@ interface AutocannonResult {
   non2xx: number;
 }
 
-const { handle, drop } = await open();
+const { handle, drop } = await openBenchDatabase('api', 10);
 try {
   const changes = createChangeFeed(handle);
   const deps = { handle, changes, now: () => Date.now(), claims: DEFAULT_CLAIM_LIMITS };

@@ -28,11 +28,10 @@
  * third its own; blocked names likewise; client addresses its own (the `sourceip` and `user`
  * dimensions, as for clients without a device key); categories and policy shared.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { customers, msps, OPERATOR, rollups, stats } from '@cordon/core';
-import { createChangeFeed, type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
+import { createChangeFeed, type DatabaseHandle } from '@cordon/db';
 import { sql } from 'kysely';
+import { openBenchDatabase } from './support/database.ts';
 
 const MSP_MODE = process.argv[2] === 'msp';
 const ARGS = MSP_MODE ? process.argv.slice(3) : process.argv.slice(2);
@@ -42,37 +41,6 @@ const DAY = 86_400_000;
 const QUERIES = 10_000_000;
 const HOURS = 30 * 24;
 const HOUR = 3_600_000;
-
-async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  const url = process.env.CORDON_BENCH_DATABASE_URL;
-  if (url) {
-    const schema = `cordon_bench_${randomBytes(4).toString('hex')}`;
-    const admin = openDatabase({ url, pgPoolSize: 1 });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 4 });
-    await migrateToLatest(handle);
-    return {
-      handle,
-      drop: async () => {
-        await handle.close();
-        if (process.env.CORDON_BENCH_KEEP) console.log(`kept schema ${schema}`);
-        else await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-        await admin.close();
-      },
-    };
-  }
-  const file = `/tmp/cordon-bench-dashboard-${process.pid}.db`;
-  const handle = openDatabase({ sqlitePath: file });
-  await migrateToLatest(handle);
-  return {
-    handle,
-    drop: async () => {
-      await handle.close();
-      if (process.env.CORDON_BENCH_KEEP) console.log(`kept ${file}`);
-      else for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    },
-  };
-}
 
 /** Splits `total` over `n` keys with a Zipf-like skew (key i gets ∝ 1/(i+1)). */
 function zipf(total: number, n: number): number[] {
@@ -274,7 +242,7 @@ async function median(fn: () => Promise<unknown>): Promise<number> {
   return t.sort((a, b) => a - b)[2]!;
 }
 
-const { handle, drop } = await open();
+const { handle, drop } = await openBenchDatabase('dashboard', 4);
 try {
   const changes = createChangeFeed(handle);
   // The MSP case is measured at 23:30 UTC of today: every hour of "today" is an hourly one.

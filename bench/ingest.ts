@@ -13,10 +13,7 @@
  * (half of those with an internal user and group: migration 0029). Also times the raw INSERT alone (no
  * roll-ups) for comparison. Numbers go in bench/README.md, never in tests.
  */
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '@cordon/db';
-import { sql } from 'kysely';
+import type { DatabaseHandle } from '@cordon/db';
 import { RollupBuffer } from '../apps/resolver/src/querylog/rollup.ts';
 import {
   flushRollups,
@@ -25,6 +22,7 @@ import {
   insertQueryLogRows,
   type QueryLogRow,
 } from '../apps/resolver/src/querylog/writer.ts';
+import { openBenchDatabase } from './support/database.ts';
 
 const ROWS = Number(process.argv[2] ?? 300_000);
 const BATCH = Number(process.env.CORDON_BENCH_BATCH ?? 1_000);
@@ -85,37 +83,8 @@ async function timed(
   );
 }
 
-async function open(): Promise<{ handle: DatabaseHandle; drop: () => Promise<void> }> {
-  const url = process.env.CORDON_BENCH_DATABASE_URL;
-  if (url) {
-    const schema = `cordon_bench_${randomBytes(4).toString('hex')}`;
-    const admin = openDatabase({ url, pgPoolSize: 1 });
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-    const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 2 });
-    await migrateToLatest(handle);
-    return {
-      handle,
-      drop: async () => {
-        await handle.close();
-        await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-        await admin.close();
-      },
-    };
-  }
-  const file = `/tmp/cordon-bench-ingest-${process.pid}.db`;
-  const handle = openDatabase({ sqlitePath: file });
-  await migrateToLatest(handle);
-  return {
-    handle,
-    drop: async () => {
-      await handle.close();
-      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    },
-  };
-}
-
 const start = Date.UTC(2026, 10, 22, 10);
-const { handle, drop } = await open();
+const { handle, drop } = await openBenchDatabase('ingest', 2);
 try {
   // The writers' path: raw rows per batch, roll-ups gathered and upserted every 50,000 rows / 1 s.
   const buffer = new RollupBuffer();
