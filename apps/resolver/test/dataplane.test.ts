@@ -6,13 +6,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import {
-  addressClaimColumns,
-  type DatabaseHandle,
-  migrateToLatest,
-  type OpenDatabaseOptions,
-  openDatabase,
-} from '@cordon/db';
+import { type DatabaseHandle, migrateToLatest, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { sql } from 'kysely';
@@ -21,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { startDataPlane } from '../src/dataplane/host.ts';
 import { dig } from './helpers/dig.ts';
 import { startFakeUpstream } from './helpers/fake-upstream.ts';
-import { seedTenants } from './helpers/seed.ts';
+import { addStaticLocation, seedTenants } from './helpers/seed.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -119,29 +113,7 @@ describe.each(testDialects())('data-plane thread on %s', (dialect) => {
 
         // 127.0.0.5 is nobody's: REFUSED. Claim it for the other customer, then relay the topic.
         expect((await dig(port, '-b', '127.0.0.5', 'allowed.example', 'A')).status).toBe('REFUSED');
-        const now = new Date().toISOString();
-        const location = await handle.db
-          .insertInto('locations')
-          .values({
-            customer_id: seeded.otherCustomerId,
-            type: 'static',
-            name: 'Annex',
-            policy_id: null,
-            key: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await handle.db
-          .insertInto('location_addresses')
-          .values({
-            location_id: location.id,
-            customer_id: seeded.otherCustomerId,
-            ...addressClaimColumns('127.0.0.5/32'),
-            created_at: now,
-          })
-          .execute();
+        await addStaticLocation(handle, seeded.otherCustomerId, 'Annex', '127.0.0.5/32');
         const relayedAt = Date.now();
         plane.relay('locations');
         let status = '';

@@ -1,34 +1,15 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChangeFeed, ChangeListener, ChangeTopic, DatabaseHandle } from '@cordon/db';
-import { addressClaimColumns } from '@cordon/db';
+import type { DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partFile, readPartFile, replayHandle } from '../src/snapshot/disk.ts';
 import { SnapshotStore } from '../src/snapshot/store.ts';
-import { type Seeded, seedTenants } from './helpers/seed.ts';
+import { addStaticLocation, manualFeed, type Seeded, seedTenants } from './helpers/seed.ts';
 
 const silent = pino({ level: 'silent' });
-
-/** A change feed the test drives by hand. */
-function manualFeed(): ChangeFeed & { emit(topic: ChangeTopic): void } {
-  const listeners = new Set<ChangeListener>();
-  const tell = (t: ChangeTopic) => {
-    for (const l of listeners) l(t);
-  };
-  return {
-    publish: async (t) => tell(t),
-    subscribe: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    start: async () => undefined,
-    close: async () => undefined,
-    emit: tell,
-  };
-}
 
 /**
  * `handle` behind a switch: while `down`, every statement fails as on a database that does not
@@ -94,29 +75,7 @@ describe.each(testDialects())('snapshot kept on disk (%s)', (dialect) => {
     expect(second.identify('127.0.0.9').kind).toBe('unknown');
 
     // Meanwhile a new location is added; when the database answers again the resolver catches up.
-    const now = new Date().toISOString();
-    const loc = await handle.db
-      .insertInto('locations')
-      .values({
-        customer_id: seeded.customerId,
-        type: 'static',
-        name: 'Annex',
-        policy_id: null,
-        key: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await handle.db
-      .insertInto('location_addresses')
-      .values({
-        location_id: loc.id,
-        customer_id: seeded.customerId,
-        ...addressClaimColumns('127.0.0.9/32'),
-        created_at: now,
-      })
-      .execute();
+    await addStaticLocation(handle, seeded.customerId, 'Annex', '127.0.0.9/32');
     await new Promise((r) => setTimeout(r, 100));
     expect(second.identify('127.0.0.9').kind).toBe('unknown'); // still down: the disk snapshot stays
     offline.down = false;

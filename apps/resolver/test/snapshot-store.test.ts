@@ -1,27 +1,9 @@
-import type { ChangeFeed, ChangeListener, ChangeTopic, DatabaseHandle } from '@cordon/db';
+import type { DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotStore } from '../src/snapshot/store.ts';
-import { type Seeded, seedTenants } from './helpers/seed.ts';
-
-/** A change feed the test drives by hand. */
-function manualFeed(): ChangeFeed & { emit(topic: ChangeTopic): void } {
-  const listeners = new Set<ChangeListener>();
-  const tell = (t: ChangeTopic) => {
-    for (const l of listeners) l(t);
-  };
-  return {
-    publish: async (t) => tell(t),
-    subscribe: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    start: async () => undefined,
-    close: async () => undefined,
-    emit: tell,
-  };
-}
+import { manualFeed, type Seeded, seedTenants } from './helpers/seed.ts';
 
 const settle = async (store: SnapshotStore, key: keyof SnapshotStore['stats'], from: number) => {
   for (let i = 0; i < 100 && store.stats[key] === from; i++) await new Promise((r) => setTimeout(r, 10));

@@ -1,4 +1,60 @@
-import { addressClaimColumns, type DatabaseHandle } from '@cordon/db';
+import {
+  addressClaimColumns,
+  type ChangeFeed,
+  type ChangeListener,
+  type ChangeTopic,
+  type DatabaseHandle,
+} from '@cordon/db';
+
+/**
+ * Adds a static location named `name` to customer `customerId` claiming `cidr` (inheriting the
+ * default policy), as the API would store it.
+ * @returns the location's id
+ */
+export async function addStaticLocation(
+  handle: DatabaseHandle,
+  customerId: number,
+  name: string,
+  cidr: string,
+): Promise<number> {
+  const now = new Date().toISOString();
+  const l = await handle.db
+    .insertInto('locations')
+    .values({
+      customer_id: customerId,
+      type: 'static',
+      name,
+      policy_id: null,
+      key: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await handle.db
+    .insertInto('location_addresses')
+    .values({ location_id: l.id, customer_id: customerId, ...addressClaimColumns(cidr), created_at: now })
+    .execute();
+  return l.id;
+}
+
+/** A change feed the test drives by hand: `emit(topic)` tells the subscribers at once. */
+export function manualFeed(): ChangeFeed & { emit(topic: ChangeTopic): void } {
+  const listeners = new Set<ChangeListener>();
+  const tell = (t: ChangeTopic) => {
+    for (const l of listeners) l(t);
+  };
+  return {
+    publish: async (t) => tell(t),
+    subscribe: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    start: async () => undefined,
+    close: async () => undefined,
+    emit: tell,
+  };
+}
 
 /** Ids of the seeded tenant data. */
 export interface Seeded {
@@ -59,20 +115,8 @@ export async function seedTenants(handle: DatabaseHandle): Promise<Seeded> {
   };
   const acmePolicy = await policy(acme, 'Moderate', [9, 20]);
   const betaPolicy = await policy(beta, 'Open', []);
-  const location = async (customerId: number, name: string, ip: string) => {
-    const l = await db
-      .insertInto('locations')
-      .values({ customer_id: customerId, type: 'static', name, policy_id: null, key: null, ...ts })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('location_addresses')
-      .values({ location_id: l.id, customer_id: customerId, ...addressClaimColumns(ip), created_at: now })
-      .execute();
-    return l.id;
-  };
-  const locationId = await location(acme, 'HQ', '127.0.0.1/32');
-  await location(beta, 'Branch', '127.0.0.3/32');
+  const locationId = await addStaticLocation(handle, acme, 'HQ', '127.0.0.1/32');
+  await addStaticLocation(handle, beta, 'Branch', '127.0.0.3/32');
   await db
     .insertInto('category_domains')
     .values([
