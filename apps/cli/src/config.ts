@@ -440,8 +440,13 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     const spec = SERVE_SETTINGS.find((s) => s.key === key);
     if (!spec) throw new Error(`unknown setting ${key}`);
     const fromEnv = env[spec.env];
+    // commander hands an empty variable over as the flag's value: empty means unset either way
+    // (an empty --snapshot-dir would otherwise resolve to the working directory).
+    const fromFlag = flags[flagAttribute(spec)];
     return (
-      flags[flagAttribute(spec)] ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? spec.defaultValue
+      (fromFlag !== undefined && fromFlag !== '' ? fromFlag : undefined) ??
+      (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ??
+      spec.defaultValue
     );
   };
   const label = (key: keyof ServeConfig) => {

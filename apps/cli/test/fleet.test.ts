@@ -47,6 +47,8 @@ describe('fleet settings', () => {
     const pgEnv = { ...env, DATABASE_URL: 'postgres://db.internal/cordon', CORDON_SNAPSHOT_DIR: '/var/lib/snap' };
     expect(resolveServeConfig({}, pgEnv).snapshotDir).toBe('/var/lib/snap');
     expect(resolveServeConfig({ snapshotDir: 'off' }, pgEnv).snapshotDir).toBeNull();
+    // An empty value (commander passes an empty CORDON_SNAPSHOT_DIR as the flag) is unset, never the working directory.
+    expect(resolveServeConfig({ snapshotDir: '' }, env).snapshotDir).toBeNull();
     expect(resolveServeConfig({ snapshotDir: '/elsewhere' }, env).snapshotDir).toBe('/elsewhere');
   });
 });
