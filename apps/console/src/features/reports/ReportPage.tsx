@@ -120,7 +120,9 @@ export function ReportPage({ type }: { type: ReportType }) {
   const codes = REPORTS.filter((r) => r.type === type);
   const [code, setCode] = useState<ReportCode>(codes[0]!.code);
   const [start, setStart] = useState(() => localDay(-6));
-  const [end, setEnd] = useState(() => localDay(0));
+  // Up to the browser's tomorrow: the report's days are the customer's (its time zone), which may
+  // already be a day ahead of the browser's (a Berlin customer seen from UTC after 23:00).
+  const [end, setEnd] = useState(() => localDay(1));
   const [pdfBusy, setPdfBusy] = useState(false);
   const valid = DAY.test(start) && DAY.test(end) && start <= end;
   const query = useReportQuery(customerId, code, start, end, valid);
