@@ -4,6 +4,7 @@
 # CORDON_BENCH_PROF=1 adds `--cpu-prof` (profiles in the scratch directory's prof/; summarise with bench/cpuprofile-top.mjs).
 # CORDON_BENCH_MIXES="blocked cached" picks the mixes; CORDON_BENCH_QPS=10000 fixes the offered load
 # (dnsperf -Q; the default 200000 saturates) and adds latency percentiles from dnsperf -v (per-answer latencies).
+# CORDON_BENCH_NODE_FLAGS adds node flags to the bundle's command line (e.g. --trace-gc, --max-semi-space-size=2).
 # CORDON_BENCH_UDP_BACKEND=dgram|batch and CORDON_BENCH_THREADS=N reach bench/resolver-serve.ts; its last
 # lines give the CPU time per answered query. Paths: CORDON_UT1_DIR, the UT1 lists (default
 # $CORDON_SHARED_DIR/data/categories/ut1, CORDON_SHARED_DIR defaulting to the repository's sibling
@@ -32,7 +33,7 @@ if [ "${CORDON_BENCH_BUNDLE:-0}" = 1 ]; then
   node_modules/.bin/esbuild apps/resolver/src/querylog/worker.ts --bundle --platform=node --format=esm --target=node20 \
     --outfile=node_modules/.cordon-bench/querylog-worker.mjs --external:better-sqlite3 --external:pg --external:pg-native \
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" --log-level=warning
-  node --expose-gc "${prof[@]}" node_modules/.cordon-bench/serve.mjs "$db" "$port" > "$work/serve.log" 2>&1 &
+  node --expose-gc ${CORDON_BENCH_NODE_FLAGS:-} "${prof[@]}" node_modules/.cordon-bench/serve.mjs "$db" "$port" > "$work/serve.log" 2>&1 &
 else
   node --expose-gc "${prof[@]}" --import tsx bench/resolver-serve.ts "$db" "$port" > "$work/serve.log" 2>&1 &
 fi

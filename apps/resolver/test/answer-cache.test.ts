@@ -1,6 +1,6 @@
 import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { AnswerCache, STALE_TTL } from '../src/cache/answer-cache.ts';
+import { AnswerCache, LRU_REFRESH_MS, STALE_TTL } from '../src/cache/answer-cache.ts';
 import { type CompiledAnswer, compileAnswer, renderAnswer } from '../src/cache/compiled-answer.ts';
 import { decodeQuery } from '../src/dns/message.ts';
 import type { DnsRequest } from '../src/request.ts';
@@ -97,14 +97,30 @@ describe('AnswerCache', () => {
   });
 
   it('evicts the least recently used entry when full', () => {
-    const cache = new AnswerCache({ maxEntries: 2 });
+    let now = 1_000_000;
+    const cache = new AnswerCache({ maxEntries: 2, now: () => now });
     cache.set('a', compile(positive([300])));
     cache.set('b', compile(positive([300])));
+    now += LRU_REFRESH_MS;
     cache.get('a');
     cache.set('c', compile(positive([300])));
     expect(cache.get('a')).toBeDefined();
     expect(cache.get('b')).toBeUndefined();
     expect(cache.size).toBe(2);
+  });
+
+  it('moves a hit in the LRU order at most once per LRU_REFRESH_MS', () => {
+    let now = 1_000_000;
+    const cache = new AnswerCache({ maxEntries: 2, now: () => now });
+    cache.set('a', compile(positive([300])));
+    cache.set('b', compile(positive([300])));
+    // Within the refresh interval a hit on 'a' keeps its place: 'a' is still the oldest.
+    now += LRU_REFRESH_MS - 1;
+    expect(cache.get('a')).toBeDefined();
+    cache.set('c', compile(positive([300])));
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeDefined();
+    expect(cache.get('c')).toBeDefined();
   });
 });
 

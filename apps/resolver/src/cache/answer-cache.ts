@@ -12,12 +12,20 @@ export interface AnswerCacheOptions {
   now?: () => number;
 }
 
-/** One cache entry: the compiled answer and when it was stored and expires, epoch ms. */
+/** One cache entry: the compiled answer and when it was stored, expires and last moved to the LRU's young end, epoch ms. */
 export interface CacheEntry {
   readonly answer: CompiledAnswer;
   readonly storedAt: number;
   readonly expiresAt: number;
+  touchedAt: number;
 }
+
+/**
+ * A hit moves its entry to the young end of the LRU order at most this often, ms: moving is a `Map`
+ * delete and set, whose holes make the table rehash (a pause proportional to its size) every
+ * few thousand hits on a busy entry set; within a second the order is close enough.
+ */
+export const LRU_REFRESH_MS = 1000;
 
 /** TTL of stale answers, seconds (RFC 8767 §4 recommends 30). */
 export const STALE_TTL = 30;
@@ -27,7 +35,8 @@ export const STALE_TTL = 30;
  * answers and is safe to share between tenants. Keyed by (qname lower-cased, qtype, qclass, DO
  * bit). Bounded LRU over a `Map`'s insertion order. Entries are {@link CompiledAnswer}s (wire
  * bytes plus TTL offsets), so a hit is rendered by {@link renderAnswer} as one copy, the id and
- * question of the asker, and a TTL patch per record.
+ * question of the asker, and a TTL patch per record. The LRU order is refreshed at most once a
+ * second per entry ({@link LRU_REFRESH_MS}).
  *
  * An entry lives for the answer's {@link CompiledAnswer.cacheTtl} (RFC 2181 §5.2, RFC 2308 §5),
  * capped at `maxTtl`; answers with cacheTtl 0 (SERVFAIL, TTL 0, negative without SOA) are not
@@ -64,7 +73,7 @@ export class AnswerCache {
     if (!(ttl > 0)) return 0;
     const now = this.now();
     this.map.delete(key);
-    this.map.set(key, { answer, storedAt: now, expiresAt: now + ttl * 1000 });
+    this.map.set(key, { answer, storedAt: now, expiresAt: now + ttl * 1000, touchedAt: now });
     if (this.map.size > this.maxEntries) {
       const oldest = this.map.keys().next().value;
       if (oldest !== undefined) this.map.delete(oldest);
@@ -72,13 +81,20 @@ export class AnswerCache {
     return ttl;
   }
 
-  /** A fresh entry, or undefined. Refreshes LRU order. See {@link elapsedSeconds} for the TTL decrement. */
+  /**
+   * A fresh entry, or undefined. Refreshes its LRU position when it was last refreshed
+   * {@link LRU_REFRESH_MS} or more ago. See {@link elapsedSeconds} for the TTL decrement.
+   */
   get(key: string): CacheEntry | undefined {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
-    if (this.now() >= e.expiresAt) return undefined;
-    this.map.delete(key);
-    this.map.set(key, e);
+    const now = this.now();
+    if (now >= e.expiresAt) return undefined;
+    if (now - e.touchedAt >= LRU_REFRESH_MS) {
+      e.touchedAt = now;
+      this.map.delete(key);
+      this.map.set(key, e);
+    }
     return e;
   }
 

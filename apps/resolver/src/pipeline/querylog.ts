@@ -3,6 +3,20 @@ import type { ResolverCounters } from '../metrics.ts';
 import type { QueryLogSink } from '../querylog/writer.ts';
 import type { DnsAnswer, Middleware } from '../request.ts';
 
+/** The `categories` column of each interned category set (the index hands out one frozen array per set). */
+const categoriesTexts = new WeakMap<readonly number[], string>();
+
+/** `categories` as the query log stores them: ids joined by commas, '' for none; joined once per interned set. */
+function categoriesText(categories: readonly number[]): string {
+  if (categories.length === 0) return '';
+  let text = categoriesTexts.get(categories);
+  if (text === undefined) {
+    text = categories.join(',');
+    if (Object.isFrozen(categories)) categoriesTexts.set(categories, text);
+  }
+  return text;
+}
+
 /**
  * querylog: wraps the whole chain, so every answer — synthesized, cached, stale or SERVFAIL — is
  * timed and logged with the identity (customer, location, device, internal user and group: migration
@@ -29,7 +43,7 @@ export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Mi
       protocol: req.protocol,
       action: decision?.action ?? 'allowed',
       reason: decision?.reason ?? 'default',
-      categories: decision && decision.categories.length > 0 ? decision.categories.join(',') : '',
+      categories: decision ? categoriesText(decision.categories) : '',
       rcode: rcodeName(answer.rcode),
       answer_source: answer.source,
       latency_us: Math.round((performance.now() - req.startedAt) * 1000),
