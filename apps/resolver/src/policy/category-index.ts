@@ -16,9 +16,10 @@ export interface CategoryLookup {
  * That is ≈ (name length + 14) bytes per domain. Category sets are interned: the ~810,000 UT1
  * rows use a few hundred distinct sets.
  *
- * A lookup writes the qname once into a scratch buffer and probes the hash for each suffix that
- * starts at a label boundary (`a.b.example.com`, `b.example.com`, `example.com`, `com`), without
- * allocating unless several levels match.
+ * A lookup writes the qname once into a scratch buffer, hashes it once from its last byte to its
+ * first (FNV-1a in reverse, so each suffix's hash is a step of the same pass) and probes the table
+ * for each suffix that starts at a label boundary (`com`, `example.com`, `b.example.com`,
+ * `a.b.example.com`), without allocating unless several levels match.
  */
 export class CategoryIndex {
   /** Number of distinct domains. */
@@ -65,28 +66,30 @@ export class CategoryIndex {
 
   private lookup(qname: string): readonly number[] {
     const buf = this.scratch;
-    if (Buffer.byteLength(qname) > buf.length) return EMPTY;
+    // A UTF-8 character takes at most 3 bytes per UTF-16 unit: most names skip the byte count.
+    if (qname.length * 3 > buf.length && Buffer.byteLength(qname) > buf.length) return EMPTY;
     const len = buf.write(qname, 0, 'utf8');
     let found: readonly number[] = EMPTY;
     let merged: number[] | null = null;
-    let start = 0;
-    while (start < len) {
-      const entry = this.find(buf, start, len);
+    // From the last byte leftwards: the hash of every suffix is the running hash where a label starts
+    // (`com`, `example.com`, `b.example.com`…), so the name is hashed once, not once per suffix.
+    let h = FNV_OFFSET;
+    for (let start = len - 1; start >= 0; start--) {
+      h = Math.imul(h ^ buf[start]!, FNV_PRIME);
+      if (start > 0 && buf[start - 1] !== 46) continue;
+      const entry = this.find(buf, start, len, h >>> 0);
       if (entry >= 0) {
         const set = this.sets[this.setOf[entry]!]!;
         if (found === EMPTY) found = set;
         else if (set !== found) merged = mergeInto(merged ?? found.slice(), set);
       }
-      // Next label boundary.
-      while (start < len && buf[start] !== 46) start++;
-      start++;
     }
     return merged ?? found;
   }
 
-  private find(key: Buffer, from: number, to: number): number {
+  private find(key: Buffer, from: number, to: number, keyHash: number): number {
     const mask = this.table.length - 1;
-    let slot = hash(key, from, to) & mask;
+    let slot = keyHash & mask;
     const keyLen = to - from;
     for (;;) {
       const entry = this.table[slot]!;
@@ -106,13 +109,16 @@ function mergeInto(target: number[], add: readonly number[]): number[] {
   return target.sort((a, b) => a - b);
 }
 
-/** FNV-1a, 32-bit, over `buf[from, to)`. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * FNV-1a, 32-bit, over `buf[from, to)` taken from the last byte to the first: the hash of a
+ * suffix extends to the next longer suffix, which is what {@link CategoryIndex} lookups walk.
+ */
 function hash(buf: Buffer, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    h ^= buf[i]!;
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = FNV_OFFSET;
+  for (let i = to - 1; i >= from; i--) h = Math.imul(h ^ buf[i]!, FNV_PRIME);
   return h >>> 0;
 }
 
