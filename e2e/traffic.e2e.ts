@@ -229,6 +229,11 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     // The table of the default report type may still show while the chosen one loads.
     await expect.poll(() => page.getByTestId('report-table').textContent()).toContain('blocked-by-list.example');
     await page.getByTestId('report-chart').waitFor();
+    // The default days are the customer's last 7 in its own time zone (Europe/Berlin), whatever the
+    // browser's: the end field holds the customer's today.
+    const berlinToday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date());
+    expect(await page.getByLabel('End', { exact: true }).inputValue()).toBe(berlinToday);
+    expect(await page.getByTestId('report-period').textContent()).toContain(berlinToday);
     await shot(page, '05-blocked-report');
     // The table writes domains in full (rows shortened to the same last two labels could not be
     // told apart) and searches its rows.

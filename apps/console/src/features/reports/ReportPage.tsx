@@ -23,11 +23,9 @@ import {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** `YYYY-MM-DD` of a local date `days` from today. */
-function localDay(days: number): string {
-  const d = new Date();
-  d.setDate(d.getDate() + days);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+/** Both days are `YYYY-MM-DD` and start ≤ end. */
+function validRange(r: { start: string; end: string }): boolean {
+  return DAY.test(r.start) && DAY.test(r.end) && r.start <= r.end;
 }
 
 const NUMBER_COLUMNS = ['requests', 'allowed', 'blocked'] as const;
@@ -119,18 +117,25 @@ export function ReportPage({ type }: { type: ReportType }) {
   const session = useSessionStore();
   const codes = REPORTS.filter((r) => r.type === type);
   const [code, setCode] = useState<ReportCode>(codes[0]!.code);
-  const [start, setStart] = useState(() => localDay(-6));
-  // Up to the browser's tomorrow: the report's days are the customer's (its time zone), which may
-  // already be a day ahead of the browser's (a Berlin customer seen from UTC after 23:00).
-  const [end, setEnd] = useState(() => localDay(1));
+  // The days chosen; null until the user picks one: the API then answers the customer's last 7 days
+  // in the customer's time zone (spec §9), which may be a day ahead of or behind the browser's, and
+  // the inputs show the days it answered.
+  const [chosen, setChosen] = useState<{ start: string; end: string } | null>(null);
   const [pdfBusy, setPdfBusy] = useState(false);
-  const valid = DAY.test(start) && DAY.test(end) && start <= end;
-  const query = useReportQuery(customerId, code, start, end, valid);
+  const query = useReportQuery(customerId, code, chosen?.start, chosen?.end, chosen === null || validRange(chosen));
+  const shown = chosen ?? (query.data ? { start: query.data.start, end: query.data.end } : null);
+  const start = shown?.start ?? '';
+  const end = shown?.end ?? '';
+  const valid = shown === null || validRange(shown);
 
   const pdf = async () => {
     setPdfBusy(true);
     try {
-      await downloadPdf(session.getState().token, `/users/${customerId}/reports/${code}/pdf`, { start, end });
+      await downloadPdf(
+        session.getState().token,
+        `/users/${customerId}/reports/${code}/pdf`,
+        shown === null ? {} : { start: shown.start, end: shown.end },
+      );
       showSuccessToast(t('reports.pdfReady'));
     } catch (err) {
       showErrorToast(err instanceof Error ? err.message : String(err));
@@ -181,16 +186,26 @@ export function ReportPage({ type }: { type: ReportType }) {
           type="date"
           label={t('reports.start')}
           value={start}
-          onChange={(e) => setStart(e.currentTarget.value)}
-          error={DAY.test(start) ? undefined : t('reports.dateInvalid')}
+          onChange={(e) => setChosen({ start: e.currentTarget.value, end })}
+          disabled={shown === null}
+          error={shown === null || DAY.test(start) ? undefined : t('reports.dateInvalid')}
           w={170}
         />
         <TextInput
           type="date"
           label={t('reports.end')}
           value={end}
-          onChange={(e) => setEnd(e.currentTarget.value)}
-          error={!DAY.test(end) ? t('reports.dateInvalid') : start > end ? t('reports.endBeforeStart') : undefined}
+          onChange={(e) => setChosen({ start, end: e.currentTarget.value })}
+          disabled={shown === null}
+          error={
+            shown === null
+              ? undefined
+              : !DAY.test(end)
+                ? t('reports.dateInvalid')
+                : start > end
+                  ? t('reports.endBeforeStart')
+                  : undefined
+          }
           w={170}
         />
       </Group>

@@ -6,10 +6,19 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 export type { ArchivedReport, ScheduledReport };
 
 /** `GET /users/{id}/reports/{code}?start&end` (docs/api.md "Reports"): one report's rows. */
-export function useReportQuery(customerId: number, code: ReportCode, start: string, end: string, enabled: boolean) {
+export function useReportQuery(
+  customerId: number,
+  code: ReportCode,
+  start: string | undefined,
+  end: string | undefined,
+  enabled: boolean,
+) {
   return useEndpointQuery(
     Endpoints.reports.get,
-    { params: { id: customerId, code }, query: { start, end } },
+    {
+      params: { id: customerId, code },
+      query: { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) },
+    },
     { enabled, placeholderData: keepPreviousData },
   );
 }
