@@ -157,6 +157,9 @@ export function digestMessage(
   return { subject, text, html };
 }
 
+/** The longest window a digest counts, ms: a week (the longest period), however long the mail server was down. */
+export const MAX_DIGEST_WINDOW_MS = 7 * 86_400_000;
+
 /** The outcome of one policy's digest run. */
 export interface DigestOutcome {
   policyId: number;
@@ -168,10 +171,16 @@ export interface DigestOutcome {
 /**
  * Runs the digest of every policy whose notifications are on (categories and recipients) and due
  * (its interval elapsed since `last_run_at`) at `now`: claims it by a conditional update of
- * `last_run_at` (another worker or a restart then skips it), counts its window ending at `now`,
- * and mails the recipients through the MSP's mail settings (else the system's) when there is any
- * hit. Stores `last_status` (`sent`, `no hits`, `not sent` with `last_reason`) and `last_sent_at`.
- * A failed send is not retried: the next digest covers its own window.
+ * `last_run_at` (another worker or a restart then skips it), counts its window and mails the
+ * recipients through the MSP's mail settings (else the system's) when there is any hit. Stores
+ * `last_status` (`sent`, `no hits`, `not sent` with `last_reason`) and `last_sent_at`.
+ *
+ * The window ends at `now` and starts `period` before the time the digest fell due
+ * (`last_run_at` + interval; `now` − `period` for a first digest), at most
+ * {@link MAX_DIGEST_WINDOW_MS} back: with interval = period the windows follow each other without
+ * gap or overlap, whatever the job's tick. A send that fails puts `last_run_at` back, so the digest
+ * is due again at the job's next tick and its window still starts where the failed one did: no hit
+ * goes unreported because the mail server was down (docs/decisions.md "Category notifications").
  */
 export async function runDigests(deps: CoreDeps, now: number, log?: WorkerLog): Promise<DigestOutcome[]> {
   const db = deps.handle.db;
@@ -209,14 +218,16 @@ export async function runDigests(deps: CoreDeps, now: number, log?: WorkerLog): 
       .where((eb) => (r.lastRunAt === null ? eb('last_run_at', 'is', null) : eb('last_run_at', '=', r.lastRunAt)))
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) continue;
-    const window = NOTIFICATION_MS[r.period as NotificationWindow] ?? NOTIFICATION_MS.day;
+    const period = NOTIFICATION_MS[r.period as NotificationWindow] ?? NOTIFICATION_MS.day;
+    const dueAt = r.lastRunAt === null ? now : Date.parse(r.lastRunAt) + every;
+    const from = Math.max(dueAt - period, now - MAX_DIGEST_WINDOW_MS);
     const categories = JSON.parse(r.categories) as number[];
     const emails = JSON.parse(r.emails) as string[];
     let status: DigestOutcome['status'] = 'no hits';
     let reason: string | null = null;
     let total = 0;
     try {
-      const figures = await digestFigures(db, r.customerId, r.policyId, categories, now - window, now);
+      const figures = await digestFigures(db, r.customerId, r.policyId, categories, from, now);
       total = figures.total;
       if (total > 0) {
         const message = digestMessage(figures, { policy: r.policyName, customer: r.customerName }, r.timezone || 'UTC');
@@ -232,7 +243,10 @@ export async function runDigests(deps: CoreDeps, now: number, log?: WorkerLog): 
       .set(
         status === 'sent'
           ? { last_status: status, last_reason: reason, last_sent_at: at }
-          : { last_status: status, last_reason: reason },
+          : status === 'not sent'
+            ? // Due again at the next tick, with the same window start.
+              { last_status: status, last_reason: reason, last_run_at: r.lastRunAt }
+            : { last_status: status, last_reason: reason },
       )
       .where('policy_id', '=', r.policyId)
       .execute();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { type CoreDeps, notifications, worker } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
 import { insertQueryLogRows } from '@cordon/resolver';
@@ -262,5 +263,87 @@ describe.each(testDialects())('category notifications on %s', (dialect) => {
       last_sent_at: '2025-06-15T13:00:00.000Z',
     });
     await w.close();
+  });
+
+  it('retries a digest whose send failed at the next tick, its window still starting where the failed one did', async () => {
+    const row = (iso: string, qname: string) => ({
+      ts: Date.parse(iso),
+      customer_id: a.customerId,
+      location_id: null,
+      policy_id: a.policyId,
+      client_ip: '10.1.0.66',
+      qname,
+      qtype: 'A',
+      protocol: 'udp',
+      action: 'blocked',
+      reason: 'category',
+      categories: '6',
+      rcode: 'NOERROR',
+      answer_source: 'policy',
+      latency_us: 50,
+    });
+    // A port nothing listens on: the mail server is down.
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    const mailTo = async (port: number) => {
+      const res = await call(t.app, t.rootToken, 'POST', '/restapi/mail', {
+        server: '127.0.0.1',
+        port,
+        security: 'none',
+        sender: 'Cordon',
+        from_email: 'noreply@cordon.test',
+        notification_period: 'daily',
+        username: '',
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await mailTo(closed);
+    const saved = await call(t.app, a.customerToken, 'POST', path(a.policyId), {
+      categories: [6],
+      interval: 'hourly',
+      period: 'hour',
+      emails: ['retry@example.test'],
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const deps: CoreDeps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
+    // Saved at 12:00 (the test clock): the hour 12:00–13:00 is the first window.
+    await insertQueryLogRows(t.handle, [
+      row('2025-06-15T12:10:00Z', 'evil-malware.example'),
+      row('2025-06-15T12:50:00Z', 'evil-malware.example'),
+    ]);
+    // 13:00: due, two hits, the send is refused: recorded, and due again (last_run_at kept).
+    const failed = await notifications.runDigests(deps, Date.parse('2025-06-15T13:00:00Z'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ policyId: a.policyId, status: 'not sent', total: 2 });
+    expect(failed[0]?.reason).toBeTruthy();
+    expect((await call(t.app, a.customerToken, 'GET', path(a.policyId))).json()).toMatchObject({
+      last_status: 'not sent',
+      last_run_at: '2025-06-15T12:00:00.000Z',
+      last_sent_at: null,
+    });
+    // A hit after the failed window, then the mail server is back: the next tick (13:05) sends one
+    // digest counting 12:00–13:05, the failed window's hits included.
+    await insertQueryLogRows(t.handle, [row('2025-06-15T13:02:00Z', 'bank-login.example')]);
+    await mailTo(smtp.port);
+    const since = smtp.mails.length;
+    const retried = await notifications.runDigests(deps, Date.parse('2025-06-15T13:05:00Z'));
+    expect(retried).toEqual([{ policyId: a.policyId, status: 'sent', total: 3, reason: null }]);
+    const mailed = await smtp.waitFor('retry@example.test', { since, timeoutMs: 5000 });
+    expect(mailed.subject).toBe('Blocked categories for policy Strict 1 (Customer 1): 3 hits');
+    expect(mailed.text).toContain('2025-06-15 14:00 to 2025-06-15 15:05 (Europe/Berlin)');
+    expect(mailed.text).toContain('evil-malware.example | 2');
+    expect((await call(t.app, a.customerToken, 'GET', path(a.policyId))).json()).toMatchObject({
+      last_status: 'sent',
+      last_run_at: '2025-06-15T13:05:00.000Z',
+    });
+    // The next digest is due an interval later and counts 13:05–14:05: the 13:02 hit is not counted twice.
+    expect(await notifications.runDigests(deps, Date.parse('2025-06-15T14:00:00Z'))).toEqual([]);
+    expect(await notifications.runDigests(deps, Date.parse('2025-06-15T14:05:00Z'))).toEqual([
+      { policyId: a.policyId, status: 'no hits', total: 0, reason: null },
+    ]);
   });
 });
