@@ -54,6 +54,30 @@ describe('AnswerCache', () => {
   it('keys by lower-case qname, qtype, qclass and DO bit', () => {
     expect(AnswerCache.key('example.com', 1, 1, false)).not.toBe(AnswerCache.key('example.com', 1, 1, true));
     expect(AnswerCache.key('example.com', 1, 1, false)).not.toBe(AnswerCache.key('example.com', 28, 1, false));
+    expect(AnswerCache.key('example.com', 1, 1, false)).not.toBe(AnswerCache.key('example.com', 1, 3, false));
+  });
+
+  it('never gives two questions one key, names with "|" included', () => {
+    // A name whose labels hold '|' must not meet another question's key (labels may hold any octet).
+    const questions: [string, number, number, boolean][] = [
+      ['a', 1, 1, false],
+      ['a', 28, 1, false],
+      ['a|28|1|0', 1, 1, false],
+      ['a|28|1', 1, 1, false],
+      ['a|1|1|0', 1, 1, false],
+      ['a', 1, 1, true],
+      ['a|1|1|1', 1, 1, false],
+      ['a|1', 1, 1, false],
+      ['a', 1, 1, false],
+    ];
+    const keys = new Map<string, string>();
+    for (const q of questions) {
+      const key = AnswerCache.key(...q);
+      const owner = JSON.stringify(q);
+      expect(keys.get(key) ?? owner, `${owner} vs ${keys.get(key)}`).toBe(owner);
+      keys.set(key, owner);
+    }
+    expect(keys.size).toBe(questions.length - 1);
   });
 
   it('keeps a positive answer for the smallest record TTL and decrements TTLs', () => {

@@ -62,8 +62,14 @@ export class AnswerCache {
     return this.map.size;
   }
 
-  /** The cache key of a question: `qname|qtype|qclass|DO`. `qname` must be lower case. */
+  /**
+   * The cache key of a question. `qname` must be lower case. The commonest question (qtype A, class
+   * IN, no DO bit) is keyed by the qname itself when it holds no `|`, so a hit builds no string and
+   * hashes only the name; every other question by `qname|qtype|qclass|DO`, which always holds a `|`
+   * and, read from the right, names one question: the two kinds never collide.
+   */
   static key(qname: string, qtype: number, qclass: number | string, dnssecOk: boolean): string {
+    if (qtype === 1 && (qclass === 1 || qclass === 'IN') && !dnssecOk && qname.indexOf('|') === -1) return qname;
     return `${qname}|${qtype}|${qclass}|${dnssecOk ? 1 : 0}`;
   }
 
