@@ -104,8 +104,10 @@ console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB thr
 const cpuAtReady = process.cpuUsage();
 const stop = async () => {
   const cpu = process.cpuUsage(cpuAtReady);
-  const m = await metrics();
+  const before = await metrics();
   await close();
+  // One thread: read again once closed, so the query log's figures include the rows its close wrote.
+  const m = threads > 1 ? before : await metrics();
   console.log(JSON.stringify(m));
   const queries = m?.queries ?? 0;
   const micros = cpu.user + cpu.system;

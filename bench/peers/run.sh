@@ -346,6 +346,14 @@ for s in $servers; do
   for _ in $(seq 1 100); do kill -0 "$srv_pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$srv_pid" 2>/dev/null || true
   wait "$srv_pid" 2>/dev/null || true
+  if [ "$s" = cordon ]; then
+    # Its query log over every run (the metrics line bench/resolver-serve.ts prints when stopped):
+    # answering at a saturating rate must not have cost log rows unnoticed.
+    qlog=$(grep -o '"queryLog":{"written":[0-9]*,"dropped":[0-9]*' "$work/$s/out.log" | tail -n 1)
+    answered=$(grep -o '^{"queries":[0-9]*' "$work/$s/out.log" | tail -n 1 | cut -d: -f2)
+    printf '%s\tquerylog\t%s\t%s\t%s\n' "$s" "$(sed -n 's/.*"written":\([0-9]*\).*/\1/p' <<<"$qlog")" \
+      "$(sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' <<<"$qlog")" "${answered:-}" >>"$tsv"
+  fi
 done
 
 # ---------------------------------------------------------------------------------------------

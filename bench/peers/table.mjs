@@ -5,6 +5,7 @@
 //   <server> <mix> sat <run> <qps> <lost> <sent>
 //   <server> <mix> fixed <run> <p50 ms> <p99 ms> <lost>
 //   <server> <mix> rcodes <dnsperf's "Response codes" of a saturating run>
+//   cordon querylog <rows written> <rows dropped> <queries answered>
 // Each cell is the median over the runs (the range in brackets when there are several).
 //
 //   node bench/peers/table.mjs <results.tsv> "<servers>" "<mixes>" <blocked-domain-count>
@@ -98,6 +99,15 @@ console.log(
   `\nBlocked domains: ${Number(blockedCount).toLocaleString('en-US')} (Cordon's bench policy: every category). ` +
     `Upstream alone (dnsmasq, every name → A 192.0.2.10, saturating, mix (c)'s names): ${cell(up)} QPS.`,
 );
+const qlog = rows.find((r) => r[0] === 'cordon' && r[1] === 'querylog');
+if (qlog) {
+  const [written, dropped, queries] = qlog.slice(2).map((v) => Number(v || Number.NaN));
+  const fmt = (n) => (Number.isNaN(n) ? '?' : n.toLocaleString('en-US'));
+  console.log(
+    `\nCordon's query log over all its runs: ${fmt(written)} rows written, ${fmt(dropped)} dropped, ` +
+      `for ${fmt(queries)} queries answered.`,
+  );
+}
 const odd = rows.filter((r) => r[2] === 'rcodes' && r[3] !== 'NOERROR' && !/^NOERROR [^,]*\(100\.00%\)$/.test(r[3]));
 if (odd.length) {
   console.log('\nAnswers other than NOERROR (saturating runs):');
