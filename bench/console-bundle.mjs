@@ -3,7 +3,9 @@
  * 300 KB gzip): for the login page (`/`) and for the customer overview (`/customer/overview`), the
  * entry chunk with every chunk it imports statically, plus each page's lazy chunk and its static
  * imports, read from Vite's manifest (`build.manifest` in apps/console/vite.config.ts). Sizes are raw
- * and gzip level 9 (what the API serves precompressed, RFC 9110 §8.4); brotli for reference.
+ * and gzip level 9 (what the API serves precompressed, RFC 9110 §8.4); brotli for reference. A
+ * console shown in French also fetches the French strings (one chunk, `i18n-fr`) before its first
+ * render: the "French chosen" rows add it.
  *
  *   node bench/console-bundle.mjs            # builds the console first (npm run build:console)
  *   node bench/console-bundle.mjs --no-build # reads apps/console/dist as it is
@@ -20,18 +22,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'apps/console/dist');
 const BUDGET_KB = 300;
 
+/** The lazy widgets of the area layout every area page loads (its header's branding). */
+const AREA = ['src/components/BrandingSync.tsx'];
+
 /** The lazy modules each first load adds to the entry (router pages and the area layout's widgets). */
 const LOADS = {
   'login page (/)': ['src/features/auth/RootPage.tsx'],
-  'customer overview (/customer/overview), customer admin': [
-    'src/features/stats/CustomerOverviewPage.tsx',
-    'src/components/BrandingSync.tsx',
-  ],
+  'customer overview (/customer/overview), customer admin': ['src/features/stats/CustomerOverviewPage.tsx', ...AREA],
   // A system or MSP admin also loads the header's tenant switcher.
   'customer overview, system or MSP admin': [
     'src/features/stats/CustomerOverviewPage.tsx',
-    'src/components/BrandingSync.tsx',
+    ...AREA,
     'src/components/TenantSwitcher.tsx',
+  ],
+  // A stored (or browser) French choice: the French strings are fetched before the first render.
+  'login page (/), French chosen': ['src/features/auth/RootPage.tsx', 'chunk:i18n-fr'],
+  'customer overview, system or MSP admin, French chosen': [
+    'src/features/stats/CustomerOverviewPage.tsx',
+    ...AREA,
+    'src/components/TenantSwitcher.tsx',
+    'chunk:i18n-fr',
   ],
 };
 
@@ -42,8 +52,17 @@ const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf
 const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
 if (!entryKey) throw new Error('no entry chunk in the manifest');
 
+/** The manifest key of a source module, or of a named chunk for `chunk:<name>` (a `manualChunks` chunk). */
+function keyOf(ref) {
+  if (!ref.startsWith('chunk:')) return ref;
+  const key = Object.keys(manifest).find((k) => manifest[k].name === ref.slice('chunk:'.length) && k.startsWith('_'));
+  if (!key) throw new Error(`no chunk named ${ref.slice('chunk:'.length)} in the manifest (update LOADS)`);
+  return key;
+}
+
 /** Adds `key`'s chunk and, recursively, the chunks it imports statically (what the browser fetches with it). */
-function closure(key, out = new Set()) {
+function closure(ref, out = new Set()) {
+  const key = keyOf(ref);
   const chunk = manifest[key];
   if (!chunk) throw new Error(`${key} is not in the manifest (renamed? update LOADS)`);
   if (out.has(chunk.file)) return out;

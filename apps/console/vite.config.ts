@@ -64,6 +64,11 @@ export default defineConfig({
       // `sideEffects`: without this, any chunk importing packages/shared's net.ts carries both whole
       // (≈ 45 KB gzip) even when it calls neither (bench/README.md "Console first load").
       treeshake: { moduleSideEffects: (id) => !/[\\/]node_modules[\\/](tldts|tldts-core|ipaddr\.js)[\\/]/.test(id) },
+      output: {
+        // Every part's French strings (`i18n/fr.json`, `features/<name>/i18n/fr.json`, each a dynamic
+        // import) in one chunk fetched when French is chosen, instead of one request per part.
+        manualChunks: (id) => (/[\\/]i18n[\\/]fr\.json$/.test(id) ? 'i18n-fr' : undefined),
+      },
     },
     chunkSizeWarningLimit: 600,
   },

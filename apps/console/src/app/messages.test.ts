@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hasMessage, messageKeys } from '../i18n/messages.ts';
 import { FEATURES } from './features.ts';
 import { MENU_SKELETON } from './menuSkeleton.ts';
-import { MESSAGES } from './messages.ts';
+import { ENGLISH } from './messages.ts';
 
 /** Every source file of the console but the tests, as text, by path relative to this folder. */
 const SOURCES: Record<string, string> = import.meta.glob(
@@ -10,7 +10,7 @@ const SOURCES: Record<string, string> = import.meta.glob(
   { query: '?raw', import: 'default', eager: true },
 );
 
-const en = MESSAGES.en;
+const en = ENGLISH;
 const namespaces = new Set(Object.keys(en));
 
 describe('the merged English strings (docs/architecture.md "Console": every string goes through i18n)', () => {

@@ -8,7 +8,13 @@ const soon = (labelKey: string, path: string): NavItem => ({ labelKey, path });
 const group = (labelKey: string, path: string, children: NavItem[]): NavItem => ({ labelKey, path, children });
 
 const page = () => Promise.resolve(() => null);
-const feature = (routes: FeatureManifest['routes']) => defineFeature({ name: 'test', routes, messages: { en: {} } });
+const feature = (routes: FeatureManifest['routes']) =>
+  defineFeature({
+    name: 'test',
+    routes,
+    messages: { en: {} },
+    translations: { fr: () => Promise.resolve({ default: {} }) },
+  });
 
 describe('area menus built from the manifests and the skeleton (spec §2 "Navigation menus")', () => {
   it('are exactly the spec menus, in order, with the built pages linked and the others "soon"', () => {

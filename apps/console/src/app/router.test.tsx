@@ -196,21 +196,25 @@ describe('the route table built from the feature manifests (spec §2)', () => {
 
   it('refuses two features claiming one path and a route outside its area', () => {
     const page = () => Promise.resolve(() => null);
+    const translations = { fr: () => Promise.resolve({ default: {} }) };
     const a = defineFeature({
       name: 'a',
       routes: [{ path: '/403', area: 'blank', titleKey: 't', page }],
       messages: { en: {} },
+      translations,
     });
     const b = defineFeature({
       name: 'b',
       routes: [{ path: '/403', area: 'blank', titleKey: 't', page }],
       messages: { en: {} },
+      translations,
     });
     expect(() => buildRoutes([a, b])).toThrow('Route /403 is declared by features a and b');
     const stray = defineFeature({
       name: 'stray',
       routes: [{ path: '/msp/customers', area: 'customer', titleKey: 't', page }],
       messages: { en: {} },
+      translations,
     });
     expect(() => buildRoutes([stray])).toThrow(
       'Feature stray: /msp/customers is outside the customer area (/customer)',

@@ -1,14 +1,17 @@
 import { Select } from '@mantine/core';
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, pickLanguage } from '../i18n/index.ts';
 import { StorageKeys } from '../session/session.ts';
 
-/** Shows `lang`: the console's strings and the page's `lang` attribute (WCAG 3.1.1). */
+/**
+ * Switches the console's strings to `lang`. A language other than English is fetched first
+ * (`createI18n`'s backend): the page keeps its language until the new one's strings are in, then
+ * switches in one render.
+ */
 function apply(i18n: ReturnType<typeof useTranslation>['i18n'], lang: Language): void {
   if (i18n.language !== lang) void i18n.changeLanguage(lang);
-  document.documentElement.lang = lang;
 }
 
 /**
@@ -23,6 +26,12 @@ export function LanguagePicker() {
   useEffect(() => {
     apply(i18n, pickLanguage(window.localStorage.getItem(StorageKeys.lang), navigator.languages));
   }, [pathname, i18n]);
+  // The page's `lang` attribute (WCAG 3.1.1) is the language the strings render in, set in the same
+  // commit as they are. `i18n` is react-i18next's per-language snapshot, so its `language` is the one
+  // rendered (a promise of `changeLanguage` would hold an older snapshot).
+  useLayoutEffect(() => {
+    document.documentElement.lang = i18n.language;
+  }, [i18n.language]);
   return (
     <Select
       aria-label={t('app.language')}
@@ -32,7 +41,9 @@ export function LanguagePicker() {
       onChange={(value) => {
         if (!value) return;
         window.localStorage.setItem(StorageKeys.lang, value);
-        apply(i18n, value as Language);
+        // Even when `value` is the language shown: English chosen back while French is still being
+        // fetched must win over it (i18next switches to the last language asked for).
+        void i18n.changeLanguage(value);
       }}
       size="xs"
       w={110}

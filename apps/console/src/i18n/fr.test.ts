@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURES } from '../app/features.ts';
-import { BASE_MESSAGES, pickLanguage } from './index.ts';
+import { BASE_ENGLISH, BASE_TRANSLATIONS, pickLanguage } from './index.ts';
 import { type MessageTree, messageKeys } from './messages.ts';
 
 /** The `{{placeholders}}` of a string, sorted: a translation must keep every one. */
@@ -12,13 +12,18 @@ function stringAt(tree: MessageTree, key: string): string {
   return typeof node === 'string' ? node : '';
 }
 
-/** The parts that ship French: the shared strings and every feature with an `fr` file. */
+/** The parts that ship French, `[part, English, French]`: the shared strings and every feature's (each loaded as the console loads it). */
 const PARTS: Array<[string, MessageTree, MessageTree]> = [
-  ['i18n', BASE_MESSAGES.en, BASE_MESSAGES.fr],
-  ...FEATURES.flatMap(
-    (f): Array<[string, MessageTree, MessageTree]> =>
-      f.messages['fr'] ? [[`features/${f.name}`, f.messages.en, f.messages['fr']]] : [],
-  ),
+  ['i18n', BASE_ENGLISH, (await BASE_TRANSLATIONS.fr()).default],
+  ...(await Promise.all(
+    FEATURES.map(
+      async (f): Promise<[string, MessageTree, MessageTree]> => [
+        `features/${f.name}`,
+        f.messages.en,
+        (await f.translations.fr()).default,
+      ],
+    ),
+  )),
 ];
 
 describe('the French strings (issue 11: a second language, complete)', () => {
@@ -34,7 +39,7 @@ describe('the French strings (issue 11: a second language, complete)', () => {
   });
 
   it('is shipped by every feature (French complete, not only where a file happens to exist)', () => {
-    expect(FEATURES.filter((f) => !f.messages['fr']).map((f) => f.name)).toEqual([]);
+    expect(PARTS.filter(([, , fr]) => messageKeys(fr).length === 0).map(([part]) => part)).toEqual([]);
   });
 
   it('picks the stored language, else the browser’s, else English', () => {

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import type { MessageImport, TranslatedLanguage } from '../i18n/index.ts';
 import type { MessageTree } from '../i18n/messages.ts';
 import type { Area } from '../session/routeGuard.ts';
 
@@ -51,8 +52,14 @@ export interface FeatureManifest {
   /** The feature folder's name (`features/<name>`). */
   name: string;
   routes: readonly FeatureRoute[];
-  /** The feature's strings by language (`features/<name>/i18n/<lang>.json`); `en` is required. */
-  messages: { readonly en: MessageTree } & Readonly<Record<string, MessageTree>>;
+  /** The feature's English strings (`features/<name>/i18n/en.json`), in the console's first load. */
+  messages: { readonly en: MessageTree };
+  /**
+   * The feature's strings in every other language, each a dynamic import of
+   * `features/<name>/i18n/<lang>.json` (`fr: () => import('./i18n/fr.json')`): fetched only when the
+   * language is chosen, never statically imported (bench/README.md "Console first load").
+   */
+  translations: Readonly<Record<TranslatedLanguage, MessageImport>>;
 }
 
 /** Returns `manifest` unchanged, checked against {@link FeatureManifest}. */

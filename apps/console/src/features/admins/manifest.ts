@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * Administrators at system, MSP and customer level with their id pages (spec §2), and the MSP's
@@ -56,5 +55,6 @@ export const adminsFeature = defineFeature({
       page: () => import('./AdminDetailPage.tsx').then((m) => m.CustomerAdminDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The audit log at system and MSP level (docs/security.md "Accounts"; not a page of the spec). */
 export const auditFeature = defineFeature({
@@ -21,5 +20,6 @@ export const auditFeature = defineFeature({
       menu: { labelKey: 'nav.auditLog', order: 110, parent: 'globalSettings' },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

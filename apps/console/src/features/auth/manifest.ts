@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * Login at `/` (or the role's home once logged in), its two-factor setup page, the invitation and
@@ -46,5 +45,6 @@ export const authFeature = defineFeature({
       page: () => import('./LogoutPage.tsx').then((m) => m.LogoutPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** Block-page branding (spec §2): the customer's block page and the MSP's and system's global block pages. */
 export const blockPageFeature = defineFeature({
@@ -28,5 +27,6 @@ export const blockPageFeature = defineFeature({
       menu: { labelKey: 'nav.globalBlockPage', parent: 'globalSettings', order: 40 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

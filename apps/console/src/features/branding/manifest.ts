@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 const pages = () => import('./BrandingPages.tsx');
 
@@ -47,5 +46,6 @@ export const brandingFeature = defineFeature({
       menu: { labelKey: 'nav.support', order: 80, parent: 'settings' },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

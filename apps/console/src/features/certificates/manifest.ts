@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 const page = () => import('./CertificatesPage.tsx').then((m) => m.CertificatesPage);
 
@@ -33,5 +32,6 @@ export const certificatesFeature = defineFeature({
       menu: { labelKey: 'nav.certificates', parent: 'settings', order: 40 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

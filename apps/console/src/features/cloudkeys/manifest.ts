@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The customer's cloud keys and a key's page (spec §2 Customer, content filtering "cloud keys and key id"). */
 export const cloudKeysFeature = defineFeature({
@@ -20,5 +19,6 @@ export const cloudKeysFeature = defineFeature({
       page: () => import('./CloudKeyDetailPage.tsx').then((m) => m.CloudKeyDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The MSP overview (its customers, "New customer", multi-delete) and the customer id page (spec §2 MSP). */
 export const customersFeature = defineFeature({
@@ -20,5 +19,6 @@ export const customersFeature = defineFeature({
       page: () => import('./CustomerDetailPage.tsx').then((m) => m.CustomerDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** Device exceptions and their rules (spec §2 Customer, settings "device exceptions with exception rules"). */
 export const deviceExceptionsFeature = defineFeature({
@@ -20,5 +19,6 @@ export const deviceExceptionsFeature = defineFeature({
       page: () => import('./ExceptionDetailPage.tsx').then((m) => m.ExceptionDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

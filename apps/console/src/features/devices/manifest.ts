@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * Devices (spec §2 Customer, environment "devices, device id"; settings "device configuration"): the
@@ -30,5 +29,6 @@ export const devicesFeature = defineFeature({
       menu: { labelKey: 'nav.deviceConfiguration', parent: 'settings', order: 60 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * Domain lists (spec §2, §7 Domains): the customer's policy lists and an entry's page, and the MSP's
@@ -50,5 +49,6 @@ export const domainsFeature = defineFeature({
       page: () => import('./DomainEntryPage.tsx').then((m) => m.SystemGlobalDomainEntryPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 const notFound = () => import('./NotFoundPage.tsx').then((m) => m.NotFoundPage);
 
@@ -17,5 +16,6 @@ export const errorsFeature = defineFeature({
     { path: '/404', area: 'blank', titleKey: 'pages.notFound', page: notFound },
     { path: '*', area: 'blank', titleKey: 'pages.notFound', page: notFound },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * Category feeds (docs/api.md "Category feeds"): the system admin's feed sources besides UT1. The spec
@@ -17,5 +16,6 @@ export const feedsFeature = defineFeature({
       menu: { labelKey: 'nav.categoryFeeds', parent: 'globalSettings', order: 75 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

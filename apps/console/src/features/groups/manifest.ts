@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** Groups, a group's page and the group ranking (spec §2 Customer, environment "groups, group id, group ranking"). */
 export const groupsFeature = defineFeature({
@@ -26,5 +25,6 @@ export const groupsFeature = defineFeature({
       page: () => import('./GroupRankingPage.tsx').then((m) => m.GroupRankingPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The query log for people: the customer's recent traffic and the history search (spec §2, §7 history). */
 export const historyFeature = defineFeature({
@@ -21,5 +20,6 @@ export const historyFeature = defineFeature({
       menu: { labelKey: 'nav.historyReports', parent: 'reporting', order: 60 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** Internal users and a user's page (spec §2 Customer, environment "users, user id"). */
 export const internalUsersFeature = defineFeature({
@@ -20,5 +19,6 @@ export const internalUsersFeature = defineFeature({
       page: () => import('./UserDetailPage.tsx').then((m) => m.UserDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The customer's locations of every type and their id pages (spec §2 Customer, environment). */
 export const locationsFeature = defineFeature({
@@ -20,5 +19,6 @@ export const locationsFeature = defineFeature({
       page: () => import('./LocationDetailPage.tsx').then((m) => m.LocationDetailPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** Email settings at system and MSP level (spec §2 `email_settings`, spec §7 `/mail`). */
 export const mailSettingsFeature = defineFeature({
@@ -21,5 +20,6 @@ export const mailSettingsFeature = defineFeature({
       menu: { labelKey: 'nav.emailSettings', order: 100, parent: 'globalSettings' },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 const detail = () => import('./MspDetailPage.tsx');
 
@@ -38,5 +37,6 @@ export const mspsFeature = defineFeature({
       page: () => detail().then((m) => m.SalesMspPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

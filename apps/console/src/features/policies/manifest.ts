@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * The customer's policies and a policy's details, categories and category notifications (spec §2 Customer, content filtering),
@@ -92,5 +91,6 @@ export const policiesFeature = defineFeature({
       menu: { labelKey: 'nav.globalDefaultPolicy', parent: 'globalSettings', order: 50 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** `/profile` and `/profile/security`: the signed-in admin's account and 2FA (spec §2 userprofile layout). */
 export const profileFeature = defineFeature({
@@ -21,5 +20,6 @@ export const profileFeature = defineFeature({
       menu: { labelKey: 'nav.security', order: 20 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

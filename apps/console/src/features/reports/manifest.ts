@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The reporting pages (spec §2 Customer reporting): summary with scheduled and archived reports, and one page per report type. */
 export const reportsFeature = defineFeature({
@@ -42,5 +41,6 @@ export const reportsFeature = defineFeature({
       menu: { labelKey: 'nav.trendReports', parent: 'reporting', order: 50 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /**
  * The customer's static routes (conditional forwarding, spec §7 `/staticroutes`). The spec names no
@@ -17,5 +16,6 @@ export const staticRoutesFeature = defineFeature({
       menu: { labelKey: 'nav.staticRoutes', parent: 'settings', order: 70 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 /** The customer overview: today's numbers and the traffic chart (spec §2 Customer). */
 export const statsFeature = defineFeature({
@@ -14,5 +13,6 @@ export const statsFeature = defineFeature({
       menu: { labelKey: 'nav.overview', order: 10 },
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });

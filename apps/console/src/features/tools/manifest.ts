@@ -1,6 +1,5 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
-import fr from './i18n/fr.json';
 
 const pages = () => import('./ToolsPages.tsx');
 
@@ -63,5 +62,6 @@ export const toolsFeature = defineFeature({
       page: () => pages().then((m) => m.SystemDnsLookupPage),
     },
   ],
-  messages: { en, fr },
+  messages: { en },
+  translations: { fr: () => import('./i18n/fr.json') },
 });
