@@ -5,12 +5,15 @@
  * in as the system admin, an MSP admin and a customer admin through the real authorize route, then
  * times each route alone (200 requests one at a time after 100 of warm-up: its own cost), then runs autocannon (in a
  * child process, so the load generator has its own event loop) at a fixed 500 req/s per route and
- * prints p50/p99/max, errors and the 1-minute load average per route as a Markdown table.
+ * prints the server's CPU time per request under that load, p50/p99/max, errors and the 1-minute
+ * load average per route as a Markdown table.
  *
  *   node --import tsx bench/api.ts [seconds=10] [rate=500]
  *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/api.ts
  *   CORDON_BENCH_ROUTES=devices,customers node --import tsx bench/api.ts   # a subset, by label
  *   CORDON_BENCH_KEEP=1 …   # keeps the SQLite file or PostgreSQL schema (printed) to look at the queries' plans
+ *   CORDON_BENCH_REUSE=/tmp/cordon-bench-api-123.db …   # measures a kept database again (a schema name with
+ *                                                       # CORDON_BENCH_DATABASE_URL): no seeding, same rows
  *
  * Customers and locations go through core (the mutation path: default policy, audit, claims), the
  * devices through one multi-row INSERT per customer with the columns the devices service writes.
@@ -23,7 +26,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { buildApp, ensureSystemAdmin } from '@cordon/api';
 import { customers, locations, msps, OPERATOR } from '@cordon/core';
-import { createChangeFeed, type DatabaseHandle } from '@cordon/db';
+import { createChangeFeed, type DatabaseHandle, openDatabase } from '@cordon/db';
 import { createSecretBox } from '@cordon/pki';
 import {
   customerCreateSchema,
@@ -131,8 +134,18 @@ interface AutocannonResult {
   non2xx: number;
 }
 
-const { handle, drop } = await openBenchDatabase('api', 10);
-try {
+/**
+ * A database kept by an earlier run (`CORDON_BENCH_KEEP=1`), opened as it is: the SQLite file, or the
+ * schema on `CORDON_BENCH_DATABASE_URL`'s server. Closing it keeps it.
+ */
+function reuseDatabase(name: string): { handle: DatabaseHandle; drop: () => Promise<void> } {
+  const url = process.env.CORDON_BENCH_DATABASE_URL;
+  const handle = url ? openDatabase({ url, pgSchema: name, pgPoolSize: 10 }) : openDatabase({ sqlitePath: name });
+  return { handle, drop: () => handle.close() };
+}
+
+/** Seeds the MSPs, customers, locations, devices and roll-ups (see the header); returns the customers' ids in order. */
+async function seed(handle: DatabaseHandle): Promise<number[]> {
   const changes = createChangeFeed(handle);
   const deps = { handle, changes, now: () => Date.now(), claims: DEFAULT_CLAIM_LIMITS };
   const t0 = performance.now();
@@ -181,6 +194,19 @@ try {
     `${handle.dialect}: ${MSPS} MSPs, ${CUSTOMERS} customers with a location each through core in ${((t1 - t0) / 1000).toFixed(1)} s; ` +
       `${CUSTOMERS * DEVICES_PER_CUSTOMER} devices and one customer's roll-ups of today in ${((t2 - t1) / 1000).toFixed(1)} s`,
   );
+  await changes.close();
+  return customerIds;
+}
+
+const reuse = process.env.CORDON_BENCH_REUSE;
+const { handle, drop } = reuse ? reuseDatabase(reuse) : await openBenchDatabase('api', 10);
+try {
+  const customerIds = reuse
+    ? (await handle.db.selectFrom('customers').select('id').orderBy('id').execute()).map((r) => r.id)
+    : await seed(handle);
+  if (reuse) console.log(`${handle.dialect}: reusing ${reuse} (${customerIds.length} customers)`);
+  const changes = createChangeFeed(handle);
+  const admin = { email: 'root@bench.example', password: PASSWORD };
 
   const app = await buildApp({
     db: handle,
@@ -238,9 +264,9 @@ try {
   }
   console.log(`\n${handle.dialect}, ${RATE} req/s for ${SECONDS} s per route (autocannon, 20 connections):\n`);
   console.log(
-    '| Route | Caller | Alone: median ms | Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |',
+    '| Route | Caller | Alone: median ms | Server CPU ms/request | Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of routes) {
     if (only && !only.includes(r.label)) continue;
     // One request at a time first: the route's own time (its CPU cost; 100 warm-up requests
@@ -252,9 +278,15 @@ try {
       if (i >= 100) alone.push(performance.now() - t);
     }
     alone.sort((a, b) => a - b);
+    // The server's CPU time per request under load (this process: the API and its SQLite or
+    // PostgreSQL client; autocannon runs apart): 1,000 / it is what one event loop can serve a second,
+    // whatever the other processes on the box take.
+    const cpu = process.cpuUsage();
     const res = await load(`${address}${r.path}`, r.token);
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / Math.max(1, res.requests.total);
     console.log(
-      `| ${r.label} \`${r.path.replace(String(cid), '{id}')}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
+      `| ${r.label} \`${r.path.replace(String(cid), '{id}')}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${cpuMs.toFixed(2)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
     );
   }
   await app.close();

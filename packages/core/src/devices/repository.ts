@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { type Device, type DeviceListQuery, normalizeCidr, type PolicyMode, parseCidr, rangeHex } from '@cordon/shared';
-import { type Expression, type Kysely, sql } from 'kysely';
-import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
+import { type Expression, expressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { containsAnyText, type ListSort, sortColumn } from '../list/index.ts';
 import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The device list's order (docs/api.md "Conventions"). */
@@ -21,19 +21,30 @@ const SORT: ListSort<string> = {
   tiebreak: 'devices.id',
 };
 
-/**
- * The id of the policy a device gets without a user (docs/decisions.md "Environment"): its own named
- * policy, else the customer's device configuration's named policy when the device inherits it, else
- * the customer's default policy. An SQL expression over the joins of {@link deviceQuery}.
- */
-function effectivePolicyId(): Expression<number | null> {
-  return sql<number | null>`case
-    when devices.policy_mode = 'policy' and devices.policy_id is not null then devices.policy_id
-    when devices.policy_mode = 'default' and ds.policy_mode = 'policy' and ds.policy_id is not null then ds.policy_id
-    else (select dp.id from policies as dp where dp.customer_id = devices.customer_id and dp.is_default = 1 limit 1)
-  end`;
-}
+/** The columns of one device row: its own, its location's name and its own policy's and exception's names. */
+const DEVICE_COLUMNS = [
+  'devices.id',
+  'devices.name',
+  'devices.key',
+  'devices.dns_name',
+  'devices.tag',
+  'devices.version',
+  'devices.os_type',
+  'devices.extra_info',
+  'devices.last_contact_at',
+  'devices.last_ip',
+  'devices.location_id',
+  'devices.policy_mode',
+  'devices.policy_id',
+  'devices.device_exception_id',
+  'devices.advanced_config',
+  'devices.created_at',
+  'locations.name as location_name',
+  'p.name as own_policy',
+  'de.name as own_exception',
+] as const;
 
+/** One device of customer `customerId` within `scope` with what it inherits joined in (one device: {@link getDevice}). */
 function deviceQuery(db: Kysely<Database>, scope: TenantScope, customerId: number) {
   return db
     .selectFrom('devices')
@@ -47,25 +58,7 @@ function deviceQuery(db: Kysely<Database>, scope: TenantScope, customerId: numbe
     .where(customerInScope(scope))
     .where('devices.customer_id', '=', customerId)
     .select((eb) => [
-      'devices.id',
-      'devices.name',
-      'devices.key',
-      'devices.dns_name',
-      'devices.tag',
-      'devices.version',
-      'devices.os_type',
-      'devices.extra_info',
-      'devices.last_contact_at',
-      'devices.last_ip',
-      'devices.location_id',
-      'devices.policy_mode',
-      'devices.policy_id',
-      'devices.device_exception_id',
-      'devices.advanced_config',
-      'devices.created_at',
-      'locations.name as location_name',
-      'p.name as own_policy',
-      'de.name as own_exception',
+      ...DEVICE_COLUMNS,
       'ds.policy_mode as cfg_mode',
       'sp.name as cfg_policy',
       'sde.name as cfg_exception',
@@ -73,6 +66,7 @@ function deviceQuery(db: Kysely<Database>, scope: TenantScope, customerId: numbe
     ]);
 }
 
+/** A row of {@link DEVICE_COLUMNS}. */
 type DeviceRow = {
   id: number;
   name: string;
@@ -93,11 +87,10 @@ type DeviceRow = {
   location_name: string | null;
   own_policy: string | null;
   own_exception: string | null;
-  cfg_mode: string | null;
-  cfg_policy: string | null;
-  cfg_exception: string | null;
-  default_policy: string | null;
 };
+
+/** What {@link toDevice} needs of what the device inherits: the names of {@link Inherited}. */
+type InheritedNames = Pick<Inherited, 'cfg_mode' | 'cfg_policy' | 'cfg_exception' | 'default_policy'>;
 
 function parseInfo(text: string): Record<string, unknown> {
   try {
@@ -110,13 +103,19 @@ function parseInfo(text: string): Record<string, unknown> {
   }
 }
 
-function toDevice(r: DeviceRow): Device {
+/**
+ * The API's device (spec §3 "Device") from its row and what it inherits. Its `policy` is the name of
+ * the policy it gets without a user (docs/decisions.md "Environment"): its own named policy, else the
+ * customer's device configuration's named policy when the device inherits it (`default`), else the
+ * customer's default policy ('' without one); its `exception` its own, else the configuration's.
+ */
+function toDevice(r: DeviceRow, inherited: InheritedNames): Device {
   const policy =
     r.policy_mode === 'policy' && r.own_policy !== null
       ? r.own_policy
-      : r.policy_mode === 'default' && r.cfg_mode === 'policy' && r.cfg_policy !== null
-        ? r.cfg_policy
-        : (r.default_policy ?? '');
+      : r.policy_mode === 'default' && inherited.cfg_mode === 'policy' && inherited.cfg_policy !== null
+        ? inherited.cfg_policy
+        : (inherited.default_policy ?? '');
   return {
     id: r.id,
     name: r.name,
@@ -132,7 +131,7 @@ function toDevice(r: DeviceRow): Device {
     policy,
     policy_id: r.policy_id,
     policy_mode: r.policy_mode as PolicyMode,
-    exception: r.own_exception ?? r.cfg_exception,
+    exception: r.own_exception ?? inherited.cfg_exception,
     device_exception_id: r.device_exception_id,
     extra_info: parseInfo(r.extra_info),
     configuration: r.advanced_config,
@@ -141,9 +140,74 @@ function toDevice(r: DeviceRow): Device {
 }
 
 /**
+ * What every device of one customer inherits (docs/decisions.md "Environment"): the customer's
+ * device configuration (mode, named policy and its name, device exception's name; all null without a
+ * settings row) and its default policy (id and name; null without one). Read once per list request
+ * rather than joined to every row (bench/README.md "API reads").
+ */
+interface Inherited {
+  cfg_mode: string | null;
+  cfg_policy_id: number | null;
+  cfg_policy: string | null;
+  cfg_exception: string | null;
+  default_policy_id: number | null;
+  default_policy: string | null;
+}
+
+/** {@link Inherited} of customer `customerId` within `scope`, or undefined when the customer is not visible. */
+function inheritedOf(db: Kysely<Database>, scope: TenantScope, customerId: number): Promise<Inherited | undefined> {
+  return db
+    .selectFrom('customers')
+    .leftJoin('device_settings as ds', 'ds.customer_id', 'customers.id')
+    .leftJoin('policies as sp', 'sp.id', 'ds.policy_id')
+    .leftJoin('device_exceptions as sde', 'sde.id', 'ds.device_exception_id')
+    .where(customerInScope(scope))
+    .where('customers.id', '=', customerId)
+    .select((eb) => [
+      'ds.policy_mode as cfg_mode',
+      'ds.policy_id as cfg_policy_id',
+      'sp.name as cfg_policy',
+      'sde.name as cfg_exception',
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.name').as('default_policy'),
+    ])
+    .executeTakeFirst();
+}
+
+/**
+ * A condition on `devices` true when the device's policy without a user is `policyId` (the list's
+ * `policyid`; the rule of {@link toDevice}), with the customer's device configuration and default
+ * policy already read, so it is on the device's own columns only.
+ */
+function effectivePolicyIs(inherited: Inherited, policyId: number): Expression<SqlBool> {
+  const eb = expressionBuilder<Database, 'devices'>();
+  // A `default` device's policy: the configuration's named policy, else the default policy.
+  const cfgNamed = inherited.cfg_mode === 'policy' ? inherited.cfg_policy_id : null;
+  const terms: Expression<SqlBool>[] = [
+    eb.and([eb('devices.policy_mode', '=', 'policy'), eb('devices.policy_id', '=', policyId)]),
+  ];
+  if (cfgNamed === policyId) terms.push(eb('devices.policy_mode', '=', 'default'));
+  if (inherited.default_policy_id === policyId) {
+    // Neither a named policy of its own nor (for `default`) the configuration's: the default policy.
+    const fallsBack = [eb.or([eb('devices.policy_mode', '!=', 'policy'), eb('devices.policy_id', 'is', null)])];
+    if (cfgNamed !== null) fallsBack.push(eb('devices.policy_mode', '!=', 'default'));
+    terms.push(eb.and(fallsBack));
+  }
+  return eb.or(terms);
+}
+
+/**
  * One page of customer `customerId`'s devices within `scope`: `policyid` keeps those whose policy
  * without a user is that one, `location_id` those last seen at that location, `filter` matches
- * name, DNS name, tag, OS or last address.
+ * name, DNS name, tag, OS or last address (docs/api.md "Conventions" for paging and sorting).
+ *
+ * Three steps, so a request costs the page's rows and not the customer's device count times the
+ * joins (bench/README.md "API reads"): what the customer's devices inherit (one row, which also
+ * checks the customer is in `scope`); the page's ids in order with the count of every match
+ * (`count(*) over ()`, devices joined to `customers` under `scope`); the page's details joined to
+ * those ids. A page past the end counts apart.
+ * @returns the page and the number of devices matching (all pages)
+ * @throws ApiError ERR_VALIDATION (400) for an unknown sortkey, before any query runs
  */
 export async function listDevices(
   db: Kysely<Database>,
@@ -151,18 +215,46 @@ export async function listDevices(
   customerId: number,
   query: DeviceListQuery,
 ): Promise<{ data: Device[]; total: number }> {
-  let base = deviceQuery(db, scope, customerId);
+  const column = sortColumn(query, SORT.columns);
+  const inherited = await inheritedOf(db, scope, customerId);
+  if (!inherited) return { data: [], total: 0 };
+  let matching = db
+    .selectFrom('devices')
+    .innerJoin('customers', 'customers.id', 'devices.customer_id')
+    .where(customerInScope(scope))
+    .where('devices.customer_id', '=', customerId);
   if (query.filter)
-    base = base.where(
+    matching = matching.where(
       containsAnyText(
         ['devices.name', 'devices.dns_name', 'devices.tag', 'devices.os_type', 'devices.last_ip'],
         query.filter,
       ),
     );
-  if (query.policyid !== undefined) base = base.where(effectivePolicyId(), '=', query.policyid);
-  if (query.location_id !== undefined) base = base.where('devices.location_id', '=', query.location_id);
-  const { rows, total } = await listPage(base, query, SORT);
-  return { data: rows.map(toDevice), total };
+  if (query.policyid !== undefined) matching = matching.where(effectivePolicyIs(inherited, query.policyid));
+  if (query.location_id !== undefined) matching = matching.where('devices.location_id', '=', query.location_id);
+  const order = SORT.text.includes(column) ? sql`lower(${sql.ref(column)})` : sql.ref(column);
+  const page = matching
+    .select(['devices.id', sql<number | string>`count(*) over ()`.as('total')])
+    .orderBy(order, query.sortdir)
+    .orderBy('devices.id', query.sortdir)
+    .limit(query.limit)
+    .offset(query.offset);
+  const rows = await db
+    .selectFrom(page.as('pg'))
+    .innerJoin('devices', 'devices.id', 'pg.id')
+    .leftJoin('locations', 'locations.id', 'devices.location_id')
+    .leftJoin('policies as p', 'p.id', 'devices.policy_id')
+    .leftJoin('device_exceptions as de', 'de.id', 'devices.device_exception_id')
+    .select([...DEVICE_COLUMNS, 'pg.total'])
+    .orderBy(order, query.sortdir)
+    .orderBy('devices.id', query.sortdir)
+    .execute();
+  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  if (rows.length === 0 && query.offset > 0) {
+    const count = await matching.select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    total = Number(count.n);
+  }
+  return { data: rows.map((r) => toDevice(r, inherited)), total };
 }
 
 /** Device `deviceId` of customer `customerId` within `scope`, or undefined. */
@@ -173,7 +265,7 @@ export async function getDevice(
   deviceId: number,
 ): Promise<Device | undefined> {
   const row = await deviceQuery(db, scope, customerId).where('devices.id', '=', deviceId).executeTakeFirst();
-  return row ? toDevice(row) : undefined;
+  return row ? toDevice(row, row) : undefined;
 }
 
 /** Updates device `deviceId` of customer `customerId` within `scope`; false when not visible. */

@@ -233,6 +233,97 @@ describe.each(testDialects())('devices on %s', (dialect) => {
     expect((await call(t.app, a.customerToken, 'GET', `${base}/${ids[0]}`)).statusCode).toBe(404);
   });
 
+  it("lists each device with what it inherits, pages past the end, and keeps another customer's devices out", async () => {
+    const cust = (method: string, url: string, body?: unknown) => call(t.app, a.customerToken, method, url, body);
+    const b = await createTenant(t, 2);
+    const installKey = (await cust('GET', `${base}/config`)).json().install_key;
+    const id: Record<string, number> = {};
+    // Mixed case and a LIKE wildcard in the names: the sort is case-insensitive, `filter` literal.
+    for (const name of ['gammax1', 'Beta', 'alpha', 'gamma_1', 'Epsilon', 'delta']) {
+      id[name] = (await enrol(installKey, name)).json().device_id;
+    }
+    const bKey = (await call(t.app, b.customerToken, 'GET', `/restapi/users/${b.customerId}/devices/config`)).json();
+    for (const name of ['alpha', 'other']) await enrol(bKey.install_key, name, '10.2.0.1');
+
+    const own = (await cust('POST', '/restapi/device_exceptions', { name: 'Own' })).json().id;
+    const inherited = (await cust('POST', '/restapi/device_exceptions', { name: 'Inherited' })).json().id;
+    const configPolicy = (
+      await call(t.app, t.rootToken, 'POST', '/restapi/policies', {
+        user_id: a.customerId,
+        name: 'Config',
+        filtering_level: 'low',
+      })
+    ).json().id;
+    await cust('POST', `${base}/config`, { policy_id: configPolicy, device_exception_id: inherited });
+    await cust('POST', `${base}/${id['Beta']}`, { policy_id: a.policyId, device_exception_id: own });
+    await cust('POST', `${base}/${id['gamma_1']}`, { policy_mode: 'group' });
+
+    const list = async (query: string) => {
+      const res = await cust('GET', `${base}?${query}`);
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as {
+        data: Array<{ name: string; policy: string; exception: string | null }>;
+        total: number;
+      };
+      return { names: body.data.map((d) => d.name), total: body.total, data: body.data };
+    };
+    const all = await list('limit=50');
+    expect(all.names).toEqual(['alpha', 'Beta', 'delta', 'Epsilon', 'gamma_1', 'gammax1']);
+    expect(all.total).toBe(6);
+    const seen = Object.fromEntries(all.data.map((d) => [d.name, [d.policy, d.exception]]));
+    // `default` takes the configuration's policy; a named one its own; `group` without a user the default policy.
+    expect(seen).toEqual({
+      alpha: ['Config', 'Inherited'],
+      Beta: ['Strict 1', 'Own'],
+      delta: ['Config', 'Inherited'],
+      Epsilon: ['Config', 'Inherited'],
+      gamma_1: ['Default', 'Inherited'],
+      gammax1: ['Config', 'Inherited'],
+    });
+    // The full device of a page row is the single device's.
+    const single = (await cust('GET', `${base}/${id['Beta']}`)).json();
+    expect(all.data[1]).toEqual(single);
+
+    // `policyid` follows the same inheritance.
+    expect((await list(`policyid=${configPolicy}`)).names).toEqual(['alpha', 'delta', 'Epsilon', 'gammax1']);
+    expect((await list(`policyid=${a.policyId}`)).names).toEqual(['Beta']);
+    expect((await list(`policyid=${a.defaultPolicyId}`)).names).toEqual(['gamma_1']);
+    expect((await list(`policyid=${b.defaultPolicyId}`)).total).toBe(0);
+    await cust('POST', `${base}/config`, { policy_mode: 'default' });
+    expect((await list(`policyid=${a.defaultPolicyId}`)).names).toEqual([
+      'alpha',
+      'delta',
+      'Epsilon',
+      'gamma_1',
+      'gammax1',
+    ]);
+    expect((await list(`policyid=${configPolicy}`)).total).toBe(0);
+
+    // Paging, direction, the id as tie-break (every OS is linux), and a page past the end.
+    expect(await list('limit=2&offset=2')).toMatchObject({ names: ['delta', 'Epsilon'], total: 6 });
+    expect(await list('limit=2&sortdir=desc')).toMatchObject({ names: ['gammax1', 'gamma_1'], total: 6 });
+    const byId = Object.values(id).sort((x, y) => x - y);
+    expect((await list('sortkey=os_type&limit=50')).data.map((d) => (d as unknown as { id: number }).id)).toEqual(byId);
+    expect(
+      (await list('sortkey=os_type&sortdir=desc&limit=50')).data.map((d) => (d as unknown as { id: number }).id),
+    ).toEqual([...byId].reverse());
+    expect(await list('offset=10')).toEqual({ names: [], total: 6, data: [] });
+    expect(await list('filter=GAMMA&offset=5')).toEqual({ names: [], total: 2, data: [] });
+    expect((await list('filter=a_')).names).toEqual(['gamma_1']);
+
+    // Another customer's devices: never in this list; its list refused to this customer and MSP.
+    expect(
+      (await call(t.app, t.rootToken, 'GET', `/restapi/users/${b.customerId}/devices?filter=alpha`)).json(),
+    ).toMatchObject({
+      total: 1,
+      data: [{ name: 'alpha', policy: 'Default', exception: null }],
+    });
+    expect((await call(t.app, t.rootToken, 'GET', `${base}?filter=other`)).json().total).toBe(0);
+    expect((await call(t.app, a.customerToken, 'GET', `/restapi/users/${b.customerId}/devices`)).statusCode).toBe(404);
+    expect((await call(t.app, b.mspToken, 'GET', base)).statusCode).toBe(404);
+    expect((await call(t.app, a.mspToken, 'GET', base)).json().total).toBe(6);
+  });
+
   it('validates the device configuration: a policy is required for `policy`; foreign ids are field errors', async () => {
     const b = await createTenant(t, 2);
     const before = await snapshot(t.handle);
