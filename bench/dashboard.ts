@@ -22,7 +22,9 @@
  * directly: `stats_hourly` for all 720 hours of every customer; `stats_hourly_top` for today's 24
  * hours of every customer, and `stats_hourly_msp_top` (their per-MSP sums, what MSP and system calls
  * read beside the compacted days, migration 0033); and for the 29 ended days `stats_daily_msp_top`
- * (the per-MSP daily sums) with `stats_daily_done`. Per-customer
+ * (the per-MSP daily sums) with `stats_daily_done`; then the worker's per-MSP summaries of those days
+ * and of today's ended hours (`rollups.summarizeMspPeriods`, migration 0034; skipped with
+ * `CORDON_BENCH_NO_SUMMARY=1`, which measures the reads without them). Per-customer
  * daily rows (`stats_daily_top`) are not written: MSP and system calls never read them. Each
  * customer's qnames: two thirds from a pool every customer shares (the same popular sites), one
  * third its own; blocked names likewise; client addresses its own (the `sourceip` and `user`
@@ -276,6 +278,23 @@ try {
       .executeTakeFirstOrThrow();
     console.log(
       `compacted ${days.length} days into ${daily.n} daily rows in ${((performance.now() - c0) / 1000).toFixed(1)} s`,
+    );
+  }
+  if (MSP_MODE && !process.env.CORDON_BENCH_NO_SUMMARY) {
+    // The worker's `stats.daily` job: the 29 compacted days and today's ended hours (00–22 h at 23:30)
+    // summarized per MSP (migration 0034).
+    const s0 = performance.now();
+    const periods = await rollups.summarizeMspPeriods(deps, 1000);
+    const counts = await Promise.all(
+      (['stats_msp_rank', 'stats_msp_summary'] as const).map((t) =>
+        handle.db
+          .selectFrom(t)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ),
+    );
+    console.log(
+      `summarized ${periods.filter((p) => p.hours === 24).length} days and ${periods.filter((p) => p.hours === 1).length} hours per MSP (${counts[0]!.n} rank rows, ${counts[1]!.n} sketches) in ${((performance.now() - s0) / 1000).toFixed(1)} s`,
     );
   }
   if (handle.dialect === 'postgres') await sql`analyze`.execute(handle.db);

@@ -50,6 +50,9 @@ export interface Database {
   stats_daily_done: StatsDailyDoneTable;
   stats_daily_msp_top: StatsDailyMspTopTable;
   stats_hourly_msp_top: StatsHourlyMspTopTable;
+  stats_msp_rank: StatsMspRankTable;
+  stats_msp_summary: StatsMspSummaryTable;
+  stats_msp_summary_done: StatsMspSummaryDoneTable;
   ui_interfaces: UiInterfacesTable;
   ui_support: UiSupportTable;
   recategorize_requests: RecategorizeRequestsTable;
@@ -760,6 +763,40 @@ export interface StatsHourlyMspTopTable {
   action: string;
   key: string;
   count: number;
+}
+
+/**
+ * The top keys of an MSP's period (migration 0034): `hours` 24 (a compacted UTC day starting at
+ * `start`, epoch ms) or 1 (an ended UTC hour); `grp` `allowed` (allowed + bypassed) or `blocked`;
+ * at most 200 keys per (MSP, period, dim, grp), exact counts. `count` in queries.
+ */
+export interface StatsMspRankTable {
+  msp_id: number;
+  hours: number;
+  start: number;
+  dim: string;
+  grp: string;
+  key: string;
+  count: number;
+}
+
+/**
+ * An MSP's period summary (migration 0034): `sketch` the HyperLogLog registers of its `domain` keys,
+ * `rest_max` a JSON object `"<dim>:<grp>"` → the largest count of a key not in `stats_msp_rank`.
+ */
+export interface StatsMspSummaryTable {
+  msp_id: number;
+  hours: number;
+  start: number;
+  sketch: Uint8Array;
+  rest_max: string;
+}
+
+/** The periods summarized for every MSP (migration 0034). */
+export interface StatsMspSummaryDoneTable {
+  hours: number;
+  start: number;
+  done_at: number;
 }
 
 /**

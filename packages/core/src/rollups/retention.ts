@@ -74,6 +74,9 @@ export async function applyRetention(deps: CoreDeps, s: RetentionSettings): Prom
   await db.deleteFrom('stats_hourly_msp_top').where('hour', '<', cut.rollup).execute();
   await db.deleteFrom('stats_daily_msp_top').where('day', '<', cut.rollup).execute();
   await db.deleteFrom('stats_daily_done').where('day', '<', cut.rollup).execute();
+  for (const table of ['stats_msp_rank', 'stats_msp_summary', 'stats_msp_summary_done'] as const) {
+    await db.deleteFrom(table).where('start', '<', cut.rollup).execute();
+  }
   return {
     rawRows,
     partitions,

@@ -131,6 +131,7 @@ describe.each(testDialects())('per-MSP hourly roll-ups on %s', (dialect) => {
       logged.filter((r) => (mspId === a.mspId ? [a.customerId, a2] : [b.customerId]).includes(r.customer_id));
     const today = [Date.UTC(2025, 5, 15), Date.UTC(2025, 5, 16)] as const;
     const week = [Date.UTC(2025, 5, 9), Date.UTC(2025, 5, 16)] as const;
+    const month = [Date.UTC(2025, 4, 17), Date.UTC(2025, 5, 16)] as const;
     const read = async () => {
       const out: Record<string, unknown> = {};
       for (const [name, token, base] of [
@@ -138,7 +139,7 @@ describe.each(testDialects())('per-MSP hourly roll-ups on %s', (dialect) => {
         ['mspB', b.mspToken, `/msp/${b.mspId}/stats`],
         ['system', t.rootToken, '/stats'],
       ] as const) {
-        for (const period of ['today', '7days'] as const) {
+        for (const period of ['today', '7days', '30days'] as const) {
           out[`${name} ${period}`] = {
             overview: await get(token, `${base}/${period}`),
             blocked: (await get(token, `${base}/domains/blocked/${period}`)).data,
@@ -156,10 +157,24 @@ describe.each(testDialects())('per-MSP hourly roll-ups on %s', (dialect) => {
     ] as const) {
       want[`${name} today`] = expected(rows, ...today);
       want[`${name} 7days`] = expected(rows, ...week);
+      want[`${name} 30days`] = expected(rows, ...month);
     }
     expect(await read()).toEqual(want);
     const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
+    // The ended hours of the last 48 summarized per MSP (migration 0034): the same answers.
+    expect(await rollups.summarizeMspPeriods(deps)).toHaveLength(48);
+    expect(await t.handle.db.selectFrom('stats_msp_summary').select('msp_id').distinct().execute()).not.toEqual([]);
+    expect(await read()).toEqual(want);
     expect(await rollups.compactDays(deps)).toHaveLength(5);
+    // The compacted days are summarized with them; their hours' summaries go: today's 00–10 h stay
+    // (11 h ended less than 5 minutes before the clock's 12:00).
+    expect(
+      await t.handle.db.selectFrom('stats_msp_summary_done').select('start').where('hours', '=', 1).execute(),
+    ).toHaveLength(11);
+    expect(await read()).toEqual(want);
+    // Summaries of days compacted before migration 0034 are written by the job.
+    await t.handle.db.deleteFrom('stats_msp_summary_done').where('hours', '=', 24).execute();
+    expect((await rollups.summarizeMspPeriods(deps)).filter((p) => p.hours === 24)).toHaveLength(5);
     // The daily MSP rows are the per-MSP hours folded: remove the compacted hours, the answers stay.
     const cut = Date.UTC(2025, 5, 15);
     await t.handle.db.deleteFrom('stats_hourly_top').where('hour', '<', cut).execute();
@@ -171,5 +186,116 @@ describe.each(testDialects())('per-MSP hourly roll-ups on %s', (dialect) => {
       { logRetentionDays: 30, rollupRetentionMonths: 1 },
     );
     expect(await mspTable()).toEqual([]);
+    expect(await t.handle.db.selectFrom('stats_msp_summary').selectAll().execute()).toEqual([]);
+    expect(await t.handle.db.selectFrom('stats_msp_rank').selectAll().execute()).toEqual([]);
+  });
+
+  it('ranks many keys exactly from the per-MSP summaries and estimates unique domains within 3 %', async () => {
+    // MSP A: per hour of 06-12 … 06-15T11, 300 Zipf-skewed allowed domains (more than the 200 kept
+    // per period), one domain that is first on 06-13 only and last elsewhere (absent from most
+    // periods' top keys), and 250 blocked domains of equal counts (no bound separates them).
+    const rows: Array<{ msp_id: number; hour: number; dim: string; action: string; key: string; count: number }> = [];
+    for (let hour = Date.UTC(2025, 5, 12); hour < Date.UTC(2025, 5, 15, 12); hour += HOUR) {
+      const spike = hour >= Date.UTC(2025, 5, 13) && hour < Date.UTC(2025, 5, 14);
+      for (let i = 0; i < 300; i++) {
+        rows.push({
+          msp_id: a.mspId,
+          hour,
+          dim: 'domain',
+          action: 'allowed',
+          key: `k${i}.example`,
+          count: Math.floor(1000 / (i + 1)),
+        });
+      }
+      rows.push({
+        msp_id: a.mspId,
+        hour,
+        dim: 'domain',
+        action: 'bypassed',
+        key: 'spike.example',
+        count: spike ? 5000 : 1,
+      });
+      for (let i = 0; i < 250; i++) {
+        rows.push({ msp_id: a.mspId, hour, dim: 'domain', action: 'blocked', key: `b${i}.example`, count: 1 });
+      }
+    }
+    for (let i = 0; i < rows.length; i += 1000) {
+      await t.handle.db
+        .insertInto('stats_hourly_msp_top')
+        .values(rows.slice(i, i + 1000))
+        .execute();
+    }
+    /** The exact answer: the per-MSP hourly rows of `[from, to)` summed, as MSP A's or the system's. */
+    const truth = async (mspId: number | null, from: number, to: number) => {
+      let q = t.handle.db
+        .selectFrom('stats_hourly_msp_top')
+        .select(['key', 'action', 'count'])
+        .where('dim', '=', 'domain')
+        .where('hour', '>=', from)
+        .where('hour', '<', to);
+      if (mspId !== null) q = q.where('msp_id', '=', mspId);
+      const all = await q.execute();
+      const tops = (blocked: boolean) => {
+        const m = new Map<string, number>();
+        for (const r of all)
+          if ((r.action === 'blocked') === blocked) m.set(r.key, (m.get(r.key) ?? 0) + Number(r.count));
+        return [...m]
+          .sort((p, q) => q[1] - p[1] || (p[0] < q[0] ? -1 : 1))
+          .slice(0, 100)
+          .map(([key, count]) => ({ key, name: key, count }));
+      };
+      return { unique: new Set(all.map((r) => r.key)).size, allowed: tops(false), blocked: tops(true) };
+    };
+    const periods = {
+      today: [Date.UTC(2025, 5, 15), Date.UTC(2025, 5, 16)],
+      '7days': [Date.UTC(2025, 5, 9), Date.UTC(2025, 5, 16)],
+      '30days': [Date.UTC(2025, 4, 17), Date.UTC(2025, 5, 16)],
+    } as const;
+    const want: Record<string, Awaited<ReturnType<typeof truth>>> = {};
+    for (const [period, [from, to]] of Object.entries(periods)) {
+      want[`msp ${period}`] = await truth(a.mspId, from, to);
+      want[`system ${period}`] = await truth(null, from, to);
+    }
+    expect(want['msp 7days']!.allowed[0]).toEqual({
+      key: 'spike.example',
+      name: 'spike.example',
+      count: 24 * 5000 + 60,
+    });
+    const check = async (estimated: boolean) => {
+      for (const [name, token, base] of [
+        ['msp', a.mspToken, `/msp/${a.mspId}/stats`],
+        ['system', t.rootToken, '/stats'],
+      ] as const) {
+        for (const period of Object.keys(periods)) {
+          const w = want[`${name} ${period}`]!;
+          const label = `${name} ${period}`;
+          expect((await get(token, `${base}/domains/allowed/${period}?limit=100`)).data, label).toEqual(w.allowed);
+          expect((await get(token, `${base}/domains/blocked/${period}?limit=100`)).data, label).toEqual(w.blocked);
+          const unique = (await get(token, `${base}/${period}`)).unique_domains;
+          if (estimated)
+            expect(Math.abs(unique - w.unique), `${label}: ${unique} vs ${w.unique}`).toBeLessThanOrEqual(
+              w.unique * 0.03,
+            );
+          else expect(unique, label).toBe(w.unique);
+        }
+      }
+    };
+    await check(false);
+    const deps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
+    await rollups.summarizeMspPeriods(deps);
+    await check(true);
+    await rollups.compactDays(deps);
+    await rollups.summarizeMspPeriods(deps);
+    expect(
+      await t.handle.db.selectFrom('stats_msp_rank').select('hours').where('hours', '=', 24).execute(),
+    ).not.toEqual([]);
+    await check(true);
+    // Tenancy: MSP B sees none of MSP A's keys, nor MSP A's stats.
+    const other = (await get(b.mspToken, `/msp/${b.mspId}/stats/domains/allowed/7days?limit=100`)).data;
+    expect(
+      other.map((r: { key: string }) => r.key).filter((k: string) => k.startsWith('k') || k === 'spike.example'),
+    ).toEqual([]);
+    const denied = await call(t.app, b.mspToken, 'GET', `/restapi/msp/${a.mspId}/stats/7days`);
+    expect(denied.statusCode).toBe(404);
   });
 });
