@@ -8,7 +8,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { foldRollups, RollupBuffer } from '../src/querylog/rollup.ts';
 import { QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
-import { insertQueryLogBatch, type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
+import { flushRollups, insertQueryLogBatch, type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 22, 10);
@@ -118,6 +118,32 @@ describe('roll-up folding', () => {
     buffer.add(Array.from({ length: 1_000 }, (_, i) => row(i)));
     expect(buffer.due()).toBe(true);
   });
+
+  it('a RollupBuffer is full once it holds maxKeys roll-up rows, whatever the rows', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => row(i));
+    const keys = (rs: QueryLogRow[]) => {
+      const want = expected(rs);
+      return want.hourly.size + want.top.size;
+    };
+    const n = keys(rows);
+    const atBound = new RollupBuffer(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, n);
+    atBound.add(rows);
+    expect(atBound.full).toBe(true);
+    const above = new RollupBuffer(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, n + 1);
+    above.add(rows);
+    expect(above.full).toBe(false);
+    // Repeated rows add no key.
+    above.add(rows);
+    expect(above.full).toBe(false);
+    expect(above.rowCount).toBe(600);
+    const d = above.take();
+    expect(d.hourly.length + d.top.length).toBe(n);
+    expect(d.hourly.reduce((s, h) => s + h.requests, 0)).toBe(600);
+    expect(above.pending).toBe(false);
+    // take() starts the key count again.
+    above.add(rows.slice(0, 10));
+    expect(above.full).toBe(false);
+  });
 });
 
 describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) => {
@@ -164,6 +190,73 @@ describe.each(testDialects())('the writers keep the roll-ups on %s', (dialect) =
         categories: r.categories,
       })),
     );
+    await handle.close();
+  });
+
+  it('roll-ups flushed every batch (in the background on PostgreSQL) equal the raw rows, per customer and per MSP', async () => {
+    const handle = await createTestDatabase(dialect);
+    const now = new Date().toISOString();
+    await handle.db
+      .insertInto('msps')
+      .values({ id: 9, name: 'm', company_name: 'M', license: '', timezone: 'UTC', created_at: now, updated_at: now })
+      .execute();
+    for (const id of [1, 2])
+      await handle.db
+        .insertInto('customers')
+        .values({
+          id,
+          msp_id: 9,
+          account_name: `c${id}`,
+          uuid_str: `c${id}`,
+          timezone: 'UTC',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    const buffer = new RollupBuffer(100, 60_000);
+    const rows = Array.from({ length: 2_000 }, (_, i) => row(i));
+    for (let i = 0; i < rows.length; i += 50) await insertQueryLogBatch(handle, rows.slice(i, i + 50), buffer);
+    await flushRollups(handle, buffer);
+    expect(buffer.pending).toBe(false);
+    await check(handle, rows);
+    const want = new Map<string, number>();
+    for (const [k, n] of expected(rows).top) {
+      const [, , hour, dim, action, key] = k.split('|');
+      const mk = `${hour}|${dim}|${action}|${key}`;
+      want.set(mk, (want.get(mk) ?? 0) + n);
+    }
+    const msp = await handle.db.selectFrom('stats_hourly_msp_top').selectAll().execute();
+    expect(msp).toHaveLength(want.size);
+    for (const m of msp) {
+      expect(m.msp_id).toBe(9);
+      expect(Number(m.count)).toBe(want.get(`${m.hour}|${m.dim}|${m.action}|${m.key}`));
+    }
+    await handle.close();
+  });
+
+  it('a failed roll-up flush keeps the batch and is reported by the next flushRollups', async () => {
+    const handle = await createTestDatabase(dialect);
+    const buffer = new RollupBuffer(10, 60_000);
+    const first = Array.from({ length: 10 }, (_, i) => row(i));
+    await insertQueryLogBatch(handle, first, buffer);
+    await flushRollups(handle, buffer);
+    await sql`alter table stats_hourly rename to stats_hourly_away`.execute(handle.db);
+    const lost = Array.from({ length: 10 }, (_, i) => row(i + 10));
+    await insertQueryLogBatch(handle, lost, buffer); // the raw rows are written; the roll-ups fail
+    expect(buffer.pending).toBe(true); // the failure (or, on PostgreSQL, the flush still running)
+    await expect(flushRollups(handle, buffer)).rejects.toThrow(/stats_hourly/);
+    expect(buffer.pending).toBe(false);
+    await sql`alter table stats_hourly_away rename to stats_hourly`.execute(handle.db);
+    const count = await handle.db
+      .selectFrom('query_log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(20);
+    // The next rows roll up again; the failed flush's deltas are lost (the raw rows stay).
+    const later = Array.from({ length: 10 }, (_, i) => row(i + 20));
+    await insertQueryLogBatch(handle, later, buffer);
+    await flushRollups(handle, buffer);
+    await check(handle, [...first, ...later]);
     await handle.close();
   });
 

@@ -81,9 +81,17 @@ const actionIndex = (action: string) => (action === 'blocked' ? 1 : action === '
 /** One (customer, hour, location) bucket: its hourly counts and, per dimension × action, key → count. */
 interface Bucket {
   row: Database['stats_hourly'];
-  /** Index `dim * 3 + action`; a map is made on its first key. */
-  top: Array<Map<string, number> | undefined>;
+  /**
+   * Index `dim * 3 + action`; a map is made on its first key. Keys are the stored text but for the
+   * `group` and `policy` ids, kept as numbers until {@link RollupBuffer.take} (no string per row).
+   */
+  top: Array<Map<string | number, number> | undefined>;
 }
+
+/** Roll-up rows a flush may write at most by default: distinct (customer, location, hour, dim, action, key). */
+export const ROLLUP_MAX_KEYS = 100_000;
+/** Longest the default buffer holds a delta, ms (docs/architecture.md "Statistics": dashboards lag at most this). */
+export const ROLLUP_MAX_AGE_MS = 5_000;
 
 /**
  * Roll-up deltas gathered over one or several batches (docs/architecture.md "Statistics"): per customer,
@@ -95,20 +103,29 @@ interface Bucket {
  * the raw key, so a row costs no string building but the user key.
  *
  * The writers insert each batch's raw rows at once and {@link add} it here; the deltas are upserted
- * when `maxRows` rows wait or `maxAgeMs` passed since the first ({@link due}), and on every flush and
- * close. Folding many batches first collapses repeated keys (a popular qname, a client), so far fewer
- * roll-up rows are upserted than rows logged. The price: a crash loses the roll-ups of at most that
- * window's rows (their raw rows stay).
+ * when `maxRows` rows wait, `maxKeys` distinct roll-up rows wait, or `maxAgeMs` passed since the
+ * first ({@link due}), and on every flush and close. Folding many batches first collapses repeated
+ * keys (a popular qname, a client), so far fewer roll-up rows are upserted than rows logged; the key
+ * bound caps the memory and the size of one flush whatever the rows. The price: dashboards lag the
+ * log by up to `maxAgeMs`, and a crash loses the roll-ups of at most that window's rows (their raw
+ * rows stay).
  */
 export class RollupBuffer {
   /** customer → hour → location → bucket. */
   private buckets = new Map<number, Map<number, Map<number, Bucket>>>();
   private rows = 0;
+  private keys = 0;
   private since = 0;
 
+  /**
+   * @param maxRows rows folded before {@link due} says so (default 1,000,000)
+   * @param maxAgeMs ms since the first row folded before {@link due} says so (default {@link ROLLUP_MAX_AGE_MS})
+   * @param maxKeys distinct roll-up rows (hourly buckets and top keys) before {@link due} says so (default {@link ROLLUP_MAX_KEYS})
+   */
   constructor(
-    private readonly maxRows = 50_000,
-    private readonly maxAgeMs = 1_000,
+    private readonly maxRows = 1_000_000,
+    private readonly maxAgeMs = ROLLUP_MAX_AGE_MS,
+    private readonly maxKeys = ROLLUP_MAX_KEYS,
   ) {}
 
   /** Adds a batch's rows. */
@@ -116,7 +133,7 @@ export class RollupBuffer {
     if (batch.length === 0) return;
     if (this.rows === 0) this.since = Date.now();
     this.rows += batch.length;
-    for (const r of batch) this.addRow(r);
+    for (let i = 0; i < batch.length; i++) this.addRow(batch[i]!);
   }
 
   private bucket(customer: number, hour: number, loc: number): Bucket {
@@ -137,8 +154,23 @@ export class RollupBuffer {
         top: new Array(DIMS.length * 3),
       };
       byLoc.set(loc, b);
+      this.keys++;
     }
     return b;
+  }
+
+  /** Counts `key` once in `top[i]` (`i` = dim × 3 + action). */
+  private bump(top: Bucket['top'], i: number, key: string | number): void {
+    let m = top[i];
+    if (m === undefined) {
+      m = new Map();
+      top[i] = m;
+    }
+    const n = m.get(key);
+    if (n === undefined) {
+      m.set(key, 1);
+      this.keys++;
+    } else m.set(key, n + 1);
   }
 
   private addRow(r: QueryLogRow): void {
@@ -152,50 +184,69 @@ export class RollupBuffer {
     else if (a === 1) h.blocked++;
     else h.bypassed++;
     const top = b.top;
-    const bump = (dim: number, key: string) => {
-      const i = dim * 3 + a;
-      let m = top[i];
-      if (m === undefined) {
-        m = new Map();
-        top[i] = m;
-      }
-      m.set(key, (m.get(key) ?? 0) + 1);
-    };
-    bump(DOMAIN, r.qname);
-    bump(SOURCEIP, r.client_ip);
+    this.bump(top, DOMAIN * 3 + a, r.qname);
+    this.bump(top, SOURCEIP * 3 + a, r.client_ip);
     const user = userKey(r);
-    bump(USER, user);
-    if (r.group_id !== null && r.group_id !== undefined) bump(GROUP, String(r.group_id));
-    if (r.policy_id !== null) bump(POLICY, String(r.policy_id));
-    if (r.categories !== '') {
+    this.bump(top, USER * 3 + a, user);
+    if (r.group_id !== null && r.group_id !== undefined) this.bump(top, GROUP * 3 + a, r.group_id);
+    if (r.policy_id !== null) this.bump(top, POLICY * 3 + a, r.policy_id);
+    const cats = r.categories;
+    if (cats !== '') {
       let malware = false;
       let phishing = false;
-      for (const c of r.categories.split(',')) {
-        bump(CATEGORY, c);
-        if (MALWARE_IDS.has(c)) malware = true;
-        if (PHISHING_IDS.has(c)) phishing = true;
+      if (cats.indexOf(',') < 0) {
+        this.bump(top, CATEGORY * 3 + a, cats);
+        malware = MALWARE_IDS.has(cats);
+        phishing = PHISHING_IDS.has(cats);
+      } else {
+        for (const c of cats.split(',')) {
+          this.bump(top, CATEGORY * 3 + a, c);
+          if (MALWARE_IDS.has(c)) malware = true;
+          if (PHISHING_IDS.has(c)) phishing = true;
+        }
       }
       if (malware) {
-        bump(MAL_DOMAIN, r.qname);
-        bump(MAL_IP, r.client_ip);
-        bump(MAL_USER, user);
+        this.bump(top, MAL_DOMAIN * 3 + a, r.qname);
+        this.bump(top, MAL_IP * 3 + a, r.client_ip);
+        this.bump(top, MAL_USER * 3 + a, user);
       }
       if (phishing) {
-        bump(PHI_DOMAIN, r.qname);
-        bump(PHI_IP, r.client_ip);
-        bump(PHI_USER, user);
+        this.bump(top, PHI_DOMAIN * 3 + a, r.qname);
+        this.bump(top, PHI_IP * 3 + a, r.client_ip);
+        this.bump(top, PHI_USER * 3 + a, user);
       }
     }
   }
 
-  /** True when the buffer should be written now. */
-  due(): boolean {
-    return this.rows > 0 && (this.rows >= this.maxRows || Date.now() - this.since >= this.maxAgeMs);
+  /**
+   * The flush of deltas taken from this buffer that runs beside the raw inserts (PostgreSQL:
+   * querylog/writer.ts `insertQueryLogBatch`), while it runs.
+   */
+  inFlight: Promise<void> | null = null;
+  /** The error of such a flush, until `flushRollups` reports it. */
+  failure: { error: unknown } | null = null;
+
+  /** True when the deltas should be written now: `maxRows` rows, `maxKeys` roll-up rows, or `maxAgeMs` old. */
+  get full(): boolean {
+    return (
+      this.rows > 0 &&
+      (this.rows >= this.maxRows || this.keys >= this.maxKeys || Date.now() - this.since >= this.maxAgeMs)
+    );
   }
 
-  /** True when deltas wait. */
+  /** True when the writers should call `flushRollups` now: {@link full}, or a background flush failed. */
+  due(): boolean {
+    return this.full || this.failure !== null;
+  }
+
+  /** Rows folded and not taken yet. */
+  get rowCount(): number {
+    return this.rows;
+  }
+
+  /** True when deltas wait, or a background flush runs or failed: `flushRollups` has work. */
   get pending(): boolean {
-    return this.rows > 0;
+    return this.rows > 0 || this.inFlight !== null || this.failure !== null;
   }
 
   /**
@@ -233,7 +284,15 @@ export class RollupBuffer {
               if (m === undefined) continue;
               const loc = buckets[k]!.row.location_id;
               for (const [key, count] of m)
-                rows.push({ customer_id: customer, location_id: loc, hour, dim, action: ACTIONS[a]!, key, count });
+                rows.push({
+                  customer_id: customer,
+                  location_id: loc,
+                  hour,
+                  dim,
+                  action: ACTIONS[a]!,
+                  key: typeof key === 'number' ? String(key) : key,
+                  count,
+                });
             }
             rows.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.location_id - y.location_id));
             for (const t of rows) top.push(t);
@@ -244,6 +303,7 @@ export class RollupBuffer {
     }
     this.buckets = new Map();
     this.rows = 0;
+    this.keys = 0;
     return { hourly, top };
   }
 }

@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { DatabaseHandle, OpenDatabaseOptions, QueryLogTable } from '@cordon/db';
 import { sql } from 'kysely';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -69,16 +67,34 @@ const SQLITE_ROWS = 50;
 type SqliteDb = NonNullable<DatabaseHandle['sqlite']>;
 type SqliteStatement = ReturnType<SqliteDb['prepare']>;
 
+/** Roll-up rows per multi-row SQLite upsert: 7 × 100 = 700 parameters, under SQLite's historic limit of 999. */
+const SQLITE_UPSERT_ROWS = 100;
+
+/** A multi-row prepared statement and its one-row twin, for the tail. */
+interface ManyAndOne {
+  many: SqliteStatement;
+  one: SqliteStatement;
+}
+
 interface SqliteStatements {
   rawMany: SqliteStatement;
   rawOne: SqliteStatement;
-  hourly: SqliteStatement;
-  top: SqliteStatement;
-  mspTop: SqliteStatement;
+  hourly: ManyAndOne;
+  top: ManyAndOne;
+  mspTop: ManyAndOne;
   mspOf: SqliteStatement;
 }
 /** The prepared statements of each SQLite connection, made once. */
 const prepared = new WeakMap<SqliteDb, SqliteStatements>();
+
+/** `insert into <head> values (?…), … <tail>` prepared for {@link SQLITE_UPSERT_ROWS} rows and for one. */
+function prepareUpsert(db: SqliteDb, head: string, ncols: number, tail: string): ManyAndOne {
+  const tuple = `(${new Array(ncols).fill('?').join(', ')})`;
+  return {
+    many: db.prepare(`insert into ${head} values ${new Array(SQLITE_UPSERT_ROWS).fill(tuple).join(', ')} ${tail}`),
+    one: db.prepare(`insert into ${head} values ${tuple} ${tail}`),
+  };
+}
 
 function statementsOf(db: SqliteDb): SqliteStatements {
   let st = prepared.get(db);
@@ -87,22 +103,49 @@ function statementsOf(db: SqliteDb): SqliteStatements {
     st = {
       rawMany: db.prepare(`insert into query_log (${COLUMNS}) values ${new Array(SQLITE_ROWS).fill(tuple).join(', ')}`),
       rawOne: db.prepare(`insert into query_log (${COLUMNS}) values ${tuple}`),
-      hourly:
-        db.prepare(`insert into stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed)
-        values (?, ?, ?, ?, ?, ?, ?) on conflict (customer_id, hour, location_id) do update set
+      hourly: prepareUpsert(
+        db,
+        'stats_hourly (customer_id, location_id, hour, requests, allowed, blocked, bypassed)',
+        7,
+        `on conflict (customer_id, hour, location_id) do update set
         requests = requests + excluded.requests, allowed = allowed + excluded.allowed,
-        blocked = blocked + excluded.blocked, bypassed = bypassed + excluded.bypassed`),
-      top: db.prepare(`insert into stats_hourly_top (customer_id, location_id, hour, dim, action, key, count)
-        values (?, ?, ?, ?, ?, ?, ?) on conflict (customer_id, dim, hour, action, key, location_id)
-        do update set count = count + excluded.count`),
-      mspTop: db.prepare(`insert into stats_hourly_msp_top (msp_id, hour, dim, action, key, count)
-        values (?, ?, ?, ?, ?, ?) on conflict (msp_id, dim, hour, action, key)
-        do update set count = count + excluded.count`),
+        blocked = blocked + excluded.blocked, bypassed = bypassed + excluded.bypassed`,
+      ),
+      top: prepareUpsert(
+        db,
+        'stats_hourly_top (customer_id, location_id, hour, dim, action, key, count)',
+        7,
+        'on conflict (customer_id, dim, hour, action, key, location_id) do update set count = count + excluded.count',
+      ),
+      mspTop: prepareUpsert(
+        db,
+        'stats_hourly_msp_top (msp_id, hour, dim, action, key, count)',
+        6,
+        'on conflict (msp_id, dim, hour, action, key) do update set count = count + excluded.count',
+      ),
       mspOf: db.prepare('select msp_id from customers where id = ?'),
     };
     prepared.set(db, st);
   }
   return st;
+}
+
+/**
+ * Runs `st` over `rows`: {@link SQLITE_UPSERT_ROWS} rows per execution of the multi-row statement,
+ * the rest one by one; `put(p, at, row)` writes a row's `ncols` values at `p[at…]`.
+ */
+function runMany<T>(st: ManyAndOne, ncols: number, rows: readonly T[], put: (p: unknown[], at: number, r: T) => void) {
+  const many = new Array(ncols * SQLITE_UPSERT_ROWS);
+  let i = 0;
+  for (; i + SQLITE_UPSERT_ROWS <= rows.length; i += SQLITE_UPSERT_ROWS) {
+    for (let k = 0; k < SQLITE_UPSERT_ROWS; k++) put(many, k * ncols, rows[i + k]!);
+    st.many.run(many);
+  }
+  const one = new Array(ncols);
+  for (; i < rows.length; i++) {
+    put(one, 0, rows[i]!);
+    st.one.run(one);
+  }
 }
 
 /** Appends row `r`'s values in {@link COLUMNS} order at `p[at…]`. */
@@ -142,18 +185,44 @@ function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): vo
   }
 }
 
-/** SQLite, synchronous (the caller holds the connection and a transaction): the roll-up upserts, per customer and per MSP. */
+/**
+ * SQLite, synchronous (the caller holds the connection and a transaction): the roll-up upserts, per
+ * customer and per MSP, through prepared multi-row upserts ({@link SQLITE_UPSERT_ROWS} rows each).
+ * Each table's keys must be unique within `d` (as `RollupBuffer.take` gives them).
+ */
 function applyRollupsSqlite(st: SqliteStatements, d: RollupDeltas): void {
-  for (const h of d.hourly)
-    st.hourly.run([h.customer_id, h.location_id, h.hour, h.requests, h.allowed, h.blocked, h.bypassed]);
-  for (const t of d.top) st.top.run([t.customer_id, t.location_id, t.hour, t.dim, t.action, t.key, t.count]);
+  runMany(st.hourly, 7, d.hourly, (p, at, h) => {
+    p[at] = h.customer_id;
+    p[at + 1] = h.location_id;
+    p[at + 2] = h.hour;
+    p[at + 3] = h.requests;
+    p[at + 4] = h.allowed;
+    p[at + 5] = h.blocked;
+    p[at + 6] = h.bypassed;
+  });
+  runMany(st.top, 7, d.top, (p, at, t) => {
+    p[at] = t.customer_id;
+    p[at + 1] = t.location_id;
+    p[at + 2] = t.hour;
+    p[at + 3] = t.dim;
+    p[at + 4] = t.action;
+    p[at + 5] = t.key;
+    p[at + 6] = t.count;
+  });
   if (d.top.length === 0) return;
   const msps = new Map<number, number>();
   for (const id of customersOf(d.top)) {
     const row = st.mspOf.get([id]) as { msp_id: number } | undefined;
     if (row !== undefined) msps.set(id, Number(row.msp_id));
   }
-  for (const m of mspTopDeltas(d.top, msps)) st.mspTop.run([m.msp_id, m.hour, m.dim, m.action, m.key, m.count]);
+  runMany(st.mspTop, 6, mspTopDeltas(d.top, msps), (p, at, m) => {
+    p[at] = m.msp_id;
+    p[at + 1] = m.hour;
+    p[at + 2] = m.dim;
+    p[at + 3] = m.action;
+    p[at + 4] = m.key;
+    p[at + 5] = m.count;
+  });
 }
 
 /**
@@ -205,7 +274,13 @@ async function copyRawPostgres(
   }
   const client = await pool.connect();
   try {
-    await pipeline(Readable.from([lines.join('')]), client.query(copyFrom(`copy query_log (${COLUMNS}) from stdin`)));
+    // One chunk, ended at once: no Readable and pipeline per batch (bench/README.md "Traffic").
+    const copy = client.query(copyFrom(`copy query_log (${COLUMNS}) from stdin`));
+    await new Promise<void>((resolve, reject) => {
+      copy.once('finish', resolve);
+      copy.once('error', reject);
+      copy.end(Buffer.from(lines.join('')));
+    });
     client.release();
   } catch (err) {
     client.release(err instanceof Error ? err : true);
@@ -271,8 +346,14 @@ export async function insertQueryLogRaw(handle: DatabaseHandle, rows: readonly Q
 /**
  * The writers' insert path (docs/architecture.md "Statistics"): inserts `rows` into `query_log` at
  * once (one transaction) and adds them to `rollups`, whose deltas are written (one transaction) when
- * due; call {@link flushRollups} on flush and close. Rejects on a database error (nothing of the
- * batch is kept).
+ * due ({@link RollupBuffer.full}); call {@link flushRollups} on flush and close, and when
+ * {@link RollupBuffer.due} says so. Rejects only on a database error of the raw rows (nothing of the
+ * batch is kept); a failure of the roll-ups is not this batch's (its rows are in the log) and is kept
+ * in `rollups` for the next {@link flushRollups} to report.
+ *
+ * On PostgreSQL with a pool the due roll-ups are written on a second pooled connection while the
+ * next batches' COPYs go on (one such flush at a time: a batch finding one still running waits for
+ * it first). On SQLite (one connection) they are written before this returns.
  */
 export async function insertQueryLogBatch(
   handle: DatabaseHandle,
@@ -282,13 +363,36 @@ export async function insertQueryLogBatch(
   if (rows.length === 0) return;
   await insertQueryLogRaw(handle, rows);
   rollups.add(rows);
-  if (rollups.due()) await flushRollups(handle, rollups);
+  if (!rollups.full) return;
+  if (rollups.inFlight !== null) await rollups.inFlight;
+  if (!rollups.full) return;
+  const flight = writeRollups(handle, rollups.take()).catch((error: unknown) => {
+    rollups.failure = { error };
+  });
+  if (handle.dialect !== 'postgres' || handle.pgPool === undefined) {
+    await flight;
+    return;
+  }
+  rollups.inFlight = flight.finally(() => {
+    rollups.inFlight = null;
+  });
 }
 
-/** Writes the roll-up deltas `rollups` holds, in one transaction. Rejects on a database error (the deltas are lost). */
+/**
+ * Writes the roll-up deltas `rollups` holds, in one transaction, after waiting for the one written
+ * in the background ({@link insertQueryLogBatch}). Rejects on a database error (the deltas are lost),
+ * or with the error of that background flush (its deltas lost) once the others are written.
+ */
 export async function flushRollups(handle: DatabaseHandle, rollups: RollupBuffer): Promise<void> {
-  if (!rollups.pending) return;
-  const deltas = rollups.take();
+  if (rollups.inFlight !== null) await rollups.inFlight;
+  const failure = rollups.failure;
+  rollups.failure = null;
+  if (rollups.rowCount > 0) await writeRollups(handle, rollups.take());
+  if (failure !== null) throw failure.error;
+}
+
+/** Writes `deltas` in one transaction (SQLite: prepared statements on the connection Kysely holds). */
+async function writeRollups(handle: DatabaseHandle, deltas: RollupDeltas): Promise<void> {
   const lite = handle.sqlite;
   if (handle.dialect === 'sqlite' && lite !== undefined) {
     await handle.db.connection().execute(async () => {
