@@ -14,7 +14,9 @@
  * held here, not queried through), reads the RSS again, and once more after 90 s idle (V8 returns garbage pages lazily). Figures go to bench/README.md, never into tests.
  * CORDON_BENCH_SETTLE_S shortens the idle time; CORDON_BENCH_SERVERS=bundle measures the bundle
  * alone — only once a full run has added the bench customer (bench/resolver-serve.ts does, on its
- * first start), else nothing answers.
+ * first start), else nothing answers. CORDON_MEMORY_BUNDLE names another bundle's cordon.mjs (an
+ * earlier build, `node apps/cli/scripts/bundle.mjs --outdir node_modules/DIR`, for a before/after);
+ * CORDON_MEMORY_NODE_FLAGS adds node flags to the bundle's command line (e.g. `--max-semi-space-size=2`).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -244,11 +246,14 @@ if (servers.includes('tsx')) {
     {},
   );
 }
-const bundle = fileURLToPath(new URL('../apps/cli/dist/cordon.mjs', import.meta.url));
+const bundle =
+  process.env.CORDON_MEMORY_BUNDLE ?? fileURLToPath(new URL('../apps/cli/dist/cordon.mjs', import.meta.url));
+const nodeFlags = (process.env.CORDON_MEMORY_NODE_FLAGS ?? '').split(' ').filter((f) => f.length > 0);
 if (!servers.includes('bundle')) {
   // not asked for
 } else if (existsSync(bundle)) {
-  await measure('cordon serve --roles resolver (production bundle)', [bundle, 'serve'], {
+  const label = `cordon serve --roles resolver (${bundle}${nodeFlags.length > 0 ? ` ${nodeFlags.join(' ')}` : ''})`;
+  await measure(label, [...nodeFlags, bundle, 'serve'], {
     CORDON_DATA_DIR: dirname(file),
     CORDON_ROLES: 'resolver',
     CORDON_DNS_ADDR: `127.0.0.1:${port}`,

@@ -85,6 +85,11 @@ export const listsPart: SnapshotPart<ListsSnapshot> = {
         if (rows.length < LIST_PAGE) break;
         after = rows[rows.length - 1]!.id;
       }
+      // Pack every index now: the pending name strings go with the load, not with each list's first query.
+      for (const lists of [...policy.values(), ...msp.values(), system]) {
+        lists.allow.seal();
+        lists.block.seal();
+      }
       return { policy, msp, system: system.allow.size + system.block.size === 0 ? NO_LISTS : system };
     }),
 };
