@@ -13,7 +13,6 @@ import type { BlockAddresses } from './pipeline/answers.ts';
 import { composePipeline } from './pipeline/order.ts';
 import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
 import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
-import { tuneThisThread } from './sched.ts';
 import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
 import { type DohServer, type DohServerOptions, startDohServer } from './transport/doh.ts';
 import { createExchange } from './transport/exchange.ts';
@@ -260,8 +259,6 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       throw err;
     }
   }
-  // This thread answers the batched socket's queries: let it preempt the process's other threads.
-  const threadScheduling = udp.backend === 'batch' ? tuneThisThread('resolving') : 'dgram';
   logger.info(
     {
       udp: `${udp.address.address}:${udp.address.port}`,
@@ -275,7 +272,6 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
           : `${opts.rrl?.ratePerSecond ?? DEFAULT_RRL_RATE}/s slip ${opts.rrl?.slip ?? DEFAULT_RRL_SLIP}`,
       udpRecvBufferBytes: udp.recvBufferBytes,
       udpBackend: udp.backend,
-      threadScheduling,
     },
     'resolver listening',
   );

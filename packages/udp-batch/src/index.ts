@@ -44,18 +44,6 @@ export interface UdpBatchBinding {
   sendTo(handle: UdpBatchHandle, bytes: Uint8Array, addr: Uint8Array): number;
   /** The bound port and family, the kernel's SO_RCVBUF (Linux reports twice what it grants) and the counters. */
   info(handle: UdpBatchHandle): UdpBatchInfo;
-  /**
-   * Tunes the calling thread's scheduling (`sched_setattr(2)`, docs/decisions.md "Thread scheduling"),
-   * keeping its policy; only a `SCHED_OTHER` thread is changed. `sliceNs` > 0 asks the fair scheduler
-   * for that time slice (Linux 6.12+ EEVDF: a thread woken with a shorter slice preempts a running
-   * one sooner; older kernels accept and ignore it); `niceAtLeast` above the thread's nice value
-   * raises it to that (a lower priority; it is never lowered, which would need privileges).
-   * @returns 0, or the errno of the failed system call
-   * @throws TypeError when `sliceNs` is outside 0…1e9 or `niceAtLeast` outside -20…19
-   */
-  tuneThread(sliceNs: number, niceAtLeast: number): number;
-  /** The calling thread's scheduling as `sched_getattr(2)` reports it ({} when it fails). */
-  threadSched(): { policy?: number; nice?: number; sliceNs?: number };
 }
 
 /** An open batched socket (opaque). */

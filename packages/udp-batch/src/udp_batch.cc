@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace {
@@ -519,71 +518,6 @@ napi_value Info(napi_env env, napi_callback_info info) {
   return obj;
 }
 
-// struct sched_attr of sched_setattr(2); glibc 2.36 has no wrapper, so the raw system call.
-struct SchedAttr {
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime;
-  uint64_t sched_deadline;
-  uint64_t sched_period;
-  uint32_t sched_util_min;
-  uint32_t sched_util_max;
-};
-
-// tuneThread(sliceNs, niceAtLeast): the calling thread's scheduling (docs/decisions.md "Thread
-// scheduling"). Keeps its policy; when sliceNs > 0 asks the fair scheduler for that slice
-// (sched_attr.sched_runtime, Linux 6.12+ EEVDF: a thread woken with a shorter slice preempts the
-// running one sooner; older kernels accept and ignore it); when niceAtLeast is above the thread's
-// nice value, raises it to that (a lower priority; never lowers it, which would need privileges).
-// Only SCHED_OTHER threads are changed. Returns 0, or the errno of sched_getattr/sched_setattr.
-napi_value TuneThread(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value a[2];
-  CHECK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
-  double slice = 0, nice = 0;
-  if (argc != 2 || napi_get_value_double(env, a[0], &slice) != napi_ok ||
-      napi_get_value_double(env, a[1], &nice) != napi_ok || !(slice >= 0) || slice > 1e9 || nice < -20 || nice > 19)
-    return ThrowType(env, "udp-batch tuneThread: slice (ns, 0 to 1e9) and nice (-20 to 19) expected");
-  int result = 0;
-#if defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
-  SchedAttr attr;
-  memset(&attr, 0, sizeof attr);
-  if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) {
-    result = errno;
-  } else if (attr.sched_policy == 0 /* SCHED_OTHER */) {
-    attr.size = sizeof attr;
-    attr.sched_flags = 0;
-    if (slice > 0) attr.sched_runtime = static_cast<uint64_t>(slice);
-    if (static_cast<int32_t>(nice) > attr.sched_nice) attr.sched_nice = static_cast<int32_t>(nice);
-    if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0) result = errno;
-  }
-#else
-  result = ENOSYS;
-#endif
-  napi_value out;
-  CHECK(napi_create_int32(env, result, &out));
-  return out;
-}
-
-// threadSched(): the calling thread's { policy, nice, sliceNs } as sched_getattr(2) reports them.
-napi_value ThreadSched(napi_env env, napi_callback_info) {
-  napi_value obj;
-  CHECK(napi_create_object(env, &obj));
-#if defined(SYS_sched_getattr)
-  SchedAttr attr;
-  memset(&attr, 0, sizeof attr);
-  if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) == 0) {
-    Set(env, obj, "policy", attr.sched_policy);
-    Set(env, obj, "nice", attr.sched_nice);
-    Set(env, obj, "sliceNs", static_cast<double>(attr.sched_runtime));
-  }
-#endif
-  return obj;
-}
-
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -592,8 +526,6 @@ NAPI_MODULE_INIT() {
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"sendTo", nullptr, SendTo, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"tuneThread", nullptr, TuneThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"threadSched", nullptr, ThreadSched, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
   napi_value batch;
   napi_create_int32(env, ADDR_BYTES, &batch);

@@ -8,7 +8,6 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type OpenDatabaseOptions, openDatabase } from '@cordon/db';
-import { tuneThisThread } from '../sched.ts';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { RollupBuffer } from './rollup.ts';
 import { flushRollups, insertQueryLogBatch } from './writer.ts';
@@ -17,8 +16,6 @@ if (parentPort === null) throw new Error('querylog/worker.ts runs only as a work
 const port = parentPort;
 const { connection } = workerData as { connection: OpenDatabaseOptions };
 const send = (m: FromWriter) => port.postMessage(m);
-// Answering before logging: a lower priority than the resolving thread (sched.ts).
-tuneThisThread('query-log writer');
 
 let handle: ReturnType<typeof openDatabase> | null = null;
 /** The roll-up deltas of the rows written, upserted when due, on flush and on close (querylog/rollup.ts). */
