@@ -131,14 +131,21 @@ function statementsOf(db: SqliteDb): SqliteStatements {
 }
 
 /**
- * Runs `st` over `rows`: {@link SQLITE_UPSERT_ROWS} rows per execution of the multi-row statement,
- * the rest one by one; `put(p, at, row)` writes a row's `ncols` values at `p[at…]`.
+ * Runs `st` over `rows`: `perMany` rows per execution of the multi-row statement (the rows it was
+ * prepared for: {@link SQLITE_UPSERT_ROWS} by default), the rest one by one; `put(p, at, row)`
+ * writes a row's `ncols` values at `p[at…]`.
  */
-function runMany<T>(st: ManyAndOne, ncols: number, rows: readonly T[], put: (p: unknown[], at: number, r: T) => void) {
-  const many = new Array(ncols * SQLITE_UPSERT_ROWS);
+function runMany<T>(
+  st: ManyAndOne,
+  ncols: number,
+  rows: readonly T[],
+  put: (p: unknown[], at: number, r: T) => void,
+  perMany = SQLITE_UPSERT_ROWS,
+) {
+  const many = new Array(ncols * perMany);
   let i = 0;
-  for (; i + SQLITE_UPSERT_ROWS <= rows.length; i += SQLITE_UPSERT_ROWS) {
-    for (let k = 0; k < SQLITE_UPSERT_ROWS; k++) put(many, k * ncols, rows[i + k]!);
+  for (; i + perMany <= rows.length; i += perMany) {
+    for (let k = 0; k < perMany; k++) put(many, k * ncols, rows[i + k]!);
     st.many.run(many);
   }
   const one = new Array(ncols);
@@ -172,17 +179,7 @@ function putRow(p: unknown[], at: number, r: QueryLogRow): void {
 
 /** SQLite, synchronous (the caller holds the connection and a transaction): the raw rows, 50 per statement. */
 function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): void {
-  const many = new Array(NCOLS * SQLITE_ROWS);
-  let i = 0;
-  for (; i + SQLITE_ROWS <= rows.length; i += SQLITE_ROWS) {
-    for (let k = 0; k < SQLITE_ROWS; k++) putRow(many, k * NCOLS, rows[i + k]!);
-    st.rawMany.run(many);
-  }
-  const one = new Array(NCOLS);
-  for (; i < rows.length; i++) {
-    putRow(one, 0, rows[i]!);
-    st.rawOne.run(one);
-  }
+  runMany({ many: st.rawMany, one: st.rawOne }, NCOLS, rows, putRow, SQLITE_ROWS);
 }
 
 /**
