@@ -1,39 +1,29 @@
 /**
- * Query-log ingest (docs/architecture.md "Statistics"): rows per second through the writers' insert
- * path (`insertQueryLogBatch`: raw rows per batch of 1,000, roll-ups gathered in a `RollupBuffer`),
- * through `insertQueryLogRows` (raw + roll-ups per batch, one transaction) and the raw insert alone
- * (`insertQueryLogRaw`: SQLite prepared multi-row statements, PostgreSQL COPY), on SQLite and
- * PostgreSQL.
+ * Query-log ingest (docs/architecture.md "Statistics"): rows per second through the writers' raw
+ * insert (`insertQueryLogRaw`: SQLite prepared multi-row statements, PostgreSQL COPY under the write
+ * lock), and through the worker's fold of those rows into the roll-ups (`rollups.foldQueryLog`,
+ * transactions of 10,000 rows), on SQLite and PostgreSQL.
  *
  *   node --import tsx bench/ingest.ts [rows=300000]                                   (SQLite file in /tmp)
  *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/ingest.ts
- *   CORDON_BENCH_WRITER_ONLY=1 …                  (without the slow per-batch transaction variant)
  *
- * The rows mimic a busy hour of 20 customers of 2 MSPs (seeded, so the per-MSP roll-ups of migration
- * 0033 are written too): 5,000 qnames with a Zipf-like skew, 10% blocked with a category, 200 client
- * addresses per customer, 4 locations, a third of the queries from devices (half of those with an
- * internal user and group: migration 0029). Also times the writers' path with the former roll-up
- * window (1 s / 50,000 rows) and the raw INSERT alone (no roll-ups) for comparison. Each line gives the
- * rows per second and the CPU time of this process per row: the writer thread's share (SQLite's work
- * included, PostgreSQL server's not). Numbers go in bench/README.md, never in tests.
+ * Two row mixes: "skewed" mimics a busy hour of 20 customers of 2 MSPs (seeded, so the per-MSP
+ * roll-ups of migration 0033 are written too): 5,000 qnames with a Zipf-like skew, 10% blocked with a
+ * category, 200 client addresses per customer, 4 locations, a third of the queries from devices (half
+ * of those with an internal user and group: migration 0029); "distinct" gives every row a qname of
+ * its own (the fold's worst case: no key repeats, as in the peer benchmark's blocked mixes). Each line
+ * gives the rows per second and the CPU time of this process per row (SQLite's work included,
+ * PostgreSQL server's not). Numbers go in bench/README.md, never in tests.
  */
+import { rollups } from '@cordon/core';
 import type { DatabaseHandle } from '@cordon/db';
-import { RollupBuffer } from '../apps/resolver/src/querylog/rollup.ts';
-import {
-  flushRollups,
-  insertQueryLogBatch,
-  insertQueryLogRaw,
-  insertQueryLogRows,
-  type QueryLogRow,
-} from '../apps/resolver/src/querylog/writer.ts';
+import { insertQueryLogRaw, type QueryLogRow } from '../apps/resolver/src/querylog/writer.ts';
 import { openBenchDatabase } from './support/database.ts';
 
 const ROWS = Number(process.argv[2] ?? 300_000);
 const BATCH = Number(process.env.CORDON_BENCH_BATCH ?? 1_000);
-/** `CORDON_BENCH_WRITER_ONLY=1`: leave out the slow per-batch transaction variant (`insertQueryLogRows`). */
-const WRITER_ONLY = Boolean(process.env.CORDON_BENCH_WRITER_ONLY);
 
-function makeRows(n: number, start: number): QueryLogRow[] {
+function makeRows(n: number, start: number, distinct = false): QueryLogRow[] {
   const rows: QueryLogRow[] = new Array(n);
   let seed = 42;
   const rnd = () => {
@@ -50,7 +40,7 @@ function makeRows(n: number, start: number): QueryLogRow[] {
       location_id: customer * 10 + Math.floor(rnd() * 4),
       policy_id: customer * 100,
       client_ip: `10.${customer}.${Math.floor(rnd() * 2)}.${Math.floor(rnd() * 100)}`,
-      qname: `host${domain}.example${domain % 50}.com`,
+      qname: distinct ? `d${i}.host${domain}.example${domain % 50}.com` : `host${domain}.example${domain % 50}.com`,
       qtype: 'A',
       protocol: 'udp',
       action: blocked ? 'blocked' : 'allowed',
@@ -69,27 +59,17 @@ function makeRows(n: number, start: number): QueryLogRow[] {
   return rows;
 }
 
-async function timed(
-  label: string,
-  handle: DatabaseHandle,
-  rows: QueryLogRow[],
-  write: (b: QueryLogRow[]) => Promise<void>,
-  end: () => Promise<void> = async () => undefined,
-) {
+/** Runs `work`; prints rows/s and this process's CPU per row. */
+async function timed(label: string, handle: DatabaseHandle, rows: number, work: () => Promise<void>) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let i = 0; i < rows.length; i += BATCH) await write(rows.slice(i, i + BATCH));
-  await end();
+  await work();
   const s = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
-  const top = await handle.db
-    .selectFrom('stats_hourly_top')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  const us = (cpu.user + cpu.system) / rows.length;
+  const us = (cpu.user + cpu.system) / rows;
   console.log(
-    `${handle.dialect} ${label}: ${rows.length} rows in ${s.toFixed(2)} s = ${Math.round(rows.length / s)} rows/s, ` +
-      `CPU ${us.toFixed(1)} µs/row (stats_hourly_top rows: ${top.n})`,
+    `${handle.dialect} ${label}: ${rows} rows in ${s.toFixed(2)} s = ${Math.round(rows / s)} rows/s, ` +
+      `CPU ${us.toFixed(1)} µs/row`,
   );
 }
 
@@ -123,31 +103,19 @@ try {
         updated_at: now,
       })
       .execute();
-  // The writers' path: raw rows per batch, roll-ups gathered in a RollupBuffer with its defaults.
-  const buffer = new RollupBuffer();
-  await timed(
-    'writer path (raw per batch + buffered roll-ups)',
-    handle,
-    makeRows(ROWS, start),
-    (b) => insertQueryLogBatch(handle, b, buffer),
-    () => flushRollups(handle, buffer),
-  );
-  // The same with the former window: roll-ups upserted every 50,000 rows or 1 s.
-  const short = new RollupBuffer(50_000, 1_000, Number.POSITIVE_INFINITY);
-  await timed(
-    'writer path, 1 s / 50,000-row roll-up window',
-    handle,
-    makeRows(ROWS, start + 3_600_000 * 5),
-    (b) => insertQueryLogBatch(handle, b, short),
-    () => flushRollups(handle, short),
-  );
-  // Raw rows and their roll-ups in one transaction per batch (insertQueryLogRows; tests use it).
-  if (!WRITER_ONLY)
-    await timed('raw + roll-ups per batch', handle, makeRows(ROWS, start + 7_200_000), (b) =>
-      insertQueryLogRows(handle, b),
-    );
-  const raw = makeRows(ROWS, start + 3_600_000 * 3);
-  await timed('raw INSERT only', handle, raw, (b) => insertQueryLogRaw(handle, b));
+  for (const [mix, distinct, hourShift] of [
+    ['skewed', false, 0],
+    ['distinct', true, 2],
+  ] as const) {
+    const rows = makeRows(ROWS, start + hourShift * 3_600_000, distinct);
+    await timed(`${mix}: raw insert (the writers)`, handle, rows.length, async () => {
+      for (let i = 0; i < rows.length; i += BATCH) await insertQueryLogRaw(handle, rows.slice(i, i + BATCH));
+    });
+    await timed(`${mix}: fold into the roll-ups (the worker)`, handle, rows.length, async () => {
+      const folded = await rollups.foldQueryLogAll(handle);
+      if (folded !== rows.length) throw new Error(`folded ${folded} rows of ${rows.length}`);
+    });
+  }
 } finally {
   await drop();
 }

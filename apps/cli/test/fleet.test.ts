@@ -309,6 +309,20 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
       );
     await expect.poll(() => logged('from-a-'), { timeout: 10_000 }).toBe(5);
     await expect.poll(() => logged('from-b-'), { timeout: 10_000 }).toBe(5);
+    // The workers fold the log into the roll-ups (docs/architecture.md "Statistics"): each query counted once.
+    const rolledUp = async (prefix: string) =>
+      Number(
+        (
+          await db.db
+            .selectFrom('stats_hourly_top')
+            .select((eb) => eb.fn.sum<number>('count').as('n'))
+            .where('dim', '=', 'domain')
+            .where('key', 'like', `${prefix}%`)
+            .executeTakeFirstOrThrow()
+        ).n ?? 0,
+      );
+    await expect.poll(() => rolledUp('from-a-'), { timeout: 10_000 }).toBe(5);
+    await expect.poll(() => rolledUp('from-b-'), { timeout: 10_000 }).toBe(5);
   });
 
   it('runs each due worker job exactly once with two workers on the database', async () => {

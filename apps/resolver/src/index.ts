@@ -37,9 +37,8 @@ export {
   RULES,
   type Rule,
 } from './policy/engine/index.ts';
-export { foldRollups, ROLLUP_HOUR_MS } from './querylog/rollup.ts';
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
-export { insertQueryLogRows, type QueryLogOptions, type QueryLogRow } from './querylog/writer.ts';
+export { insertQueryLogRaw, type QueryLogOptions, type QueryLogRow } from './querylog/writer.ts';
 export type { SnapshotStore } from './snapshot/store.ts';
 export { decideForTool, type ToolAnswer, type ToolQuestion } from './tool/decide.ts';
 export { DNS_MESSAGE } from './transport/doh.ts';

@@ -23,6 +23,41 @@ describe('CategoryIndex', () => {
     expect(idx.categoriesOf('other.org')).toEqual([]);
   });
 
+  it('reads a qname with non-ASCII labels through its UTF-8 bytes, with the same answers', () => {
+    // The wire decoder gives UTF-8 labels as text (dns/wire.ts); their parents still match.
+    expect(idx.categoriesOf('bücher.a.b.example.com')).toEqual([9, 13, 20, 54]);
+    expect(idx.categoriesOf('ü.com')).toEqual([54]);
+    expect(idx.categoriesOf('bücher.other')).toEqual([]);
+    const idn = index([['xn--bcher-kva.example', [7]]]);
+    expect(idn.categoriesOf('shop.xn--bcher-kva.example')).toEqual([7]);
+  });
+
+  it('answers like a map of every suffix over many random names (ASCII and not)', () => {
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return seed % n;
+    };
+    const labels = ['a', 'b', 'cd', 'example', 'com', 'net', 'xn--80ak6aa92e', 'zz', 'ü', 'q-1'];
+    const name = (depth: number) => Array.from({ length: depth }, () => labels[rnd(labels.length)]!).join('.');
+    const truth = new Map<string, number[]>();
+    const b = new CategoryIndexBuilder();
+    for (let i = 0; i < 2_000; i++) {
+      const d = name(1 + rnd(3)).replaceAll('ü', 'u');
+      const id = 1 + rnd(60);
+      b.add(d, [id]);
+      truth.set(d, [...new Set([...(truth.get(d) ?? []), id])]);
+    }
+    const built = b.build();
+    for (let i = 0; i < 5_000; i++) {
+      const q = name(1 + rnd(5));
+      const want = new Set<number>();
+      const parts = q.split('.');
+      for (let k = 0; k < parts.length; k++) for (const id of truth.get(parts.slice(k).join('.')) ?? []) want.add(id);
+      expect(built.categoriesOf(q), q).toEqual([...want].sort((x, y) => x - y));
+    }
+  });
+
   it('matches on label boundaries only', () => {
     expect(idx.categoriesOf('notexample.org')).toEqual([]);
     expect(idx.categoriesOf('xb.example.org')).toEqual([]);

@@ -4,5 +4,7 @@ export * from './changes.ts';
 export * from './connection.ts';
 export * from './dialect-kind.ts';
 export * from './migrate.ts';
+export * from './multi-row.ts';
+export * from './query-log-lock.ts';
 export type * from './schema.ts';
 export * from './time.ts';

@@ -30,6 +30,7 @@ import * as m0030 from './migrations/0030_rollup_identity_dims.ts';
 import * as m0032 from './migrations/0032_read_indexes.ts';
 import * as m0033 from './migrations/0033_hourly_msp_rollups.ts';
 import * as m0034 from './migrations/0034_msp_summaries.ts';
+import * as m0035 from './migrations/0035_query_log_fold.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0032_read_indexes': m0032,
   '0033_hourly_msp_rollups': m0033,
   '0034_msp_summaries': m0034,
+  '0035_query_log_fold': m0035,
 };
 
 /**

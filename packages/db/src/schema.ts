@@ -53,6 +53,7 @@ export interface Database {
   stats_msp_rank: StatsMspRankTable;
   stats_msp_summary: StatsMspSummaryTable;
   stats_msp_summary_done: StatsMspSummaryDoneTable;
+  query_log_fold: QueryLogFoldTable;
   ui_interfaces: UiInterfacesTable;
   ui_support: UiSupportTable;
   recategorize_requests: RecategorizeRequestsTable;
@@ -797,6 +798,16 @@ export interface StatsMspSummaryDoneTable {
   hours: number;
   start: number;
   done_at: number;
+}
+
+/**
+ * The roll-ups' watermark (migration 0035): one row, `id` 1; `last_id` the highest `query_log.id`
+ * folded into the roll-up tables, `folded_at` (epoch ms) when the last fold that moved it committed.
+ */
+export interface QueryLogFoldTable {
+  id: number;
+  last_id: number;
+  folded_at: number;
 }
 
 /**

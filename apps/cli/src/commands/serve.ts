@@ -145,11 +145,17 @@ export async function startCordon(
     if (config.roles.includes('worker')) {
       // Background jobs (retention, scheduled reports, …) on this thread's connection; several
       // workers on one database run each job once (docs/architecture.md "Worker").
-      const [{ worker }, { workerJobs }] = await Promise.all([import('@cordon/core'), import('../worker-jobs.ts')]);
+      const [{ worker, rollups }, { workerJobs }] = await Promise.all([
+        import('@cordon/core'),
+        import('../worker-jobs.ts'),
+      ]);
       const running = worker.startWorker({ handle, changes, now: Date.now, secrets }, workerJobs(config), {
         log: logger.child({ role: 'worker' }),
       });
       closers.push(() => running.close());
+      // The resolvers append raw rows; the roll-ups are folded here every second (docs/architecture.md "Statistics").
+      const folder = rollups.startQueryLogFolder(handle, { log: logger.child({ role: 'worker' }) });
+      closers.push(() => folder.close());
     }
     if (dataPlaneStarting) {
       const started = await dataPlaneStarting;

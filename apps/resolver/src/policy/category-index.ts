@@ -16,10 +16,11 @@ export interface CategoryLookup {
  * That is ≈ (name length + 14) bytes per domain. Category sets are interned: the ~810,000 UT1
  * rows use a few hundred distinct sets.
  *
- * A lookup writes the qname once into a scratch buffer, hashes it once from its last byte to its
- * first (FNV-1a in reverse, so each suffix's hash is a step of the same pass) and probes the table
- * for each suffix that starts at a label boundary (`com`, `example.com`, `b.example.com`,
- * `a.b.example.com`), without allocating unless several levels match.
+ * A lookup hashes the qname once from its last byte to its first (FNV-1a in reverse, so each
+ * suffix's hash is a step of the same pass) and probes the table for each suffix that starts at a
+ * label boundary (`com`, `example.com`, `b.example.com`, `a.b.example.com`), without allocating
+ * unless several levels match. An ASCII name is read from the string itself; any other is written
+ * once as UTF-8 into a scratch buffer.
  */
 export class CategoryIndex {
   /** Number of distinct domains. */
@@ -65,14 +66,37 @@ export class CategoryIndex {
   }
 
   private lookup(qname: string): readonly number[] {
+    // ASCII names (nearly all: the wire decoder's Latin-1 path) are hashed and compared from the
+    // string itself, with no copy into the scratch buffer and no native call per probe.
+    let found: readonly number[] = EMPTY;
+    let merged: number[] | null = null;
+    // From the last character leftwards: the hash of every suffix is the running hash where a label
+    // starts (`com`, `example.com`, `b.example.com`…), so the name is hashed once, not once per suffix.
+    let h = FNV_OFFSET;
+    const len = qname.length;
+    for (let start = len - 1; start >= 0; start--) {
+      const c = qname.charCodeAt(start);
+      if (c >= 0x80) return this.lookupUtf8(qname);
+      h = Math.imul(h ^ c, FNV_PRIME);
+      if (start > 0 && qname.charCodeAt(start - 1) !== 46) continue;
+      const entry = this.findAscii(qname, start, h >>> 0);
+      if (entry >= 0) {
+        const set = this.sets[this.setOf[entry]!]!;
+        if (found === EMPTY) found = set;
+        else if (set !== found) merged = mergeInto(merged ?? found.slice(), set);
+      }
+    }
+    return merged ?? found;
+  }
+
+  /** {@link lookup} for a name with non-ASCII characters: its UTF-8 bytes, through the scratch buffer. */
+  private lookupUtf8(qname: string): readonly number[] {
     const buf = this.scratch;
     // A UTF-8 character takes at most 3 bytes per UTF-16 unit: most names skip the byte count.
     if (qname.length * 3 > buf.length && Buffer.byteLength(qname) > buf.length) return EMPTY;
     const len = buf.write(qname, 0, 'utf8');
     let found: readonly number[] = EMPTY;
     let merged: number[] | null = null;
-    // From the last byte leftwards: the hash of every suffix is the running hash where a label starts
-    // (`com`, `example.com`, `b.example.com`…), so the name is hashed once, not once per suffix.
     let h = FNV_OFFSET;
     for (let start = len - 1; start >= 0; start--) {
       h = Math.imul(h ^ buf[start]!, FNV_PRIME);
@@ -85,6 +109,25 @@ export class CategoryIndex {
       }
     }
     return merged ?? found;
+  }
+
+  /** The entry of the ASCII suffix `name[from…]`, whose hash is `keyHash`; -1 when none. */
+  private findAscii(name: string, from: number, keyHash: number): number {
+    const mask = this.table.length - 1;
+    const bytes = this.bytes;
+    const keyLen = name.length - from;
+    let slot = keyHash & mask;
+    for (;;) {
+      const entry = this.table[slot]!;
+      if (entry < 0) return -1;
+      const s = this.offsets[entry]!;
+      if (this.offsets[entry + 1]! - s === keyLen) {
+        let k = 0;
+        while (k < keyLen && bytes[s + k] === name.charCodeAt(from + k)) k++;
+        if (k === keyLen) return entry;
+      }
+      slot = (slot + 1) & mask;
+    }
   }
 
   private find(key: Buffer, from: number, to: number, keyHash: number): number {

@@ -2,22 +2,35 @@ import type { QueryLogRow } from './writer.ts';
 
 /**
  * The wire format of query-log batches between the resolving thread and the writer thread
- * (querylog/threaded.ts ↔ querylog/worker.ts): columns rather than row objects, so a batch is
- * one transferred `Float64Array` (zero-copy) plus one flat string array (structured clone: one
- * copy of each string, no per-row object graph).
+ * (querylog/threaded.ts ↔ querylog/worker.ts), built so that posting a batch costs the resolving
+ * thread little: one transferred `Float64Array` (zero-copy), the batch's qnames joined into one
+ * string, and a small dictionary of the other text values. Structured-cloning ten strings a row was
+ * a tenth of the resolving thread's time at saturation (bench/README.md "Issue 12: hot path").
  *
- * Per row: {@link NUMS} numbers — ts (epoch ms), customer_id, location_id (NaN = null),
- * policy_id (NaN = null), latency_us, device_id, user_id, group_id (NaN = null) — and {@link STRS}
- * strings — client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source,
- * user_name.
+ * Per row, {@link NUMS} numbers: ts (epoch ms), customer_id, location_id (NaN = null), policy_id
+ * (NaN = null), latency_us, device_id, user_id, group_id (NaN = null), then the dictionary index of
+ * each of client_ip, qtype, protocol, action, reason, categories, rcode,
+ * answer_source, user_name — values that repeat across a batch (a client, an action, a category
+ * set). The qnames, nearly all distinct, are joined with {@link QNAME_SEPARATOR}.
  */
-export const NUMS = 8;
-export const STRS = 10;
+export const NUMS = 17;
+/**
+ * Joins the qnames of a batch: a lone high surrogate, which no decoded qname can hold (labels are
+ * decoded as Latin-1 or as UTF-8 with invalid sequences replaced: dns/wire.ts), nor any other text
+ * the resolver logs.
+ */
+export const QNAME_SEPARATOR = '\uD800';
 
 /** Resolving thread → writer thread. */
 export type ToWriter =
-  /** `count` rows: `nums[0, count × NUMS)`, `strs[0, count × STRS)`. */
-  | { readonly kind: 'rows'; readonly count: number; readonly nums: Float64Array; readonly strs: string[] }
+  /** `count` rows: `nums[0, count × NUMS)`, `dict` the coded values, `qnames` joined by {@link QNAME_SEPARATOR}. */
+  | {
+      readonly kind: 'rows';
+      readonly count: number;
+      readonly nums: Float64Array;
+      readonly dict: string[];
+      readonly qnames: string;
+    }
   /** Answer `flushed` with this `seq` once every earlier message is written. */
   | { readonly kind: 'flush'; readonly seq: number }
   /** Write everything before it, close the connection, answer `closed`. */
@@ -28,39 +41,90 @@ export type FromWriter =
   /** One `rows` message done: written, or lost (`error` set: the database said no). */
   | { readonly kind: 'batch'; readonly count: number; readonly error: string | null }
   | { readonly kind: 'flushed'; readonly seq: number }
-  | { readonly kind: 'closed' };
+  | { readonly kind: 'closed' }
+  /** A setting the thread could not use (it went on with the default), for the resolver's log. */
+  | { readonly kind: 'warning'; readonly message: string };
 
-/** Appends `row` at position `i` of a batch's columns. */
-export function writeRow(nums: Float64Array, strs: string[], i: number, row: QueryLogRow): void {
-  const n = i * NUMS;
-  nums[n] = row.ts;
-  nums[n + 1] = row.customer_id;
-  nums[n + 2] = row.location_id ?? Number.NaN;
-  nums[n + 3] = row.policy_id ?? Number.NaN;
-  nums[n + 4] = row.latency_us;
-  nums[n + 5] = row.device_id ?? Number.NaN;
-  nums[n + 6] = row.user_id ?? Number.NaN;
-  nums[n + 7] = row.group_id ?? Number.NaN;
-  strs.push(
-    row.client_ip,
-    row.qname,
-    row.qtype,
-    row.protocol,
-    row.action,
-    row.reason,
-    row.categories,
-    row.rcode,
-    row.answer_source,
-    row.user_name ?? '',
-  );
+/** A batch being filled on the resolving thread (see {@link BatchBuilder.add}). */
+export class BatchBuilder {
+  nums: Float64Array<ArrayBuffer>;
+  count = 0;
+  private dict: string[] = [];
+  private codes = new Map<string, number>();
+  private qnames: string[] = [];
+
+  /** @param capacity rows per batch */
+  constructor(private readonly capacity: number) {
+    this.nums = new Float64Array(capacity * NUMS);
+  }
+
+  private code(s: string): number {
+    const c = this.codes.get(s);
+    if (c !== undefined) return c;
+    const n = this.dict.length;
+    this.dict.push(s);
+    this.codes.set(s, n);
+    return n;
+  }
+
+  /** Appends `row`; the caller posts the batch when {@link count} reaches the capacity. */
+  add(row: QueryLogRow): void {
+    const nums = this.nums;
+    const n = this.count++ * NUMS;
+    nums[n] = row.ts;
+    nums[n + 1] = row.customer_id;
+    nums[n + 2] = row.location_id ?? Number.NaN;
+    nums[n + 3] = row.policy_id ?? Number.NaN;
+    nums[n + 4] = row.latency_us;
+    nums[n + 5] = row.device_id ?? Number.NaN;
+    nums[n + 6] = row.user_id ?? Number.NaN;
+    nums[n + 7] = row.group_id ?? Number.NaN;
+    nums[n + 8] = this.code(row.client_ip);
+    nums[n + 9] = this.code(row.qtype);
+    nums[n + 10] = this.code(row.protocol);
+    nums[n + 11] = this.code(row.action);
+    nums[n + 12] = this.code(row.reason);
+    nums[n + 13] = this.code(row.categories);
+    nums[n + 14] = this.code(row.rcode);
+    nums[n + 15] = this.code(row.answer_source);
+    nums[n + 16] = this.code(row.user_name ?? '');
+    this.qnames.push(row.qname);
+  }
+
+  /** The `rows` message of what was added (its `nums` to be transferred), and a fresh empty batch in place. */
+  take(): Extract<ToWriter, { kind: 'rows' }> & { nums: Float64Array<ArrayBuffer> } {
+    const msg = {
+      kind: 'rows' as const,
+      count: this.count,
+      nums: this.nums,
+      dict: this.dict,
+      qnames: this.qnames.join(QNAME_SEPARATOR),
+    };
+    this.nums = new Float64Array(this.capacity * NUMS);
+    this.count = 0;
+    this.dict = [];
+    this.codes = new Map();
+    this.qnames = [];
+    return msg;
+  }
 }
 
-/** The rows of a `rows` message, as inserted. */
-export function readRows(count: number, nums: Float64Array, strs: readonly string[]): QueryLogRow[] {
+/**
+ * The rows of a `rows` message, as inserted.
+ * @throws Error when the message is inconsistent (qname count or a dictionary index out of range)
+ */
+export function readRows(m: Extract<ToWriter, { kind: 'rows' }>): QueryLogRow[] {
+  const { count, nums, dict } = m;
+  const qnames = count === 0 ? [] : m.qnames.split(QNAME_SEPARATOR);
+  if (qnames.length !== count) throw new Error(`query-log batch: ${qnames.length} qnames for ${count} rows`);
+  const text = (i: number): string => {
+    const s = dict[i];
+    if (s === undefined) throw new Error(`query-log batch: no dictionary entry ${i}`);
+    return s;
+  };
   const rows: QueryLogRow[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const n = i * NUMS;
-    const s = i * STRS;
     const loc = nums[n + 2]!;
     const pol = nums[n + 3]!;
     const dev = nums[n + 5]!;
@@ -71,19 +135,19 @@ export function readRows(count: number, nums: Float64Array, strs: readonly strin
       customer_id: nums[n + 1]!,
       location_id: Number.isNaN(loc) ? null : loc,
       policy_id: Number.isNaN(pol) ? null : pol,
-      client_ip: strs[s]!,
-      qname: strs[s + 1]!,
-      qtype: strs[s + 2]!,
-      protocol: strs[s + 3]!,
-      action: strs[s + 4]!,
-      reason: strs[s + 5]!,
-      categories: strs[s + 6]!,
-      rcode: strs[s + 7]!,
-      answer_source: strs[s + 8]!,
+      client_ip: text(nums[n + 8]!),
+      qname: qnames[i]!,
+      qtype: text(nums[n + 9]!),
+      protocol: text(nums[n + 10]!),
+      action: text(nums[n + 11]!),
+      reason: text(nums[n + 12]!),
+      categories: text(nums[n + 13]!),
+      rcode: text(nums[n + 14]!),
+      answer_source: text(nums[n + 15]!),
       latency_us: nums[n + 4]!,
       device_id: Number.isNaN(dev) ? null : dev,
       user_id: Number.isNaN(usr) ? null : usr,
-      user_name: strs[s + 9]!,
+      user_name: text(nums[n + 16]!),
       group_id: Number.isNaN(grp) ? null : grp,
     };
   }

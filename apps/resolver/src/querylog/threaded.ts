@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
 import type { Logger } from 'pino';
 import { startModuleWorker } from '../threads.ts';
-import { type FromWriter, NUMS, type ToWriter, writeRow } from './batch.ts';
+import { BatchBuilder, type FromWriter, type ToWriter } from './batch.ts';
 import {
   type QueryLogOptions,
   type QueryLogRow,
@@ -72,9 +72,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   private readonly batchSize: number;
   private readonly maxBuffer: number;
   private readonly timer: NodeJS.Timeout;
-  private nums: Float64Array<ArrayBuffer>;
-  private strs: string[] = [];
-  private count = 0;
+  private batch: BatchBuilder;
   /** Rows posted and not yet acknowledged. */
   private inFlight = 0;
   private seq = 0;
@@ -91,7 +89,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   ) {
     this.batchSize = Math.max(1, Math.min(opts.batchSize ?? 1000, 1000));
     this.maxBuffer = Math.max(this.batchSize, opts.maxBuffer ?? 50_000);
-    this.nums = new Float64Array(this.batchSize * NUMS);
+    this.batch = new BatchBuilder(this.batchSize);
     this.worker = startWorker(connection);
     this.worker.unref();
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));
@@ -102,24 +100,21 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   }
 
   push(row: QueryLogRow): boolean {
-    if (this.dead || this.closing !== null || this.count + this.inFlight >= this.maxBuffer) {
+    if (this.dead || this.closing !== null || this.batch.count + this.inFlight >= this.maxBuffer) {
       this.stats.dropped++;
       return false;
     }
-    writeRow(this.nums, this.strs, this.count++, row);
-    if (this.count >= this.batchSize) this.post();
+    this.batch.add(row);
+    if (this.batch.count >= this.batchSize) this.post();
     return true;
   }
 
-  /** Hands the current batch to the thread (the `Float64Array` is transferred, a fresh one replaces it). */
+  /** Hands the current batch to the thread (its `Float64Array` transferred; a fresh batch replaces it). */
   private post(): void {
-    if (this.count === 0 || this.dead) return;
-    const msg: ToWriter = { kind: 'rows', count: this.count, nums: this.nums, strs: this.strs };
-    this.inFlight += this.count;
-    this.worker.postMessage(msg, [this.nums.buffer]);
-    this.nums = new Float64Array(this.batchSize * NUMS);
-    this.strs = [];
-    this.count = 0;
+    if (this.batch.count === 0 || this.dead) return;
+    const msg = this.batch.take();
+    this.inFlight += msg.count;
+    this.worker.postMessage(msg, [msg.nums.buffer]);
   }
 
   private onMessage(m: FromWriter): void {
@@ -141,17 +136,20 @@ export class QueryLogWorkerWriter implements QueryLogSink {
       case 'closed':
         this.closeWaiter?.();
         return;
+      case 'warning':
+        this.logger.warn(m.message);
+        return;
     }
   }
 
   private onExit(): void {
     if (!this.dead && this.closeWaiter === null) {
-      this.logger.error({ lost: this.inFlight + this.count }, 'query-log writer thread exited; rows dropped');
+      this.logger.error({ lost: this.inFlight + this.batch.count }, 'query-log writer thread exited; rows dropped');
     }
     this.dead = true;
-    this.stats.dropped += this.inFlight + this.count;
+    this.stats.dropped += this.inFlight + this.batch.count;
     this.inFlight = 0;
-    this.count = 0;
+    this.batch.take();
     for (const done of this.flushWaiters.values()) done();
     this.flushWaiters.clear();
     this.closeWaiter?.();

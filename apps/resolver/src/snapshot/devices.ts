@@ -1,5 +1,6 @@
 import type { Database, DatabaseHandle } from '@cordon/db';
 import { type Kysely, sql } from 'kysely';
+import { PackedKeys } from './packed-keys.ts';
 import { big, changedKeys, chunks, digestColumns, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
 
 /**
@@ -55,16 +56,20 @@ function modeCode(mode: PolicyMode): number {
 }
 
 /**
- * The enrolled devices in columns (bench/README.md "Resolver memory"): device key → row number in
- * a `Map`, and one `Int32Array` per id column (0: null; every id is a positive `integer` column)
- * plus a `Uint8Array` of modes, ≈ 30 B a device beside its key instead of a row object each.
- * {@link DeviceTable.get} and iteration build {@link DeviceRow} views on demand; identification
- * reads the columns by row number. Immutable once built ({@link DeviceTableBuilder}).
+ * The enrolled devices in columns (bench/README.md "Resolver memory"): the device keys packed in a
+ * {@link PackedKeys} (one Latin-1 buffer, offsets, an open-addressing table; a key's number is its
+ * row), and one `Int32Array` per id column (0: null; every id is a positive `integer` column) plus a
+ * `Uint8Array` of modes, 25 B a device beside its key's ≈ (length + 12 to 20) bytes, instead of a row
+ * object, a key string and a `Map` entry each. {@link DeviceTable.rowOf} finds a key without
+ * allocating; {@link DeviceTable.get} and iteration build {@link DeviceRow} views (and key strings)
+ * on demand; identification reads the columns by row number. Immutable once built
+ * ({@link DeviceTableBuilder}).
  */
 export class DeviceTable {
   /** @internal use {@link DeviceTableBuilder} or {@link DeviceTable.from} */
   constructor(
-    private readonly index: ReadonlyMap<string, number>,
+    /** @internal */
+    readonly keys: PackedKeys,
     private readonly deviceIds: Int32Array,
     private readonly customerIds: Int32Array,
     private readonly mspIds: Int32Array,
@@ -83,33 +88,44 @@ export class DeviceTable {
 
   /** Number of devices. */
   get size(): number {
-    return this.index.size;
+    return this.keys.size;
+  }
+
+  /** Bytes of the typed arrays: the packed keys and the columns. */
+  get byteSize(): number {
+    const ids = [this.deviceIds, this.customerIds, this.mspIds, this.policyIds, this.exceptionIds, this.locationIds];
+    return this.keys.byteSize + this.modes.byteLength + ids.reduce((sum, a) => sum + a.byteLength, 0);
   }
 
   /** True when `key` names a device. */
   has(key: string): boolean {
-    return this.index.has(key);
+    return this.keys.rowOf(key) >= 0;
   }
 
-  /** The row number of the device with `key`, or -1. */
+  /** The row number of the device with `key`, or -1. Allocates nothing. */
   rowOf(key: string): number {
-    return this.index.get(key) ?? -1;
+    return this.keys.rowOf(key);
+  }
+
+  /** The key of row `i` (a new string per call). */
+  keyOf(i: number): string {
+    return this.keys.keyOf(i);
   }
 
   /** A view of the device with `key`, or undefined (a new object per call). */
   get(key: string): DeviceRow | undefined {
-    const i = this.index.get(key);
-    return i === undefined ? undefined : this.view(key, i);
+    const i = this.keys.rowOf(key);
+    return i < 0 ? undefined : this.view(key, i);
   }
 
   /** Views of every device, in load order. */
   *values(): IterableIterator<DeviceRow> {
-    for (const [key, i] of this.index) yield this.view(key, i);
+    for (let i = 0; i < this.keys.size; i++) yield this.view(this.keys.keyOf(i), i);
   }
 
-  /** Every device as (key, row number), in load order. */
-  rows(): IterableIterator<[string, number]> {
-    return this.index.entries();
+  /** Every device as (key, row number), in load order (row numbers are 0, 1, 2…). */
+  *rows(): IterableIterator<[string, number]> {
+    for (let i = 0; i < this.keys.size; i++) yield [this.keys.keyOf(i), i];
   }
 
   deviceId(i: number): number {
@@ -148,23 +164,27 @@ export class DeviceTable {
   }
 }
 
-/** Builds a {@link DeviceTable} row by row, in columns that grow by doubling and are trimmed by `build`. */
+/**
+ * Builds a {@link DeviceTable} row by row: the keys packed as they come, the columns growing by
+ * doubling; `build` trims both.
+ */
 export class DeviceTableBuilder {
-  private readonly index = new Map<string, number>();
-  private n = 0;
+  private readonly keys: PackedKeys;
   private cols: Int32Array[];
   private modes: Uint8Array;
 
+  /** @param capacity devices expected (the builder grows past it) */
   constructor(capacity = 1024) {
     const c = Math.max(16, capacity);
+    this.keys = new PackedKeys(c);
     this.cols = Array.from({ length: 6 }, () => new Int32Array(c));
     this.modes = new Uint8Array(c);
   }
 
   /** Adds `row`; a key already added is overwritten in place. */
   add(row: DeviceRow): void {
-    this.put(
-      row.key,
+    this.set(
+      this.keys.intern(row.key),
       row.deviceId,
       row.customerId,
       row.mspId,
@@ -177,16 +197,12 @@ export class DeviceTableBuilder {
 
   /** Adds row `i` of `table`, whose key is `key`. */
   copy(table: DeviceTable, key: string, i: number): void {
-    this.put(
-      key,
-      table.deviceId(i),
-      table.customerId(i),
-      table.mspId(i),
-      modeCode(table.mode(i)),
-      table.policyId(i),
-      table.exceptionId(i),
-      table.locationId(i),
-    );
+    this.copyAt(this.keys.intern(key), table, i);
+  }
+
+  /** Adds row `i` of `table`, copying its key's bytes (no key string made). */
+  copyRow(table: DeviceTable, i: number): void {
+    this.copyAt(this.keys.internFrom(table.keys, i), table, i);
   }
 
   /** @internal */
@@ -200,25 +216,12 @@ export class DeviceTableBuilder {
     exceptionId: number | null,
     locationId: number | null,
   ): void {
-    let i = this.index.get(key);
-    if (i === undefined) {
-      i = this.n++;
-      if (i === this.modes.length) this.grow();
-      this.index.set(key, i);
-    }
-    const c = this.cols;
-    c[0]![i] = deviceId;
-    c[1]![i] = customerId;
-    c[2]![i] = mspId;
-    c[3]![i] = policyId ?? 0;
-    c[4]![i] = exceptionId ?? 0;
-    c[5]![i] = locationId ?? 0;
-    this.modes[i] = mode;
+    this.set(this.keys.intern(key), deviceId, customerId, mspId, mode, policyId, exceptionId, locationId);
   }
 
   /** The table; the builder must not be used afterwards. */
   build(): DeviceTable {
-    const n = this.n;
+    const n = this.keys.size;
     const [d, c, m, p, e, l] = this.cols.map((a) => a.slice(0, n)) as [
       Int32Array,
       Int32Array,
@@ -227,7 +230,42 @@ export class DeviceTableBuilder {
       Int32Array,
       Int32Array,
     ];
-    return new DeviceTable(this.index, d, c, m, p, e, l, this.modes.slice(0, n));
+    return new DeviceTable(this.keys.trim(), d, c, m, p, e, l, this.modes.slice(0, n));
+  }
+
+  private copyAt(at: number, table: DeviceTable, i: number): void {
+    this.set(
+      at,
+      table.deviceId(i),
+      table.customerId(i),
+      table.mspId(i),
+      modeCode(table.mode(i)),
+      table.policyId(i),
+      table.exceptionId(i),
+      table.locationId(i),
+    );
+  }
+
+  /** Writes row `i` (a key's number: the next row when the key is new). */
+  private set(
+    i: number,
+    deviceId: number,
+    customerId: number,
+    mspId: number,
+    mode: number,
+    policyId: number | null,
+    exceptionId: number | null,
+    locationId: number | null,
+  ): void {
+    if (i === this.modes.length) this.grow();
+    const c = this.cols;
+    c[0]![i] = deviceId;
+    c[1]![i] = customerId;
+    c[2]![i] = mspId;
+    c[3]![i] = policyId ?? 0;
+    c[4]![i] = exceptionId ?? 0;
+    c[5]![i] = locationId ?? 0;
+    this.modes[i] = mode;
   }
 
   private grow(): void {
@@ -378,7 +416,8 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
         const builder = new DeviceTableBuilder(count);
         if (partial) {
           const before = previous.byKey;
-          for (const [k, i] of before.rows()) if (!changed.has(before.customerId(i))) builder.copy(before, k, i);
+          // Key bytes copied from the previous table: no key string is made.
+          for (let i = 0; i < before.size; i++) if (!changed.has(before.customerId(i))) builder.copyRow(before, i);
         }
         await readDevices(trx, partial ? [...changed] : null, builder);
         byKey = builder.build();

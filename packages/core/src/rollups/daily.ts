@@ -1,17 +1,19 @@
 import { sql } from 'kysely';
 import type { CoreDeps } from '../context.ts';
 import type { WorkerJob } from '../worker/index.ts';
+import { foldedThrough } from './fold.ts';
 import { summarizeMspPeriod } from './msp-summary.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-/** An hour is summarized per MSP this long after it ended: the writers' roll-up window is 1 s. */
+/** An hour is summarized per MSP this long after it ended, and once the fold has passed its end (rollups/fold.ts). */
 export const HOURLY_GRACE_MS = 5 * 60_000;
-/** A day is compacted this long after it ended: the writers' roll-up window is far shorter. */
+/** A day is compacted this long after it ended, and once the fold has passed its end (rollups/fold.ts). */
 export const DAILY_GRACE_MS = 3_600_000;
 
 /**
- * Compacts every ended UTC day (ended at least {@link DAILY_GRACE_MS} ago) that has hourly top rows
+ * Compacts every ended UTC day (ended at least {@link DAILY_GRACE_MS} ago, and every row logged in it
+ * folded: {@link foldedThrough}) that has hourly top rows
  * and is not yet in `stats_daily_done`: its `stats_hourly_top` rows summed per customer, dimension,
  * action and key into `stats_daily_top`, and its `stats_hourly_msp_top` rows (the customer's MSP when
  * written, migration 0033) per MSP into `stats_daily_msp_top`, with the day marked done, in one
@@ -22,7 +24,7 @@ export const DAILY_GRACE_MS = 3_600_000;
  */
 export async function compactDays(deps: CoreDeps, maxDays = 60): Promise<number[]> {
   const { db } = deps.handle;
-  const lastEnded = deps.now() - DAILY_GRACE_MS;
+  const lastEnded = Math.min(deps.now() - DAILY_GRACE_MS, await foldedThrough(deps.handle, deps.now()));
   const lastDay = lastEnded - (lastEnded % DAY_MS) - DAY_MS; // the newest day whose end ≤ lastEnded
   const first = await db
     .selectFrom('stats_hourly_top')
@@ -67,7 +69,7 @@ async function dropHourSummaries(db: CoreDeps['handle']['db'], from: number, to:
  * Summarizes per MSP (migration 0034, {@link summarizeMspPeriod}) what MSP and system dashboards
  * would otherwise sum row by row: every compacted day without a summary (days compacted before
  * migration 0034), then every hour of the last 48 that ended at least {@link HOURLY_GRACE_MS} ago,
- * lies after the compacted days and is not summarized yet; one transaction per period, at most
+ * lies after the compacted days, is folded through and is not summarized yet; one transaction per period, at most
  * `maxPeriods` per call. A row a writer adds to an hour after its summary still counts in the top
  * lists (their counts are read from the roll-ups) but not in that hour's sketch.
  * @returns the summarized periods as `{ start, hours }`
@@ -93,7 +95,7 @@ export async function summarizeMspPeriods(
     out.push({ start: day, hours: 24 });
   }
   const compacted = new Set(days);
-  const lastEnded = deps.now() - HOURLY_GRACE_MS;
+  const lastEnded = Math.min(deps.now() - HOURLY_GRACE_MS, await foldedThrough(deps.handle, deps.now()));
   const lastHour = lastEnded - (lastEnded % HOUR_MS) - HOUR_MS; // the newest hour whose end ≤ lastEnded
   for (let hour = lastHour - 47 * HOUR_MS; hour <= lastHour && out.length < maxPeriods; hour += HOUR_MS) {
     if (compacted.has(hour - (hour % DAY_MS)) || summarized.has(`1:${hour}`)) continue;

@@ -196,12 +196,49 @@ async function mspPlan(
   };
 }
 
+/** The per-MSP row tables (migrations 0022, 0033): the same columns but the period's, which is `hour` or `day`. */
+type MspRowTable = 'stats_hourly_msp_top' | 'stats_daily_msp_top';
+
+/** Each per-MSP row table's period column and period length in ms. */
+const MSP_PERIOD: Record<MspRowTable, { column: 'hour' | 'day'; ms: number }> = {
+  stats_hourly_msp_top: { column: 'hour', ms: HOUR_MS },
+  stats_daily_msp_top: { column: 'day', ms: DAY_MS },
+};
+
+/**
+ * The `(key, action, count)` rows of dimension `dim` of an MSP or the system in the run of periods
+ * `[from, to)` (epoch ms, whole periods) of per-MSP table `table`, as one index range. `keys`
+ * restricts the rows to those keys.
+ */
+function mspRunRows(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  subject: StatsSubject,
+  table: MspRowTable,
+  [from, to]: readonly [number, number],
+  dim: string,
+  keys?: readonly string[],
+) {
+  // Typed as the hourly table: the daily one has the same columns, `day` for `hour`.
+  const t = table as 'stats_hourly_msp_top';
+  const { column, ms } = MSP_PERIOD[table];
+  const period = `${t}.${column}` as 'stats_hourly_msp_top.hour';
+  let q = db
+    .selectFrom(t)
+    .where(mspWhere(scope, subject, t))
+    .where(`${t}.dim`, '=', dim);
+  // One period as an equality, so a key lookup seeks the whole primary key (action, key follow it).
+  q = to - from === ms ? q.where(period, '=', from) : q.where(period, '>=', from).where(period, '<', to);
+  if (keys) q = q.where(`${t}.key`, 'in', keys);
+  return q.select([`${t}.key as key`, `${t}.action as action`, `${t}.count as count`]);
+}
+
 /**
  * The `(key, action, count)` rows of dimension `dim` of an MSP or the system over runs of days
  * (`stats_daily_msp_top`) and of hours (`stats_hourly_msp_top`, migration 0033), both with the MSP a
  * customer had when its rows were written (deleted customers included), as one UNION ALL subquery
- * `u` (each part one index range), or null when both lists are empty. `keys` restricts the rows to
- * those keys.
+ * `u` (each part one index range, {@link mspRunRows}), or null when both lists are empty. `keys`
+ * restricts the rows to those keys.
  */
 function mspRows(
   db: Kysely<Database>,
@@ -212,40 +249,10 @@ function mspRows(
   dim: string,
   keys?: readonly string[],
 ) {
-  const hourly = ([from, to]: readonly [number, number]) => {
-    let q = db
-      .selectFrom('stats_hourly_msp_top')
-      .where(mspWhere(scope, subject, 'stats_hourly_msp_top'))
-      .where('stats_hourly_msp_top.dim', '=', dim);
-    // One hour as an equality, so a key lookup seeks the whole primary key (action, key follow hour).
-    q =
-      to - from === HOUR_MS
-        ? q.where('stats_hourly_msp_top.hour', '=', from)
-        : q.where('stats_hourly_msp_top.hour', '>=', from).where('stats_hourly_msp_top.hour', '<', to);
-    if (keys) q = q.where('stats_hourly_msp_top.key', 'in', keys);
-    return q.select([
-      'stats_hourly_msp_top.key as key',
-      'stats_hourly_msp_top.action as action',
-      'stats_hourly_msp_top.count as count',
-    ]);
-  };
-  const daily = ([from, to]: readonly [number, number]) => {
-    let q = db
-      .selectFrom('stats_daily_msp_top')
-      .where(mspWhere(scope, subject, 'stats_daily_msp_top'))
-      .where('stats_daily_msp_top.dim', '=', dim);
-    q =
-      to - from === DAY_MS
-        ? q.where('stats_daily_msp_top.day', '=', from)
-        : q.where('stats_daily_msp_top.day', '>=', from).where('stats_daily_msp_top.day', '<', to);
-    if (keys) q = q.where('stats_daily_msp_top.key', 'in', keys);
-    return q.select([
-      'stats_daily_msp_top.key as key',
-      'stats_daily_msp_top.action as action',
-      'stats_daily_msp_top.count as count',
-    ]);
-  };
-  const parts = [...hourRuns.map(hourly), ...dayRuns.map(daily)];
+  const parts = [
+    ...hourRuns.map((r) => mspRunRows(db, scope, subject, 'stats_hourly_msp_top', r, dim, keys)),
+    ...dayRuns.map((r) => mspRunRows(db, scope, subject, 'stats_daily_msp_top', r, dim, keys)),
+  ];
   if (parts.length === 0) return null;
   let u = parts[0]!;
   for (const p of parts.slice(1)) u = u.unionAll(p);

@@ -1,7 +1,7 @@
 import { testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows } from '@cordon/resolver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 describe.each(testDialects())('history on %s', (dialect) => {
   let t: TestApp;

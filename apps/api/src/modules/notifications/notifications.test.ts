@@ -1,11 +1,11 @@
 import net from 'node:net';
 import { type CoreDeps, notifications, worker } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows } from '@cordon/resolver';
 import { Messages } from '@cordon/shared';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SmtpCatcher, startSmtpCatcher } from '../../../../../test/support/smtp-catcher.ts';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 const HOUR = 3_600_000;
 

@@ -1,11 +1,11 @@
 import { type CoreDeps, reports, worker } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows } from '@cordon/resolver';
 import { PDFParse } from 'pdf-parse';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { solidPng } from '../../../../../e2e/support/png.ts';
 import { type SmtpCatcher, startSmtpCatcher } from '../../../../../test/support/smtp-catcher.ts';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 /** The text of a PDF, pages joined. */
 async function pdfText(bytes: Uint8Array): Promise<string> {

@@ -1,9 +1,10 @@
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
+import type { QueryLogRow } from '@cordon/resolver';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { up } from '../../../../../packages/db/src/migrations/0019_stats_rollups.ts';
 import { up as upIdentityDims } from '../../../../../packages/db/src/migrations/0030_rollup_identity_dims.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 /**
  * Migration 0019 rolls up the rows logged before it exactly as the writer does, and 0030 adds the

@@ -1,9 +1,10 @@
 import { type CoreDeps, rollups } from '@cordon/core';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
+import type { QueryLogRow } from '@cordon/resolver';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 /**
  * Who asked (migration 0029; docs/decisions.md "Query log identity"): the `users` top list, the

@@ -1,10 +1,11 @@
 import { rollups } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
+import type { QueryLogRow } from '@cordon/resolver';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { up as upMspHourly } from '../../../../../packages/db/src/migrations/0033_hourly_msp_rollups.ts';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 const HOUR = 3_600_000;
 const DOMAINS = ['a.example', 'b.example', 'c.example', 'd.example'];

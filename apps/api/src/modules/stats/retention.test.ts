@@ -1,8 +1,8 @@
 import { type CoreDeps, rollups } from '@cordon/core';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows } from '@cordon/resolver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 const NO_FEED: ChangeFeed = {
   publish: async () => undefined,

@@ -1,8 +1,9 @@
 import { rollups } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
-import { insertQueryLogRows, type QueryLogRow } from '@cordon/resolver';
+import type { QueryLogRow } from '@cordon/resolver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
+import { insertQueryLogRows } from '../../../test/query-log.ts';
 
 interface Row {
   iso: string;

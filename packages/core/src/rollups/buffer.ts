@@ -3,13 +3,15 @@ import { MALWARE_CATEGORY_IDS, PHISHING_CATEGORY_IDS } from '@cordon/shared';
 import { type Kysely, sql, type Transaction } from 'kysely';
 
 /**
- * A query-log row as inserted (the same type as writer.ts's `QueryLogRow`, kept here so neither file
- * imports the other): the identity columns of migration 0029 may be left out (null, empty name).
+ * The `query_log` columns a fold reads (migration 0001, identity columns of 0029): what the roll-ups
+ * count. `device_id`, `user_name` and `group_id` may be left out (null, empty name).
  */
-type QueryLogRow = Omit<QueryLogTable, 'id' | 'device_id' | 'user_id' | 'user_name' | 'group_id'> & {
+export type FoldRow = Pick<
+  QueryLogTable,
+  'ts' | 'customer_id' | 'location_id' | 'policy_id' | 'client_ip' | 'qname' | 'action' | 'categories'
+> & {
   device_id?: number | null;
-  user_id?: number | null;
-  user_name?: string;
+  user_name?: string | null;
   group_id?: number | null;
 };
 
@@ -30,7 +32,7 @@ export function rollupAction(action: string): 'allowed' | 'blocked' | 'bypassed'
  * prefixes keep a user named like an address apart from that address; readers name `d:` keys from
  * the devices table, so a renamed device keeps its counts.
  */
-export function userKey(row: { user_name?: string; device_id?: number | null; client_ip: string }): string {
+export function userKey(row: { user_name?: string | null; device_id?: number | null; client_ip: string }): string {
   if (row.user_name) return `u:${row.user_name}`;
   if (row.device_id !== null && row.device_id !== undefined) return `d:${row.device_id}`;
   return `ip:${row.client_ip}`;
@@ -88,51 +90,25 @@ interface Bucket {
   top: Array<Map<string | number, number> | undefined>;
 }
 
-/** Roll-up rows a flush may write at most by default: distinct (customer, location, hour, dim, action, key). */
-export const ROLLUP_MAX_KEYS = 100_000;
-/** Longest the default buffer holds a delta, ms (docs/architecture.md "Statistics": dashboards lag at most this). */
-export const ROLLUP_MAX_AGE_MS = 5_000;
-
 /**
- * Roll-up deltas gathered over one or several batches (docs/architecture.md "Statistics"): per customer,
- * location (0 = none) and UTC hour the requests and actions, and per dimension and action the count of
- * each key — `domain` qname, `sourceip` client address, `user` ({@link userKey}), `group` id (queries
- * with a group), `policy` id, each `category` id of the comma list, and for a query in a malware or
- * phishing category `malware_*`/`phishing_*` by domain, source address and user (spec §3 "Report
- * types"). Buckets are found by one map probe per row and keys counted in per-dimension maps keyed by
- * the raw key, so a row costs no string building but the user key.
+ * Roll-up deltas gathered over a run of query-log rows (docs/architecture.md "Statistics"): per
+ * customer, location (0 = none) and UTC hour the requests and actions, and per dimension and action
+ * the count of each key — `domain` qname, `sourceip` client address, `user` ({@link userKey}),
+ * `group` id (queries with a group), `policy` id, each `category` id of the comma list, and for a
+ * query in a malware or phishing category `malware_*`/`phishing_*` by domain, source address and user
+ * (spec §3 "Report types"). Buckets are found by one map probe per row and keys counted in
+ * per-dimension maps keyed by the raw key, so a row costs no string building but the user key.
  *
- * The writers insert each batch's raw rows at once and {@link add} it here; the deltas are upserted
- * when `maxRows` rows wait, `maxKeys` distinct roll-up rows wait, or `maxAgeMs` passed since the
- * first ({@link due}), and on every flush and close. Folding many batches first collapses repeated
- * keys (a popular qname, a client), so far fewer roll-up rows are upserted than rows logged; the key
- * bound caps the memory and the size of one flush whatever the rows. The price: dashboards lag the
- * log by up to `maxAgeMs`, and a crash loses the roll-ups of at most that window's rows (their raw
- * rows stay).
+ * The worker's fold (rollups/fold.ts) {@link add}s the rows it reads past the watermark and
+ * {@link take}s the deltas to upsert in the same transaction: folding many rows first collapses
+ * repeated keys (a popular qname, a client), so far fewer roll-up rows are upserted than rows logged.
  */
 export class RollupBuffer {
   /** customer → hour → location → bucket. */
   private buckets = new Map<number, Map<number, Map<number, Bucket>>>();
-  private rows = 0;
-  private keys = 0;
-  private since = 0;
 
-  /**
-   * @param maxRows rows folded before {@link due} says so (default 1,000,000)
-   * @param maxAgeMs ms since the first row folded before {@link due} says so (default {@link ROLLUP_MAX_AGE_MS})
-   * @param maxKeys distinct roll-up rows (hourly buckets and top keys) before {@link due} says so (default {@link ROLLUP_MAX_KEYS})
-   */
-  constructor(
-    private readonly maxRows = 1_000_000,
-    private readonly maxAgeMs = ROLLUP_MAX_AGE_MS,
-    private readonly maxKeys = ROLLUP_MAX_KEYS,
-  ) {}
-
-  /** Adds a batch's rows. */
-  add(batch: readonly QueryLogRow[]): void {
-    if (batch.length === 0) return;
-    if (this.rows === 0) this.since = Date.now();
-    this.rows += batch.length;
+  /** Adds rows. */
+  add(batch: readonly FoldRow[]): void {
     for (let i = 0; i < batch.length; i++) this.addRow(batch[i]!);
   }
 
@@ -154,7 +130,6 @@ export class RollupBuffer {
         top: new Array(DIMS.length * 3),
       };
       byLoc.set(loc, b);
-      this.keys++;
     }
     return b;
   }
@@ -166,14 +141,10 @@ export class RollupBuffer {
       m = new Map();
       top[i] = m;
     }
-    const n = m.get(key);
-    if (n === undefined) {
-      m.set(key, 1);
-      this.keys++;
-    } else m.set(key, n + 1);
+    m.set(key, (m.get(key) ?? 0) + 1);
   }
 
-  private addRow(r: QueryLogRow): void {
+  private addRow(r: FoldRow): void {
     const ts = r.ts;
     const hour = ts - (((ts % ROLLUP_HOUR_MS) + ROLLUP_HOUR_MS) % ROLLUP_HOUR_MS);
     const b = this.bucket(r.customer_id, hour, r.location_id ?? 0);
@@ -219,40 +190,9 @@ export class RollupBuffer {
   }
 
   /**
-   * The flush of deltas taken from this buffer that runs beside the raw inserts (PostgreSQL:
-   * querylog/writer.ts `insertQueryLogBatch`), while it runs.
-   */
-  inFlight: Promise<void> | null = null;
-  /** The error of such a flush, until `flushRollups` reports it. */
-  failure: { error: unknown } | null = null;
-
-  /** True when the deltas should be written now: `maxRows` rows, `maxKeys` roll-up rows, or `maxAgeMs` old. */
-  get full(): boolean {
-    return (
-      this.rows > 0 &&
-      (this.rows >= this.maxRows || this.keys >= this.maxKeys || Date.now() - this.since >= this.maxAgeMs)
-    );
-  }
-
-  /** True when the writers should call `flushRollups` now: {@link full}, or a background flush failed. */
-  due(): boolean {
-    return this.full || this.failure !== null;
-  }
-
-  /** Rows folded and not taken yet. */
-  get rowCount(): number {
-    return this.rows;
-  }
-
-  /** True when deltas wait, or a background flush runs or failed: `flushRollups` has work. */
-  get pending(): boolean {
-    return this.rows > 0 || this.inFlight !== null || this.failure !== null;
-  }
-
-  /**
    * Takes the gathered deltas and empties the buffer. Rows come out in primary-key order
    * (`stats_hourly`: customer, hour, location; `stats_hourly_top`: customer, dim, hour, action, key,
-   * location), so concurrent writers upsert in the same order (no deadlock on PostgreSQL).
+   * location), so concurrent folds upsert in the same order (no deadlock on PostgreSQL).
    */
   take(): RollupDeltas {
     const hourly: Array<Database['stats_hourly']> = [];
@@ -302,15 +242,13 @@ export class RollupBuffer {
       }
     }
     this.buckets = new Map();
-    this.rows = 0;
-    this.keys = 0;
     return { hourly, top };
   }
 }
 
 /** Folds a batch of query-log rows into hourly roll-up deltas (see {@link RollupBuffer}), keys in primary-key order. */
-export function foldRollups(rows: readonly QueryLogRow[]): RollupDeltas {
-  const b = new RollupBuffer(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+export function foldRollups(rows: readonly FoldRow[]): RollupDeltas {
+  const b = new RollupBuffer();
   b.add(rows);
   return b.take();
 }
@@ -319,7 +257,7 @@ export function foldRollups(rows: readonly QueryLogRow[]): RollupDeltas {
  * The per-MSP hourly deltas of `top` (migration 0033 `stats_hourly_msp_top`): counts summed per MSP,
  * dimension, hour, action and key, the customer's MSP taken from `mspOf` (a customer missing there,
  * deleted meanwhile, is left out). Rows in primary-key order (msp, dim, hour, action, key), so
- * concurrent writers upsert in the same order.
+ * concurrent folds upsert in the same order.
  */
 export function mspTopDeltas(
   top: readonly Database['stats_hourly_top'][],
