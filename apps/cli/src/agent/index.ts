@@ -340,21 +340,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     }
   }
 
-  const udp = dgram.createSocket(net.isIPv6(opts.listen.host) ? 'udp6' : 'udp4');
-  udp.on('message', (msg, rinfo) => {
-    void handle(msg, rinfo.address, false).then((out) => {
-      if (out) udp.send(fitUdp(msg, out), rinfo.port, rinfo.address);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(opts.listen.port, opts.listen.host, () => {
-      udp.off('error', reject);
-      resolve();
-    });
-  });
-  const address = udp.address();
-  const tcpServer = net.createServer((socket) => {
+  const onTcp = (socket: net.Socket): void => {
     let pending = Buffer.alloc(0);
     socket.setTimeout(10_000, () => socket.destroy());
     socket.on('error', () => undefined);
@@ -373,14 +359,27 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         });
       }
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    tcpServer.once('error', reject);
-    tcpServer.listen(address.port, opts.listen.host, () => {
-      tcpServer.off('error', reject);
-      resolve();
+  };
+  let udp: dgram.Socket;
+  let tcpServer: net.Server;
+  for (let attempt = 1; ; attempt++) {
+    udp = await bindUdp(opts.listen, (msg, rinfo, socket) => {
+      void handle(msg, rinfo.address, false).then((out) => {
+        if (out) socket.send(fitUdp(msg, out), rinfo.port, rinfo.address);
+      });
     });
-  });
+    tcpServer = net.createServer(onTcp);
+    try {
+      await listenTcp(tcpServer, udp.address().port, opts.listen.host);
+      break;
+    } catch (err) {
+      udp.close();
+      // With port 0 the free UDP port may be some TCP client's ephemeral port: pick another.
+      const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!(taken && opts.listen.port === 0 && attempt < 5)) throw err;
+    }
+  }
+  const address = udp.address();
   log(
     `forwarding DNS on ${opts.listen.host}:${address.port} to ${opts.doh} as device ${state.deviceId}${user ? ` (user ${user})` : ''}; system resolver ${systemResolver ? `${systemResolver.host}:${systemResolver.port}` : 'none'}`,
   );
@@ -448,5 +447,32 @@ function plainTcp(query: Buffer, target: { host: string; port: number }, timeout
     });
     socket.on('error', reject);
     socket.on('close', () => reject(new Error('connection closed')));
+  });
+}
+
+/** Binds a UDP socket on `listen`; rejects with the bind error (`EADDRINUSE`…). */
+function bindUdp(
+  listen: { host: string; port: number },
+  onMessage: (msg: Buffer, rinfo: dgram.RemoteInfo, socket: dgram.Socket) => void,
+): Promise<dgram.Socket> {
+  const udp = dgram.createSocket(net.isIPv6(listen.host) ? 'udp6' : 'udp4');
+  udp.on('message', (msg, rinfo) => onMessage(msg, rinfo, udp));
+  return new Promise((resolve, reject) => {
+    udp.once('error', reject);
+    udp.bind(listen.port, listen.host, () => {
+      udp.off('error', reject);
+      resolve(udp);
+    });
+  });
+}
+
+/** Listens on TCP `host:port`; rejects with the listen error (`EADDRINUSE`…). */
+function listenTcp(server: net.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
 }
