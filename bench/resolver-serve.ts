@@ -75,7 +75,12 @@ const common = {
   dns: { host: '127.0.0.1', port },
   upstreams: [{ host: '127.0.0.1', port: upstreamPort }],
   blockAddresses: { ipv4: '127.0.0.1', ipv6: '::1' },
-  queryLog: { worker: process.env.CORDON_BENCH_QUERYLOG !== 'inline' },
+  // As `cordon serve` ships: the writer thread's backlog spooled beside the database.
+  queryLog: {
+    worker: process.env.CORDON_BENCH_QUERYLOG !== 'inline',
+    spoolDir: process.env.CORDON_BENCH_SPOOL === 'off' ? null : `${file}.querylog-spool`,
+    idleWriter: process.env.CORDON_BENCH_IDLE_WRITER !== 'off',
+  },
   // dnsperf sends every query from 127.0.0.1: response-rate limiting would measure itself.
   // CORDON_BENCH_RRL_RATE=1000000000 measures the limiter's per-query cost at a rate nothing reaches.
   rrl: { ratePerSecond: Number(process.env.CORDON_BENCH_RRL_RATE ?? 0) },

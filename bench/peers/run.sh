@@ -343,7 +343,8 @@ for s in $servers; do
   rm -f "$work/q-run.txt"
   printf '%s\trss_after\t%s\n' "$s" "$(rss_mb "$srv_pid")" >>"$tsv"
   kill -TERM "$srv_pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do kill -0 "$srv_pid" 2>/dev/null || break; sleep 0.1; done
+  # Cordon writes the rest of its query log before it exits (a spooled backlog: up to a minute).
+  for _ in $(seq 1 "$([ "$s" = cordon ] && echo 1200 || echo 100)"); do kill -0 "$srv_pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$srv_pid" 2>/dev/null || true
   wait "$srv_pid" 2>/dev/null || true
   if [ "$s" = cordon ]; then

@@ -151,7 +151,8 @@ describe('the writer thread’s settings', () => {
     process.env.CORDON_QUERYLOG_PACE = 'lots';
     let writer: QueryLogWorkerWriter;
     try {
-      writer = new QueryLogWorkerWriter(connection, logger, { batchSize: 100, flushMs: 50 });
+      // At normal priority (pacing on by default: 100 rows a slice).
+      writer = new QueryLogWorkerWriter(connection, logger, { batchSize: 100, flushMs: 50, idleWriter: false });
     } finally {
       delete process.env.CORDON_QUERYLOG_PACE;
     }

@@ -1,11 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DatabaseHandle, migrateToLatest, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
+import { loadUdpBatch } from '@cordon/udp-batch';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { BatchBuilder } from '../src/querylog/batch.ts';
+import { SpoolAppender } from '../src/querylog/spool.ts';
 import { openQueryLog, QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
 import { type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
@@ -25,6 +28,21 @@ const row = (i: number): QueryLogRow => ({
   answer_source: 'upstream',
   latency_us: 10,
 });
+
+const udpBatchBuilt = loadUdpBatch() !== null;
+
+/** Threads of this process at SCHED_IDLE (policy 5 in /proc/<pid>/task/<tid>/sched). */
+function idleThreads(): number {
+  let n = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      if (/^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))) n++;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return n;
+}
 
 describe('QueryLogWriter', () => {
   it('drops and counts rows beyond maxBuffer while a flush is in flight, and close() flushes the rest', async () => {
@@ -108,7 +126,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     expect(writer.stats.written).toBe(1234);
     writer.push({ ...row(9999), location_id: null, policy_id: null, categories: '6,20' });
     await writer.close();
-    expect(writer.stats).toEqual({ written: 1235, dropped: 0, failedBatches: 0 });
+    expect(writer.stats).toEqual({ written: 1235, dropped: 0, failedBatches: 0, spooled: 0 });
     expect(await count(db.handle)).toBe(1235);
     const last = await db.handle.db
       .selectFrom('query_log')
@@ -138,6 +156,101 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     await db.done();
   });
 
+  it('spools the batches beyond maxBuffer instead of dropping them, writes every row in order, and empties the spool', async () => {
+    const db = await database();
+    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+      spoolDir,
+    });
+    // No acknowledgement can arrive during a synchronous loop: 2 batches go to memory, 18 to the spool.
+    for (let i = 0; i < 2000; i++) expect(writer.push(row(i))).toBe(true);
+    expect(writer.stats).toMatchObject({ dropped: 0, spooled: 1800 });
+    expect(readdirSync(spoolDir).filter((f) => f.endsWith('.spool'))).toHaveLength(1);
+    await writer.flush();
+    expect(writer.stats).toEqual({ written: 2000, dropped: 0, failedBatches: 0, spooled: 1800 });
+    expect(readdirSync(spoolDir)).toEqual([]);
+    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
+    expect(qnames.map((r) => r.qname)).toEqual(Array.from({ length: 2000 }, (_, i) => `q${i}.example`));
+    await writer.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.done();
+  });
+
+  it('drops and counts the rows beyond maxBuffer once the spool holds maxSpoolBytes', async () => {
+    const db = await database();
+    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+      spoolDir,
+      maxSpoolBytes: 1,
+    });
+    for (let i = 0; i < 600; i++) writer.push(row(i));
+    // 200 in memory, one batch spooled (the spool was empty), the next three dropped.
+    expect(writer.stats).toMatchObject({ dropped: 300, spooled: 100 });
+    await writer.close();
+    expect(writer.stats).toMatchObject({ written: 300, dropped: 300 });
+    expect(await count(db.handle)).toBe(300);
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.done();
+  });
+
+  it("writes an earlier run's spool files first, from their .done offset, and deletes them", async () => {
+    const db = await database();
+    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
+    // What a resolver that died with a backlog left: 3 frames, the first written (its note), then a frame cut short.
+    const earlier = new SpoolAppender(spoolDir, '0-earlier');
+    const frame = (from: number) => {
+      const b = new BatchBuilder(100);
+      for (let i = from; i < from + 100; i++) b.add(row(i));
+      return b.take();
+    };
+    const first = earlier.append(frame(0)).range;
+    earlier.append(frame(100));
+    earlier.append(frame(200));
+    earlier.end();
+    writeFileSync(`${first.file}.done`, String(first.length));
+    const cut = new SpoolAppender(spoolDir, '1-earlier');
+    const cutRange = cut.append(frame(300)).range;
+    cut.end();
+    truncateSync(cutRange.file, cutRange.length - 10);
+
+    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), { flushMs: 60_000, spoolDir });
+    writer.push(row(5000));
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: 201, dropped: 0, failedBatches: 0 });
+    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
+    expect(qnames.map((r) => r.qname)).toEqual([
+      ...Array.from({ length: 200 }, (_, i) => `q${100 + i}.example`),
+      'q5000.example',
+    ]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+    await writer.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.done();
+  });
+
+  it.skipIf(!udpBatchBuilt)('runs its writer thread at SCHED_IDLE unless told not to', async () => {
+    const db = await database();
+    const before = idleThreads();
+    const idle = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), { flushMs: 60_000 });
+    await idle.flush();
+    expect(idleThreads()).toBe(before + 1);
+    await idle.close();
+    const normal = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
+      flushMs: 60_000,
+      idleWriter: false,
+    });
+    await normal.flush();
+    expect(idleThreads()).toBe(before);
+    await normal.close();
+    await db.done();
+  });
+
   it('counts a batch the database rejects as failed and dropped', async () => {
     const db = await database();
     await db.handle.db.schema.dropTable('query_log').execute();
@@ -145,7 +258,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     writer.push(row(1));
     writer.push(row(2));
     await writer.close();
-    expect(writer.stats).toEqual({ written: 0, dropped: 2, failedBatches: 1 });
+    expect(writer.stats).toEqual({ written: 0, dropped: 2, failedBatches: 1, spooled: 0 });
     await db.done();
   });
 });

@@ -44,6 +44,12 @@ export interface UdpBatchBinding {
   sendTo(handle: UdpBatchHandle, bytes: Uint8Array, addr: Uint8Array): number;
   /** The bound port and family, the kernel's SO_RCVBUF (Linux reports twice what it grants) and the counters. */
   info(handle: UdpBatchHandle): UdpBatchInfo;
+  /**
+   * Moves the calling thread to `SCHED_IDLE` (sched(7)): it runs only when nothing else wants its
+   * core (the query-log writer thread: docs/decisions.md "Query-log spool"). No privilege needed.
+   * @returns 0, or the errno of `sched_setscheduler(2)`
+   */
+  idleThisThread(): number;
 }
 
 /** An open batched socket (opaque). */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,6 +519,24 @@ napi_value Info(napi_env env, napi_callback_info info) {
   return obj;
 }
 
+// idleThisThread(): moves the calling thread to SCHED_IDLE (sched(7)), which runs it only when no
+// other runnable thread wants its core: the query-log writer thread, whose rows wait in memory or
+// in the spool while the resolving thread answers (docs/decisions.md "Query-log spool"). Lowering a
+// thread's own priority needs no privilege. Returns 0, or the errno of sched_setscheduler(2).
+napi_value IdleThisThread(napi_env env, napi_callback_info info) {
+  int result = 0;
+#ifdef SCHED_IDLE
+  struct sched_param param;
+  memset(&param, 0, sizeof param);
+  if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) result = errno;
+#else
+  result = ENOSYS;
+#endif
+  napi_value out;
+  CHECK(napi_create_int32(env, result, &out));
+  return out;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -526,6 +545,7 @@ NAPI_MODULE_INIT() {
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"sendTo", nullptr, SendTo, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"idleThisThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
   napi_value batch;
   napi_create_int32(env, ADDR_BYTES, &batch);

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
@@ -264,6 +265,8 @@ function startDataPlaneRoles(
               udpRecvBufferBytes: config.udpRecvBuffer,
               udpBackend: config.udpBackend,
               snapshotDir: config.snapshotDir,
+              // The query-log writer's backlog beyond its memory bound (docs/decisions.md "Query-log spool").
+              queryLog: { spoolDir: join(config.dataDir, 'querylog-spool') },
               // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
               ...(config.dohAddr
                 ? {

@@ -5,6 +5,7 @@
  * (docs/operations.md "Threads", docs/decisions.md).
  */
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { ChangeTopic, OpenDatabaseOptions } from '@cordon/db';
 import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
@@ -137,15 +138,20 @@ export async function startDataPlane(
     // No snapshot directory: its files are written per process (one temporary name per pid), so
     // only the first thread keeps it; the others need the database at start.
     const { doh: _doh, ...rest } = resolver;
-    const udpOnly: DataPlaneResolverOptions = {
+    const udpPort = first.dns.udp.port;
+    const udpOnly = (thread: number): DataPlaneResolverOptions => ({
       ...rest,
-      dns: { ...resolver.dns, port: first.dns.udp.port },
+      dns: { ...resolver.dns, port: udpPort },
       udpOnly: true,
       snapshotDir: null,
-    };
+      // Each writer thread its own query-log spool (querylog/spool.ts: one appender per directory).
+      ...(resolver.queryLog?.spoolDir
+        ? { queryLog: { ...resolver.queryLog, spoolDir: join(resolver.queryLog.spoolDir, `thread-${thread}`) } }
+        : {}),
+    });
     // Started together: each loads its own snapshot.
     const started = await Promise.allSettled(
-      Array.from({ length: threads - 1 }, () => startOne(opts, udpOnly, null, startThread)),
+      Array.from({ length: threads - 1 }, (_, i) => startOne(opts, udpOnly(i + 1), null, startThread)),
     );
     for (const r of started) if (r.status === 'fulfilled') extra.push(r.value);
     const failed = started.find((r) => r.status === 'rejected');
@@ -184,6 +190,12 @@ function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>
     for (const [key, value] of Object.entries(m)) {
       // The receive buffer is per socket, not a count: the first thread's stands for all.
       if (typeof value === 'number' && key !== 'udpRecvBufferBytes') sum[key] = (sum[key] as number) + value;
+      // Counters grouped in an object (the query log's): summed member by member.
+      else if (key === 'queryLog' && typeof value === 'object' && value !== null) {
+        const total = { ...(sum[key] as Record<string, number>) };
+        for (const [k, v] of Object.entries(value as Record<string, number>)) total[k] = (total[k] ?? 0) + v;
+        sum[key] = total;
+      }
     }
   }
   return sum as unknown as ResolverMetrics;

@@ -31,6 +31,19 @@ export type ToWriter =
       readonly dict: string[];
       readonly qnames: string;
     }
+  /**
+   * `count` rows framed in a spool file at `offset`, `length` bytes (querylog/spool.ts): written in
+   * their turn like a `rows` message, then the file's `.done` note moves past them.
+   */
+  | {
+      readonly kind: 'spooled';
+      readonly file: string;
+      readonly offset: number;
+      readonly length: number;
+      readonly count: number;
+    }
+  /** No more frames go to `file`: delete it (and its note) once everything before is written. */
+  | { readonly kind: 'spoolEnd'; readonly file: string }
   /** Answer `flushed` with this `seq` once every earlier message is written. */
   | { readonly kind: 'flush'; readonly seq: number }
   /** Write everything before it, close the connection, answer `closed`. */
@@ -38,8 +51,19 @@ export type ToWriter =
 
 /** Writer thread → resolving thread. */
 export type FromWriter =
-  /** One `rows` message done: written, or lost (`error` set: the database said no). */
-  | { readonly kind: 'batch'; readonly count: number; readonly error: string | null }
+  /**
+   * Rows done: written, or lost (`error` set: the database said no, or a spool file could not be
+   * read). `source`: `memory` for `rows` messages (they leave the resolving thread's in-flight
+   * count), `spool` for frames this run spooled, `leftover` for a spool file of an earlier run.
+   */
+  | {
+      readonly kind: 'batch';
+      readonly count: number;
+      readonly error: string | null;
+      readonly source: 'memory' | 'spool' | 'leftover';
+    }
+  /** A spool file is written and deleted: `bytes` of the spool freed. */
+  | { readonly kind: 'spoolDeleted'; readonly bytes: number }
   | { readonly kind: 'flushed'; readonly seq: number }
   | { readonly kind: 'closed' }
   /** A setting the thread could not use (it went on with the default), for the resolver's log. */

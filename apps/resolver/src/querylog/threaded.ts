@@ -1,8 +1,10 @@
+import { mkdirSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
 import type { Logger } from 'pino';
 import { startModuleWorker } from '../threads.ts';
 import { BatchBuilder, type FromWriter, type ToWriter } from './batch.ts';
+import { type RowsMessage, SpoolAppender } from './spool.ts';
 import {
   type QueryLogOptions,
   type QueryLogRow,
@@ -44,33 +46,49 @@ export function openQueryLog(handle: DatabaseHandle, logger: Logger, opts: Query
 }
 
 /** Starts the writer thread (see {@link startModuleWorker}). @throws when its entry cannot be found */
-function startWorker(connection: OpenDatabaseOptions): Worker {
+function startWorker(
+  connection: OpenDatabaseOptions,
+  spool: { dir: string; run: string } | null,
+  idle: boolean,
+): Worker {
   return startModuleWorker(new URL('./worker.ts', import.meta.url), QUERY_LOG_WORKER_BUNDLE_NAME, {
-    workerData: { connection },
+    workerData: { connection, spool, idle },
   });
 }
+
+/** Default {@link QueryLogOptions.maxSpoolBytes}: 1 GiB ≈ 7 million rows. */
+export const DEFAULT_MAX_SPOOL_BYTES = 1 << 30;
 
 /**
  * Query-log writes off the resolving thread (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 7). `push` copies the row
  * into the current batch's columns (querylog/batch.ts: a `Float64Array` and a flat string
  * array); a full batch (`batchSize` rows), or any rows every `flushMs`, is posted to the writer
- * thread with its `Float64Array` transferred, and the thread INSERTs it on its own connection.
+ * thread with its `Float64Array` transferred, and the thread INSERTs it on its own connection. The
+ * thread runs at `SCHED_IDLE` (when the batched-UDP addon is built and `idleWriter` is not false):
+ * answering first, writing when the core is free (docs/decisions.md "Query-log spool").
  *
- * Bounded: rows buffered plus rows posted and not yet acknowledged never exceed `maxBuffer`;
- * beyond it rows are dropped and counted (a slow or stuck database costs log rows, never
+ * Bounded: rows buffered plus rows posted and not yet acknowledged never exceed `maxBuffer`. Beyond
+ * it, with a `spoolDir`, each further batch is appended to a spool file and the thread writes it in
+ * its turn (querylog/spool.ts; order kept); without one, or once the spool holds `maxSpoolBytes` or
+ * cannot be written, rows are dropped and counted (a slow or stuck database costs log rows, never
  * answers or unbounded memory). A batch the database rejects is counted in `failedBatches` and
- * its rows in `dropped`. If the thread dies, everything unacknowledged is counted as dropped and
- * later rows are dropped too (logged at error).
+ * its rows in `dropped`. If the thread dies, everything unacknowledged in memory is counted as
+ * dropped (the spool stays for the next start) and later rows are dropped too (logged at error).
  *
  * `flush()` resolves once everything pushed before it is written (or counted lost); `close()`
  * flushes, closes the thread's connection and ends the thread — so a resolver closed on SIGTERM
  * loses no row it acknowledged.
  */
 export class QueryLogWorkerWriter implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0 };
+  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
   private readonly worker: Worker;
   private readonly batchSize: number;
   private readonly maxBuffer: number;
+  private readonly maxSpoolBytes: number;
+  /** Appends batches beyond `maxBuffer` to the spool; null without a spool directory. */
+  private readonly spool: SpoolAppender | null;
+  /** When the last spool failure was logged (ms), to log one a minute at most. */
+  private spoolFailureLoggedAt = 0;
   private readonly timer: NodeJS.Timeout;
   private batch: BatchBuilder;
   /** Rows posted and not yet acknowledged. */
@@ -89,8 +107,14 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   ) {
     this.batchSize = Math.max(1, Math.min(opts.batchSize ?? 1000, 1000));
     this.maxBuffer = Math.max(this.batchSize, opts.maxBuffer ?? 50_000);
+    this.maxSpoolBytes = opts.maxSpoolBytes ?? DEFAULT_MAX_SPOOL_BYTES;
     this.batch = new BatchBuilder(this.batchSize);
-    this.worker = startWorker(connection);
+    this.spool = openSpool(opts.spoolDir ?? null, logger);
+    this.worker = startWorker(
+      connection,
+      this.spool === null ? null : { dir: this.spool.dir, run: this.spool.run },
+      opts.idleWriter ?? true,
+    );
     this.worker.unref();
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));
     this.worker.on('error', (err) => this.logger.error({ err }, 'query-log writer thread failed'));
@@ -100,7 +124,11 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   }
 
   push(row: QueryLogRow): boolean {
-    if (this.dead || this.closing !== null || this.batch.count + this.inFlight >= this.maxBuffer) {
+    if (
+      this.dead ||
+      this.closing !== null ||
+      (this.spool === null && this.batch.count + this.inFlight >= this.maxBuffer)
+    ) {
       this.stats.dropped++;
       return false;
     }
@@ -109,18 +137,60 @@ export class QueryLogWorkerWriter implements QueryLogSink {
     return true;
   }
 
-  /** Hands the current batch to the thread (its `Float64Array` transferred; a fresh batch replaces it). */
+  /**
+   * Hands the current batch to the thread (its `Float64Array` transferred; a fresh batch replaces
+   * it), or to the spool when `maxBuffer` rows are in memory already.
+   */
   private post(): void {
     if (this.batch.count === 0 || this.dead) return;
     const msg = this.batch.take();
+    if (this.spool !== null) {
+      if (this.inFlight + msg.count > this.maxBuffer) {
+        this.spill(msg);
+        return;
+      }
+      // Back to memory: the spool file in use is complete (the thread deletes it after its frames).
+      this.endSpoolFile();
+    }
     this.inFlight += msg.count;
     this.worker.postMessage(msg, [msg.nums.buffer]);
+  }
+
+  /** Appends `msg` to the spool and announces it to the thread; drops it when the spool is full or fails. */
+  private spill(msg: RowsMessage): void {
+    const spool = this.spool!;
+    if (spool.pendingBytes >= this.maxSpoolBytes) {
+      this.stats.dropped += msg.count;
+      this.logSpoolFailure({ spoolBytes: spool.pendingBytes }, 'query-log spool full; rows dropped');
+      return;
+    }
+    try {
+      const { range, ended } = spool.append(msg);
+      if (ended !== null) this.worker.postMessage({ kind: 'spoolEnd', file: ended } satisfies ToWriter);
+      this.worker.postMessage({ kind: 'spooled', ...range, count: msg.count } satisfies ToWriter);
+      this.stats.spooled += msg.count;
+    } catch (err) {
+      this.stats.dropped += msg.count;
+      this.logSpoolFailure({ err }, 'query-log spool cannot be written; rows dropped');
+    }
+  }
+
+  private endSpoolFile(): void {
+    const ended = this.spool?.end() ?? null;
+    if (ended !== null) this.worker.postMessage({ kind: 'spoolEnd', file: ended } satisfies ToWriter);
+  }
+
+  private logSpoolFailure(details: object, message: string): void {
+    const now = Date.now();
+    if (now - this.spoolFailureLoggedAt < 60_000) return;
+    this.spoolFailureLoggedAt = now;
+    this.logger.error({ ...details, dir: this.spool?.dir }, message);
   }
 
   private onMessage(m: FromWriter): void {
     switch (m.kind) {
       case 'batch':
-        this.inFlight -= m.count;
+        if (m.source === 'memory') this.inFlight -= m.count;
         if (m.error === null) {
           this.stats.written += m.count;
         } else {
@@ -128,6 +198,9 @@ export class QueryLogWorkerWriter implements QueryLogSink {
           this.stats.dropped += m.count;
           this.logger.error({ err: m.error, rows: m.count }, 'query log batch failed; rows dropped');
         }
+        return;
+      case 'spoolDeleted':
+        if (this.spool !== null) this.spool.pendingBytes = Math.max(0, this.spool.pendingBytes - m.bytes);
         return;
       case 'flushed':
         this.flushWaiters.get(m.seq)?.();
@@ -158,6 +231,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
   flush(): Promise<void> {
     if (this.dead) return Promise.resolve();
     this.post();
+    this.endSpoolFile();
     const seq = ++this.seq;
     return new Promise((resolve) => {
       this.flushWaiters.set(seq, resolve);
@@ -169,6 +243,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
     if (this.closing) return this.closing;
     clearInterval(this.timer);
     this.post();
+    if (!this.dead) this.endSpoolFile();
     this.closing = this.dead
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
@@ -182,4 +257,20 @@ export class QueryLogWorkerWriter implements QueryLogSink {
         });
     return this.closing;
   }
+}
+
+/**
+ * The spool appender for `dir` (created when missing), or null without a directory or when it
+ * cannot be created (logged: rows beyond `maxBuffer` are then dropped, as without a spool).
+ */
+function openSpool(dir: string | null, logger: Logger): SpoolAppender | null {
+  if (dir === null) return null;
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    logger.error({ err, dir }, 'query-log spool directory cannot be created; rows beyond the buffer are dropped');
+    return null;
+  }
+  // A new prefix each start: files under other prefixes are an earlier run's, imported first.
+  return new SpoolAppender(dir, `${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 }

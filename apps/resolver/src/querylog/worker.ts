@@ -6,15 +6,38 @@
  * block this thread and never the one answering queries. Protocol: querylog/batch.ts.
  * Started by {@link QueryLogWorkerWriter} (querylog/threaded.ts); not imported anywhere else.
  */
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { type OpenDatabaseOptions, openDatabase } from '@cordon/db';
+import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
-import { insertQueryLogRaw, type WritePace } from './writer.ts';
+import { decodeFrames, leftoverSpoolFiles, readSpoolRange } from './spool.ts';
+import { insertQueryLogRaw, type QueryLogRow, type WritePace } from './writer.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
-const { connection } = workerData as { connection: OpenDatabaseOptions };
+/** `spool`: the spool directory and this run's file prefix (querylog/spool.ts); `idle`: run at `SCHED_IDLE`. */
+const { connection, spool, idle } = workerData as {
+  connection: OpenDatabaseOptions;
+  spool: { dir: string; run: string } | null;
+  idle: boolean;
+};
 const send = (m: FromWriter) => port.postMessage(m);
+
+// Answering before logging (docs/decisions.md "Query-log spool"): this thread runs only when the
+// core has nothing else to do; the rows it has not written yet wait in memory, then in the spool.
+/** Whether this thread runs at `SCHED_IDLE` (asked for, the addon built, the kernel agreed). */
+const atIdlePriority = idle && idleThisThread();
+
+function idleThisThread(): boolean {
+  const binding = loadUdpBatch();
+  if (binding === null) return false;
+  const err = binding.idleThisThread();
+  if (err !== 0) {
+    send({ kind: 'warning', message: `query-log writer thread: SCHED_IDLE refused (errno ${err}); normal priority` });
+  }
+  return err === 0;
+}
 
 let handle: ReturnType<typeof openDatabase> | null = null;
 let openError: string | null = null;
@@ -32,32 +55,46 @@ try {
  */
 const COALESCE_ROWS = 10_000;
 
-/** Messages received and not handled yet, in order. */
-const queue: ToWriter[] = [];
+/** Bytes of an earlier run's spool file read per transaction (≈ 13,000 rows). */
+const LEFTOVER_CHUNK_BYTES = 2 << 20;
+
+/** A spooled range of an earlier run (its row count unknown until read). */
+type Leftover = { kind: 'leftover'; file: string; offset: number; length: number };
+type Queued = ToWriter | Leftover;
+
+/** Messages received and not handled yet, in order: an earlier run's spool files first. */
+const queue: Queued[] = [];
 let draining = false;
+if (spool !== null) {
+  for (const f of leftoverSpoolFiles(spool.dir, spool.run)) {
+    queue.push({ kind: 'leftover', ...f }, { kind: 'spoolEnd', file: f.file });
+  }
+}
 
 /**
  * While no other batch waits, a batch is written {@link PACE_ROWS} rows (≈ 0.3 ms) at a time with a
  * 1 ms sleep in between, so that on a core shared with the resolving thread the writer never holds it
  * long while a query waits (the p99 at a steady rate: bench/README.md "Issue 12: hot path" round 3);
- * as soon as another batch queues up the sleeps stop. `CORDON_QUERYLOG_PACE` sets the rows per slice
- * (`0` turns pacing off).
+ * as soon as another batch queues up the sleeps stop. At `SCHED_IDLE` the kernel hands the core to
+ * the resolving thread as soon as it wakes, and the sleeps only made the p99 worse (bench/README.md
+ * "Query-log spool"): off by default there. `CORDON_QUERYLOG_PACE` sets the rows per slice (`0`: off).
  */
-const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE);
+const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE, atIdlePriority ? 0 : 100);
 
 /**
- * The rows per paced slice for the environment's `value`: 100 when unset, else a whole number from 0
- * (off) to 10,000; anything else keeps 100 and is reported to the resolving thread, which logs it.
+ * The rows per paced slice for the environment's `value`: `fallback` when unset, else a whole number
+ * from 0 (off) to 10,000; anything else keeps `fallback` and is reported to the resolving thread,
+ * which logs it.
  */
-function paceRows(value: string | undefined): number {
-  if (value === undefined || value === '') return 100;
+function paceRows(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (Number.isInteger(n) && n >= 0 && n <= 10_000) return n;
   send({
     kind: 'warning',
-    message: `CORDON_QUERYLOG_PACE must be a whole number from 0 to 10000 (got "${value}"); using 100`,
+    message: `CORDON_QUERYLOG_PACE must be a whole number from 0 to 10000 (got "${value}"); using ${fallback}`,
   });
-  return 100;
+  return fallback;
 }
 
 const PACE: WritePace | undefined =
@@ -77,22 +114,114 @@ async function writeWaitingRows(): Promise<void> {
     batches.push(m);
     count += m.count;
   }
-  if (handle === null) {
-    send({ kind: 'batch', count, error: openError });
-    return;
+  await insertAndReport(
+    () => {
+      const rows = batches.length === 1 ? readRows(batches[0]!) : [];
+      if (batches.length > 1) for (const b of batches) for (const r of readRows(b)) rows.push(r);
+      return rows;
+    },
+    count,
+    'memory',
+  );
+}
+
+/**
+ * Writes the spooled ranges at the head of the queue — consecutive ranges of one file, up to
+ * {@link COALESCE_ROWS} rows — in one transaction, then moves the file's `.done` note past them.
+ */
+async function writeSpooledRows(): Promise<void> {
+  const head = queue.shift() as Extract<Queued, { kind: 'spooled' | 'leftover' }>;
+  const source = head.kind === 'spooled' ? 'spool' : 'leftover';
+  // An earlier run's file (up to 64 MB) is read a chunk at a time.
+  const range = { file: head.file, offset: head.offset, length: Math.min(head.length, LEFTOVER_CHUNK_BYTES) };
+  let count = head.kind === 'spooled' ? head.count : 0;
+  for (;;) {
+    const next = queue[0];
+    if (next?.kind !== 'spooled' || head.kind !== 'spooled' || next.file !== range.file) break;
+    if (next.offset !== range.offset + range.length || count + next.count > COALESCE_ROWS) break;
+    queue.shift();
+    range.length += next.length;
+    count += next.count;
+  }
+  let used = range.length;
+  const ok = await insertAndReport(
+    () => {
+      const decoded = decodeFrames(readSpoolRange(range));
+      used = decoded.used;
+      const rows: QueryLogRow[] = [];
+      for (const m of decoded.messages) for (const r of readRows(m)) rows.push(r);
+      count = rows.length;
+      return rows;
+    },
+    () => count,
+    source,
+  );
+  // Past these frames whether written or lost (a failed batch is counted, as from memory).
+  if (ok === null) return;
+  if (head.kind === 'leftover' && used > 0 && used < head.length) {
+    queue.unshift({ ...head, offset: head.offset + used, length: head.length - used });
   }
   try {
-    const rows = batches.length === 1 ? readRows(batches[0]!) : [];
-    if (batches.length > 1) for (const b of batches) for (const r of readRows(b)) rows.push(r);
-    await insertQueryLogRaw(handle, rows, PACE);
-    send({ kind: 'batch', count, error: null });
+    writeFileSync(`${range.file}.done`, String(range.offset + used));
   } catch (err) {
-    send({ kind: 'batch', count, error: err instanceof Error ? err.message : String(err) });
+    send({
+      kind: 'warning',
+      message: `query-log spool: cannot note progress in ${range.file}: ${(err as Error).message}`,
+    });
   }
 }
 
-async function handleControl(m: Exclude<ToWriter, { kind: 'rows' }>): Promise<void> {
+/**
+ * Inserts the rows `read` returns and reports them to the resolving thread (`count`: the rows
+ * announced, or a function read after `read` ran). @returns true when written, false when lost,
+ * null when the connection is closed
+ */
+async function insertAndReport(
+  read: () => QueryLogRow[],
+  count: number | (() => number),
+  source: 'memory' | 'spool' | 'leftover',
+): Promise<boolean | null> {
+  const counted = () => (typeof count === 'number' ? count : count());
+  if (handle === null) {
+    send({ kind: 'batch', count: counted(), error: openError, source });
+    return null;
+  }
+  try {
+    await insertQueryLogRaw(handle, read(), PACE);
+    send({ kind: 'batch', count: counted(), error: null, source });
+    return true;
+  } catch (err) {
+    send({ kind: 'batch', count: counted(), error: err instanceof Error ? err.message : String(err), source });
+    return false;
+  }
+}
+
+function statSizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Deletes a spool file whose frames are all handled, and its note. */
+function deleteSpoolFile(file: string): void {
+  let bytes = 0;
+  try {
+    bytes = statSizeOf(file);
+    rmSync(file, { force: true });
+    rmSync(`${file}.done`, { force: true });
+  } catch (err) {
+    send({ kind: 'warning', message: `query-log spool: cannot delete ${file}: ${(err as Error).message}` });
+  }
+  send({ kind: 'spoolDeleted', bytes });
+}
+
+async function handleControl(m: Extract<ToWriter, { kind: 'flush' | 'close' | 'spoolEnd' }>): Promise<void> {
   switch (m.kind) {
+    case 'spoolEnd':
+      deleteSpoolFile(m.file);
+      return;
     case 'flush':
       send({ kind: 'flushed', seq: m.seq });
       return;
@@ -113,6 +242,7 @@ async function drain(): Promise<void> {
     while (queue.length > 0) {
       const head = queue[0]!;
       if (head.kind === 'rows') await writeWaitingRows();
+      else if (head.kind === 'spooled' || head.kind === 'leftover') await writeSpooledRows();
       else {
         queue.shift();
         await handleControl(head);
@@ -128,3 +258,4 @@ port.on('message', (m: ToWriter) => {
   queue.push(m);
   if (!draining) void drain();
 });
+if (queue.length > 0) void drain();

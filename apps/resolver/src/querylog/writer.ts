@@ -33,10 +33,13 @@ export interface QueryLogSink {
   readonly stats: QueryLogStats;
 }
 
+/** Totals since the sink started, in rows (batches for `failedBatches`). */
 export interface QueryLogStats {
   written: number;
   dropped: number;
   failedBatches: number;
+  /** Rows appended to the spool because `maxBuffer` rows were in memory (querylog/spool.ts). */
+  spooled: number;
 }
 
 /** Writer settings (ResolverOptions.queryLog). */
@@ -61,6 +64,19 @@ export interface QueryLogOptions {
    * password). With none, or an in-memory SQLite database, rows are written on the resolving thread.
    */
   connection?: OpenDatabaseOptions;
+  /**
+   * Where the writer thread's backlog beyond `maxBuffer` goes instead of being dropped
+   * (querylog/spool.ts, docs/decisions.md "Query-log spool"); one directory per resolving thread.
+   * Default none: rows beyond `maxBuffer` are dropped.
+   */
+  spoolDir?: string | null;
+  /** Bytes the spool holds at most; beyond it rows are dropped. Default 1 GiB (≈ 7 million rows). */
+  maxSpoolBytes?: number;
+  /**
+   * Run the writer thread at `SCHED_IDLE` (needs the batched-UDP addon; otherwise ignored). Default
+   * true: answering keeps the core, the log is written when it is free.
+   */
+  idleWriter?: boolean;
 }
 
 /** The `query_log` columns the writers fill, in statement order. */
@@ -255,7 +271,7 @@ export interface WritePace {
 
 /** A sink that discards everything (query logging off). */
 export class NullQueryLog implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0 };
+  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
   push(): boolean {
     return true;
   }
@@ -272,7 +288,7 @@ export class NullQueryLog implements QueryLogSink {
  * unreachable database grow memory without bound).
  */
 export class QueryLogWriter implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0 };
+  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
   private buffer: QueryLogRow[] = [];
   private readonly batchSize: number;
   private readonly maxBuffer: number;

@@ -1,0 +1,202 @@
+/**
+ * The query-log spool (docs/decisions.md "Query-log spool"): when more rows wait for the writer
+ * thread than the resolver holds in memory (`maxBuffer`), the resolving thread appends each further
+ * batch to a file in the spool directory instead of dropping it, and tells the writer thread where;
+ * the writer inserts the spooled batches in their turn, records how far it got, and deletes a file
+ * once every batch of it is in the database. Appending a batch costs the resolving thread one
+ * `writev` of about 150 KB (the batch's numbers as they are, its text as JSON), so at a saturating
+ * rate answering keeps the core and the log is written when the core has time.
+ *
+ * File format: frames, one per batch. A frame is a 16-byte header — the bytes `CQL1`, then
+ * little-endian u32 row count, u32 byte length of the numbers, u32 byte length of the JSON — then
+ * `count × NUMS` float64 (little-endian, querylog/batch.ts), then UTF-8 JSON `[dict, qnames]`
+ * (JSON keeps the qname separator, a lone surrogate, which UTF-8 cannot). A frame cut short (the
+ * process died while appending) ends the file.
+ *
+ * Files are named `<run>-<seq>.spool`; `<run>` is new for every start of the sink, so files of an
+ * earlier run are leftovers, imported before anything else. `<file>.done` holds the byte offset up
+ * to which the writer has committed the file's frames: a crash between a commit and that note
+ * inserts at most the last committed range again (at least once, never lost).
+ */
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writevSync } from 'node:fs';
+import { join } from 'node:path';
+import { NUMS, type ToWriter } from './batch.ts';
+
+/** A `rows` message as framed in the spool. */
+export type RowsMessage = Extract<ToWriter, { kind: 'rows' }>;
+
+const MAGIC = 0x314c5143; // 'CQL1' read as a little-endian u32
+const HEADER_BYTES = 16;
+/** The largest frame accepted when reading: a 1,000-row batch is ≈ 150 KB. */
+const MAX_FRAME_BYTES = 64 << 20;
+
+/** The header + numbers + JSON of `msg` as one frame (see the module comment). */
+export function encodeFrame(msg: RowsMessage): Buffer[] {
+  const numsBytes = msg.count * NUMS * 8;
+  const json = Buffer.from(JSON.stringify([msg.dict, msg.qnames]), 'utf8');
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(msg.count, 4);
+  header.writeUInt32LE(numsBytes, 8);
+  header.writeUInt32LE(json.length, 12);
+  // Float64Array memory is little-endian on every platform Node runs on (x86-64, arm64).
+  return [header, Buffer.from(msg.nums.buffer, msg.nums.byteOffset, numsBytes), json];
+}
+
+/**
+ * The `rows` messages of the frames in `bytes` (a file's content from a frame boundary) and how many
+ * bytes they span; a frame cut short ends the list.
+ * @throws Error when a complete frame is malformed (wrong magic, sizes that do not agree)
+ */
+export function decodeFrames(bytes: Buffer): { messages: RowsMessage[]; used: number } {
+  const messages: RowsMessage[] = [];
+  let at = 0;
+  while (bytes.length - at >= HEADER_BYTES) {
+    if (bytes.readUInt32LE(at) !== MAGIC) throw new Error(`query-log spool: no frame at byte ${at}`);
+    const count = bytes.readUInt32LE(at + 4);
+    const numsBytes = bytes.readUInt32LE(at + 8);
+    const jsonBytes = bytes.readUInt32LE(at + 12);
+    if (numsBytes !== count * NUMS * 8 || numsBytes + jsonBytes > MAX_FRAME_BYTES) {
+      throw new Error(`query-log spool: frame at byte ${at} has inconsistent sizes`);
+    }
+    const end = at + HEADER_BYTES + numsBytes + jsonBytes;
+    if (end > bytes.length) break;
+    const nums = new Float64Array(count * NUMS);
+    new Uint8Array(nums.buffer).set(bytes.subarray(at + HEADER_BYTES, at + HEADER_BYTES + numsBytes));
+    const text = JSON.parse(bytes.toString('utf8', at + HEADER_BYTES + numsBytes, end)) as unknown;
+    if (!Array.isArray(text) || !Array.isArray(text[0]) || typeof text[1] !== 'string') {
+      throw new Error(`query-log spool: frame at byte ${at} has no dictionary and qnames`);
+    }
+    messages.push({ kind: 'rows', count, nums, dict: text[0] as string[], qnames: text[1] });
+    at = end;
+  }
+  return { messages, used: at };
+}
+
+/** A range of frames appended to a spool file. */
+export interface SpoolRange {
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/**
+ * Appends frames to the spool directory's current file (resolving thread). Not thread-safe; one
+ * instance per directory and process.
+ */
+export class SpoolAppender {
+  private fd: number | null = null;
+  private file = '';
+  private size = 0;
+  private seq = 0;
+  /** Bytes in files written by this appender and not yet deleted by the writer. */
+  pendingBytes = 0;
+
+  /**
+   * @param dir the spool directory (created by the caller)
+   * @param run this run's file-name prefix (see the module comment)
+   * @param maxFileBytes a file is closed and a new one started beyond this size
+   */
+  constructor(
+    readonly dir: string,
+    readonly run: string,
+    private readonly maxFileBytes = 64 << 20,
+  ) {}
+
+  /** The file being appended to, or null. */
+  get current(): string | null {
+    return this.fd === null ? null : this.file;
+  }
+
+  /**
+   * Appends `msg` as one frame to the current file (a new one when none is open or it is full).
+   * @returns where the frame was written; the file to announce as ended first when it rotated (null otherwise)
+   * @throws the `fs` error (`ENOSPC`…) when the frame cannot be written; the file is closed then
+   */
+  append(msg: RowsMessage): { range: SpoolRange; ended: string | null } {
+    let ended: string | null = null;
+    if (this.fd !== null && this.size >= this.maxFileBytes) ended = this.end();
+    if (this.fd === null) {
+      this.file = join(this.dir, `${this.run}-${String(++this.seq).padStart(6, '0')}.spool`);
+      this.fd = openSync(this.file, 'a');
+      this.size = 0;
+    }
+    const parts = encodeFrame(msg);
+    let length = 0;
+    for (const p of parts) length += p.length;
+    try {
+      let written = writevSync(this.fd, parts);
+      // A short write (rare: a signal, a full disk) is finished or fails here.
+      while (written < length) {
+        const rest = Buffer.concat(parts).subarray(written);
+        written += writevSync(this.fd, [rest]);
+      }
+    } catch (err) {
+      this.end();
+      throw err;
+    }
+    const range = { file: this.file, offset: this.size, length };
+    this.size += length;
+    this.pendingBytes += length;
+    return { range, ended };
+  }
+
+  /** Closes the current file; @returns its path (to announce as ended), or null when none was open. */
+  end(): string | null {
+    if (this.fd === null) return null;
+    closeSync(this.fd);
+    this.fd = null;
+    return this.file;
+  }
+}
+
+/**
+ * The spool files of earlier runs in `dir` (not named after `run`), oldest first, each with the
+ * offset its `.done` note gives (0 without one) and its size.
+ */
+export function leftoverSpoolFiles(dir: string, run: string): SpoolRange[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: SpoolRange[] = [];
+  for (const name of names.filter((n) => n.endsWith('.spool') && !n.startsWith(`${run}-`)).sort()) {
+    const file = join(dir, name);
+    const size = statSync(file).size;
+    const offset = Math.min(readDoneOffset(file), size);
+    out.push({ file, offset, length: size - offset });
+  }
+  return out;
+}
+
+/** The committed offset a file's `.done` note holds, 0 when there is none or it is unreadable. */
+export function readDoneOffset(file: string): number {
+  try {
+    const n = Number(readFileSync(`${file}.done`, 'utf8'));
+    return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Reads `range` of a spool file. @returns the bytes, possibly fewer than asked when the file is
+ * shorter. @throws the `fs` error when the file cannot be read
+ */
+export function readSpoolRange(range: SpoolRange): Buffer {
+  const fd = openSync(range.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(range.length);
+    let got = 0;
+    while (got < range.length) {
+      const n = readSync(fd, buf, got, range.length - got, range.offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BatchBuilder, readRows } from '../src/querylog/batch.ts';
+import {
+  decodeFrames,
+  encodeFrame,
+  leftoverSpoolFiles,
+  readDoneOffset,
+  readSpoolRange,
+  SpoolAppender,
+} from '../src/querylog/spool.ts';
+import type { QueryLogRow } from '../src/querylog/writer.ts';
+
+/** A row whose qname is one of a few awkward ones: a lone surrogate, control bytes, non-ASCII. */
+const row = (i: number): QueryLogRow => ({
+  ts: 1_763_800_000_000 + i,
+  customer_id: 1 + (i % 3),
+  location_id: i % 4 === 0 ? null : 7,
+  policy_id: null,
+  client_ip: `10.0.0.${i % 6}`,
+  qname: [`q${i}.example`, 'a\u0000b\tc\nd.example', 'bücher.example', '\uDC00lone.example', '"x".example'][i % 5]!,
+  qtype: 'A',
+  protocol: 'udp',
+  action: i % 3 ? 'allowed' : 'blocked',
+  reason: 'default',
+  categories: i % 3 ? '' : '12,53',
+  rcode: 'NOERROR',
+  answer_source: 'upstream',
+  latency_us: i,
+  user_name: i % 2 ? '' : 'dom\\alice',
+});
+
+function batch(from: number, n: number) {
+  const b = new BatchBuilder(n);
+  for (let i = from; i < from + n; i++) b.add(row(i));
+  return b.take();
+}
+const expected = (from: number, n: number) =>
+  Array.from({ length: n }, (_, k) => ({ ...row(from + k), device_id: null, user_id: null, group_id: null }));
+
+const dirs: string[] = [];
+function spoolDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cordon-spool-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('query-log spool frames', () => {
+  it('carry every row of a batch, odd qnames included, and stop at a frame cut short', () => {
+    const a = batch(0, 40);
+    const b = batch(40, 25);
+    const bytes = Buffer.concat([...encodeFrame(a), ...encodeFrame(b)]);
+    const whole = decodeFrames(bytes);
+    expect(whole.used).toBe(bytes.length);
+    expect(whole.messages.flatMap((m) => readRows(m))).toEqual(expected(0, 65));
+    const cut = decodeFrames(bytes.subarray(0, bytes.length - 7));
+    expect(cut.messages).toHaveLength(1);
+    expect(cut.used).toBe(Buffer.concat(encodeFrame(a)).length);
+  });
+
+  it('refuses a complete frame that is malformed', () => {
+    const bytes = Buffer.concat(encodeFrame(batch(0, 3)));
+    const wrongMagic = Buffer.from(bytes);
+    wrongMagic[0] = 0;
+    expect(() => decodeFrames(wrongMagic)).toThrow(/no frame at byte 0/);
+    const wrongSize = Buffer.from(bytes);
+    wrongSize.writeUInt32LE(4, 4); // 4 rows claimed, numbers for 3
+    expect(() => decodeFrames(wrongSize)).toThrow(/inconsistent sizes/);
+  });
+});
+
+describe('SpoolAppender', () => {
+  it('appends frames to one file, starts a new one past its size, and reports ranges that read back', () => {
+    const dir = spoolDir();
+    const spool = new SpoolAppender(dir, 'run1', 6_000);
+    const first = spool.append(batch(0, 30));
+    const second = spool.append(batch(30, 30));
+    expect(first.ended).toBeNull();
+    expect(second.range).toMatchObject({ file: first.range.file, offset: first.range.length });
+    const third = spool.append(batch(60, 30)); // the file passed 6,000 bytes: a new one
+    expect(third.ended).toBe(first.range.file);
+    expect(third.range.file).not.toBe(first.range.file);
+    expect(third.range.offset).toBe(0);
+    const rows = [first.range, second.range, third.range].flatMap((r) =>
+      decodeFrames(readSpoolRange(r)).messages.flatMap((m) => readRows(m)),
+    );
+    expect(rows).toEqual(expected(0, 90));
+    expect(spool.pendingBytes).toBe(first.range.length + second.range.length + third.range.length);
+    expect(spool.end()).toBe(third.range.file);
+    expect(spool.end()).toBeNull();
+  });
+
+  it("lists an earlier run's files, oldest first, from the offset of their .done note", () => {
+    const dir = spoolDir();
+    const old = new SpoolAppender(dir, 'a-old');
+    const r1 = old.append(batch(0, 10)).range;
+    old.append(batch(10, 10));
+    old.end();
+    writeFileSync(`${r1.file}.done`, String(r1.length));
+    const mine = new SpoolAppender(dir, 'b-now');
+    mine.append(batch(20, 10));
+    const left = leftoverSpoolFiles(dir, 'b-now');
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatchObject({ file: r1.file, offset: r1.length });
+    expect(readDoneOffset(r1.file)).toBe(r1.length);
+    expect(decodeFrames(readSpoolRange(left[0]!)).messages.flatMap((m) => readRows(m))).toEqual(expected(10, 10));
+    expect(readdirSync(dir).sort()).toHaveLength(3);
+    expect(readFileSync(`${r1.file}.done`, 'utf8')).toBe(String(r1.length));
+  });
+});
