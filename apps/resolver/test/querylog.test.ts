@@ -31,18 +31,21 @@ const row = (i: number): QueryLogRow => ({
 
 const udpBatchBuilt = loadUdpBatch() !== null;
 
-/** Threads of this process at SCHED_IDLE (policy 5 in /proc/<pid>/task/<tid>/sched). */
-function idleThreads(): number {
-  let n = 0;
+/** The threads of this process at SCHED_IDLE (policy 5 in /proc/self/task/<tid>/sched), by id. */
+function idleThreads(): Set<string> {
+  const ids = new Set<string>();
   for (const tid of readdirSync('/proc/self/task')) {
     try {
-      if (/^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))) n++;
+      if (/^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))) ids.add(tid);
     } catch {
       // the thread ended meanwhile
     }
   }
-  return n;
+  return ids;
 }
+
+/** The SCHED_IDLE threads now that were not in `before` (threads that ended meanwhile do not count). */
+const newIdleThreads = (before: Set<string>) => [...idleThreads()].filter((tid) => !before.has(tid));
 
 describe('QueryLogWriter', () => {
   it('drops and counts rows beyond maxBuffer while a flush is in flight, and close() flushes the rest', async () => {
@@ -239,16 +242,26 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     const before = idleThreads();
     const idle = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), { flushMs: 60_000 });
     await idle.flush();
-    expect(idleThreads()).toBe(before + 1);
+    expect(newIdleThreads(before)).toHaveLength(1);
     await idle.close();
+    const beforeNormal = idleThreads();
     const normal = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
       flushMs: 60_000,
       idleWriter: false,
     });
     await normal.flush();
-    expect(idleThreads()).toBe(before);
+    expect(newIdleThreads(beforeNormal)).toEqual([]);
     await normal.close();
     await db.done();
+  });
+
+  it.skipIf(!udpBatchBuilt)('refuses a thread id it cannot use (the addon’s idleThread)', () => {
+    const binding = loadUdpBatch()!;
+    expect(() => binding.idleThread(-1)).toThrow(TypeError);
+    // No such thread in this process: ESRCH, nothing changed.
+    const before = idleThreads();
+    expect(binding.idleThread(2 ** 31 - 1)).toBe(3);
+    expect(newIdleThreads(before)).toEqual([]);
   });
 
   it('counts a batch the database rejects as failed and dropped', async () => {

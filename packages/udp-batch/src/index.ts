@@ -45,11 +45,13 @@ export interface UdpBatchBinding {
   /** The bound port and family, the kernel's SO_RCVBUF (Linux reports twice what it grants) and the counters. */
   info(handle: UdpBatchHandle): UdpBatchInfo;
   /**
-   * Moves the calling thread to `SCHED_IDLE` (sched(7)): it runs only when nothing else wants its
-   * core (the query-log writer thread: docs/decisions.md "Query-log spool"). No privilege needed.
-   * @returns 0, or the errno of `sched_setscheduler(2)`
+   * Moves thread `tid` of this process (0: the calling thread) to `SCHED_IDLE` (sched(7)): it runs
+   * only when nothing else wants its core — the query-log writer thread, the runtime's helper
+   * threads (docs/decisions.md "Query-log spool"). Lowering a priority needs no privilege.
+   * @returns 0, or the errno of `sched_setscheduler(2)` (`ESRCH`: no such thread)
+   * @throws TypeError when `tid` is not a whole number ≥ 0
    */
-  idleThisThread(): number;
+  idleThread(tid: number): number;
 }
 
 /** An open batched socket (opaque). */

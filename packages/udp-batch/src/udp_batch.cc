@@ -523,12 +523,20 @@ napi_value Info(napi_env env, napi_callback_info info) {
 // other runnable thread wants its core: the query-log writer thread, whose rows wait in memory or
 // in the spool while the resolving thread answers (docs/decisions.md "Query-log spool"). Lowering a
 // thread's own priority needs no privilege. Returns 0, or the errno of sched_setscheduler(2).
+// idleThread(tid): the same for thread `tid` of this process (0: the calling thread), e.g. the
+// runtime's helper threads (V8's platform workers) listed in /proc/self/task at start.
 napi_value IdleThisThread(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value a[1];
+  CHECK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  int32_t tid = 0;
+  if (argc >= 1 && (napi_get_value_int32(env, a[0], &tid) != napi_ok || tid < 0))
+    return ThrowType(env, "udp-batch idleThread: a thread id (0 or more) expected");
   int result = 0;
 #ifdef SCHED_IDLE
   struct sched_param param;
   memset(&param, 0, sizeof param);
-  if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) result = errno;
+  if (sched_setscheduler(tid, SCHED_IDLE, &param) != 0) result = errno;
 #else
   result = ENOSYS;
 #endif
@@ -545,7 +553,7 @@ NAPI_MODULE_INIT() {
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"sendTo", nullptr, SendTo, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"idleThisThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"idleThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
   napi_value batch;
   napi_create_int32(env, ADDR_BYTES, &batch);

@@ -32,7 +32,7 @@ const atIdlePriority = idle && idleThisThread();
 function idleThisThread(): boolean {
   const binding = loadUdpBatch();
   if (binding === null) return false;
-  const err = binding.idleThisThread();
+  const err = binding.idleThread(0);
   if (err !== 0) {
     send({ kind: 'warning', message: `query-log writer thread: SCHED_IDLE refused (errno ${err}); normal priority` });
   }
