@@ -1,6 +1,6 @@
 import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { decodeQuery, emptyResponse, fitForTransport } from '../src/dns/message.ts';
+import { batchReceiveTime, decodeQuery, emptyResponse, fitForTransport } from '../src/dns/message.ts';
 import { parseQuery, questionEnd, skipName } from '../src/dns/wire.ts';
 import { blockedAnswer, blockedTemplates } from '../src/pipeline/answers.ts';
 import type { QueryContext } from '../src/request.ts';
@@ -197,6 +197,28 @@ describe('parseQuery against dns-packet', () => {
       expect(r.query.name).toBe(decoded!.questions![0]!.name);
     }
     expect(accepted).toBeGreaterThan(100);
+  });
+});
+
+describe('receive times', () => {
+  it('take the batch’s clock reading while the batched transport sets one, else read the clocks', () => {
+    const raw = query('x.example', 'A');
+    batchReceiveTime.wall = 1_763_800_000_000;
+    batchReceiveTime.mono = 42.5;
+    batchReceiveTime.set = true;
+    try {
+      const inBatch = decodeQuery(raw, '127.0.0.1', 'udp');
+      if (inBatch.kind !== 'ok') throw new Error('bad query');
+      expect(inBatch.request).toMatchObject({ receivedAt: 1_763_800_000_000, startedAt: 42.5 });
+    } finally {
+      batchReceiveTime.set = false;
+    }
+    const before = Date.now();
+    const alone = decodeQuery(raw, '127.0.0.1', 'tcp');
+    if (alone.kind !== 'ok') throw new Error('bad query');
+    expect(alone.request.receivedAt).toBeGreaterThanOrEqual(before);
+    expect(alone.request.receivedAt).toBeLessThanOrEqual(Date.now());
+    expect(alone.request.startedAt).toBeGreaterThan(42.5);
   });
 });
 

@@ -76,19 +76,31 @@ export class BatchBuilder {
   private dict: string[] = [];
   private codes = new Map<string, number>();
   private qnames: string[] = [];
+  /**
+   * Per coded column (`nums` index 8–16), the last value and its code: a column mostly repeats its
+   * previous row's value (one client, one protocol, one action in a row), and comparing two strings
+   * — usually the same object — is cheaper than hashing one into the map.
+   */
+  private lastValue: string[] = new Array<string>(NUMS).fill('\uD800');
+  private lastCode: number[] = new Array<number>(NUMS).fill(0);
 
   /** @param capacity rows per batch */
   constructor(private readonly capacity: number) {
     this.nums = new Float64Array(capacity * NUMS);
   }
 
-  private code(s: string): number {
-    const c = this.codes.get(s);
-    if (c !== undefined) return c;
-    const n = this.dict.length;
-    this.dict.push(s);
-    this.codes.set(s, n);
-    return n;
+  /** The dictionary code of `s` in column `col`. */
+  private code(col: number, s: string): number {
+    if (this.lastValue[col] === s) return this.lastCode[col]!;
+    let c = this.codes.get(s);
+    if (c === undefined) {
+      c = this.dict.length;
+      this.dict.push(s);
+      this.codes.set(s, c);
+    }
+    this.lastValue[col] = s;
+    this.lastCode[col] = c;
+    return c;
   }
 
   /** Appends `row`; the caller posts the batch when {@link count} reaches the capacity. */
@@ -103,15 +115,15 @@ export class BatchBuilder {
     nums[n + 5] = row.device_id ?? Number.NaN;
     nums[n + 6] = row.user_id ?? Number.NaN;
     nums[n + 7] = row.group_id ?? Number.NaN;
-    nums[n + 8] = this.code(row.client_ip);
-    nums[n + 9] = this.code(row.qtype);
-    nums[n + 10] = this.code(row.protocol);
-    nums[n + 11] = this.code(row.action);
-    nums[n + 12] = this.code(row.reason);
-    nums[n + 13] = this.code(row.categories);
-    nums[n + 14] = this.code(row.rcode);
-    nums[n + 15] = this.code(row.answer_source);
-    nums[n + 16] = this.code(row.user_name ?? '');
+    nums[n + 8] = this.code(8, row.client_ip);
+    nums[n + 9] = this.code(9, row.qtype);
+    nums[n + 10] = this.code(10, row.protocol);
+    nums[n + 11] = this.code(11, row.action);
+    nums[n + 12] = this.code(12, row.reason);
+    nums[n + 13] = this.code(13, row.categories);
+    nums[n + 14] = this.code(14, row.rcode);
+    nums[n + 15] = this.code(15, row.answer_source);
+    nums[n + 16] = this.code(16, row.user_name ?? '');
     this.qnames.push(row.qname);
   }
 
@@ -129,6 +141,8 @@ export class BatchBuilder {
     this.dict = [];
     this.codes = new Map();
     this.qnames = [];
+    // The codes belong to the dictionary just handed over.
+    this.lastValue.fill('\uD800');
     return msg;
   }
 }

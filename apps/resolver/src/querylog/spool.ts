@@ -4,14 +4,16 @@
  * batch to a file in the spool directory instead of dropping it, and tells the writer thread where;
  * the writer inserts the spooled batches in their turn, records how far it got, and deletes a file
  * once every batch of it is in the database. Appending a batch costs the resolving thread one
- * `writev` of about 150 KB (the batch's numbers as they are, its text as JSON), so at a saturating
+ * `writev` of about 200 KB (the batch's numbers and qnames as they are in memory), so at a saturating
  * rate answering keeps the core and the log is written when the core has time.
  *
- * File format: frames, one per batch. A frame is a 16-byte header — the bytes `CQL1`, then
- * little-endian u32 row count, u32 byte length of the numbers, u32 byte length of the JSON — then
- * `count × NUMS` float64 (little-endian, querylog/batch.ts), then UTF-8 JSON `[dict, qnames]`
- * (JSON keeps the qname separator, a lone surrogate, which UTF-8 cannot). A frame cut short (the
- * process died while appending) ends the file.
+ * File format: frames, one per batch. A frame is a 20-byte header — the bytes `CQL2`, then
+ * little-endian u32 row count, u32 byte length of the numbers, u32 byte length of the dictionary,
+ * u32 byte length of the qnames — then `count × NUMS` float64 (little-endian, querylog/batch.ts),
+ * the dictionary as UTF-8 JSON, and the joined qnames as UTF-16LE: a copy of the string's own
+ * two-byte form that keeps the separator, a lone surrogate, which UTF-8 cannot (and which JSON would
+ * escape character by character: 2 % of the resolving thread at saturation, bench/README.md). A
+ * frame cut short (the process died while appending) ends the file.
  *
  * Files are named `<run>-<seq>.spool`; `<run>` is new for every start of the sink, so files of an
  * earlier run are leftovers, imported before anything else. `<file>.done` holds the byte offset up
@@ -25,22 +27,24 @@ import { NUMS, type ToWriter } from './batch.ts';
 /** A `rows` message as framed in the spool. */
 export type RowsMessage = Extract<ToWriter, { kind: 'rows' }>;
 
-const MAGIC = 0x314c5143; // 'CQL1' read as a little-endian u32
-const HEADER_BYTES = 16;
-/** The largest frame accepted when reading: a 1,000-row batch is ≈ 150 KB. */
+const MAGIC = 0x324c5143; // 'CQL2' read as a little-endian u32
+const HEADER_BYTES = 20;
+/** The largest frame accepted when reading: a 1,000-row batch is ≈ 200 KB. */
 const MAX_FRAME_BYTES = 64 << 20;
 
-/** The header + numbers + JSON of `msg` as one frame (see the module comment). */
+/** The header, numbers, dictionary and qnames of `msg` as one frame (see the module comment). */
 export function encodeFrame(msg: RowsMessage): Buffer[] {
   const numsBytes = msg.count * NUMS * 8;
-  const json = Buffer.from(JSON.stringify([msg.dict, msg.qnames]), 'utf8');
+  const dict = Buffer.from(JSON.stringify(msg.dict), 'utf8');
+  const qnames = Buffer.from(msg.qnames, 'utf16le');
   const header = Buffer.allocUnsafe(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(msg.count, 4);
   header.writeUInt32LE(numsBytes, 8);
-  header.writeUInt32LE(json.length, 12);
+  header.writeUInt32LE(dict.length, 12);
+  header.writeUInt32LE(qnames.length, 16);
   // Float64Array memory is little-endian on every platform Node runs on (x86-64, arm64).
-  return [header, Buffer.from(msg.nums.buffer, msg.nums.byteOffset, numsBytes), json];
+  return [header, Buffer.from(msg.nums.buffer, msg.nums.byteOffset, numsBytes), dict, qnames];
 }
 
 /**
@@ -55,19 +59,27 @@ export function decodeFrames(bytes: Buffer): { messages: RowsMessage[]; used: nu
     if (bytes.readUInt32LE(at) !== MAGIC) throw new Error(`query-log spool: no frame at byte ${at}`);
     const count = bytes.readUInt32LE(at + 4);
     const numsBytes = bytes.readUInt32LE(at + 8);
-    const jsonBytes = bytes.readUInt32LE(at + 12);
-    if (numsBytes !== count * NUMS * 8 || numsBytes + jsonBytes > MAX_FRAME_BYTES) {
+    const dictBytes = bytes.readUInt32LE(at + 12);
+    const qnamesBytes = bytes.readUInt32LE(at + 16);
+    if (
+      numsBytes !== count * NUMS * 8 ||
+      qnamesBytes % 2 !== 0 ||
+      numsBytes + dictBytes + qnamesBytes > MAX_FRAME_BYTES
+    ) {
       throw new Error(`query-log spool: frame at byte ${at} has inconsistent sizes`);
     }
-    const end = at + HEADER_BYTES + numsBytes + jsonBytes;
+    const numsAt = at + HEADER_BYTES;
+    const dictAt = numsAt + numsBytes;
+    const qnamesAt = dictAt + dictBytes;
+    const end = qnamesAt + qnamesBytes;
     if (end > bytes.length) break;
     const nums = new Float64Array(count * NUMS);
-    new Uint8Array(nums.buffer).set(bytes.subarray(at + HEADER_BYTES, at + HEADER_BYTES + numsBytes));
-    const text = JSON.parse(bytes.toString('utf8', at + HEADER_BYTES + numsBytes, end)) as unknown;
-    if (!Array.isArray(text) || !Array.isArray(text[0]) || typeof text[1] !== 'string') {
-      throw new Error(`query-log spool: frame at byte ${at} has no dictionary and qnames`);
+    new Uint8Array(nums.buffer).set(bytes.subarray(numsAt, dictAt));
+    const dict = JSON.parse(bytes.toString('utf8', dictAt, qnamesAt)) as unknown;
+    if (!Array.isArray(dict) || !dict.every((d) => typeof d === 'string')) {
+      throw new Error(`query-log spool: frame at byte ${at} has no dictionary`);
     }
-    messages.push({ kind: 'rows', count, nums, dict: text[0] as string[], qnames: text[1] });
+    messages.push({ kind: 'rows', count, nums, dict, qnames: bytes.toString('utf16le', qnamesAt, end) });
     at = end;
   }
   return { messages, used: at };

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { ADDR_BYTES, type UdpBatchBinding } from '@cordon/udp-batch';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
+import { batchReceiveTime } from '../dns/message.ts';
 
 /**
  * One datagram's work (transport/udp.ts): the response-rate limit, then the exchange. Returns
@@ -55,17 +56,23 @@ export function startBatched(
   const lens = new Int32Array(UDP_BATCH * 2);
   const addrs = Buffer.allocUnsafeSlow(UDP_BATCH * ADDR_BYTES);
   const v4Names = new Map<number, string>();
+  let lastV4 = -1;
+  let lastV4Name: string | null = null;
 
   const clientIpOf = (slot: number): string => {
     const off = slot * ADDR_BYTES;
     if (addrs[off] === 4) {
       const n = addrs.readUInt32BE(off + 4);
+      // Datagrams of a batch mostly come from one client: no map lookup for a repeat.
+      if (n === lastV4 && lastV4Name !== null) return lastV4Name;
       let name = v4Names.get(n);
       if (name === undefined) {
         name = `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
         if (v4Names.size >= IP_CACHE_MAX) v4Names.clear();
         v4Names.set(n, name);
       }
+      lastV4 = n;
+      lastV4Name = name;
       return name;
     }
     // The compressed form (RFC 5952), as node:dgram reports IPv6 sources.
@@ -78,6 +85,17 @@ export function startBatched(
   };
 
   const onBatch = (count: number) => {
+    batchReceiveTime.wall = Date.now();
+    batchReceiveTime.mono = performance.now();
+    batchReceiveTime.set = true;
+    try {
+      answerBatch(count);
+    } finally {
+      batchReceiveTime.set = false;
+    }
+  };
+
+  const answerBatch = (count: number) => {
     for (let i = 0; i < count; i++) {
       const len = lens[i] as number;
       if (len < 0) {
