@@ -79,26 +79,27 @@ describe('SpoolAppender', () => {
     const dir = spoolDir();
     const spool = new SpoolAppender(dir, 'run1', 6_000);
     const first = spool.append(batch(0, 30));
+    expect(spool.full).toBe(false);
     const second = spool.append(batch(30, 30));
-    expect(first.ended).toBeNull();
-    expect(second.range).toMatchObject({ file: first.range.file, offset: first.range.length });
-    const third = spool.append(batch(60, 30)); // the file passed 6,000 bytes: a new one
-    expect(third.ended).toBe(first.range.file);
-    expect(third.range.file).not.toBe(first.range.file);
-    expect(third.range.offset).toBe(0);
-    const rows = [first.range, second.range, third.range].flatMap((r) =>
+    expect(second).toMatchObject({ file: first.file, offset: first.length });
+    expect(spool.full).toBe(true); // past 6,000 bytes: the caller ends the file, the next append starts one
+    expect(spool.end()).toBe(first.file);
+    const third = spool.append(batch(60, 30));
+    expect(third.file).not.toBe(first.file);
+    expect(third.offset).toBe(0);
+    const rows = [first, second, third].flatMap((r) =>
       decodeFrames(readSpoolRange(r)).messages.flatMap((m) => readRows(m)),
     );
     expect(rows).toEqual(expected(0, 90));
-    expect(spool.pendingBytes).toBe(first.range.length + second.range.length + third.range.length);
-    expect(spool.end()).toBe(third.range.file);
+    expect(spool.pendingBytes).toBe(first.length + second.length + third.length);
+    expect(spool.end()).toBe(third.file);
     expect(spool.end()).toBeNull();
   });
 
   it("lists an earlier run's files, oldest first, from the offset of their .done note", () => {
     const dir = spoolDir();
     const old = new SpoolAppender(dir, 'a-old');
-    const r1 = old.append(batch(0, 10)).range;
+    const r1 = old.append(batch(0, 10));
     old.append(batch(10, 10));
     old.end();
     writeFileSync(`${r1.file}.done`, String(r1.length));

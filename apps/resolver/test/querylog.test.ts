@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DatabaseHandle, migrateToLatest, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
@@ -202,6 +202,37 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     await db.done();
   });
 
+  it('drops and counts, without failing, the batches the spool cannot take, and spools again once it can', async () => {
+    const db = await database();
+    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
+    const errors: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+    const writer = new QueryLogWorkerWriter(db.connection, logger, {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+      spoolDir,
+    });
+    rmSync(spoolDir, { recursive: true }); // the disk went away: nothing can be appended
+    for (let i = 0; i < 400; i++) expect(writer.push(row(i))).toBe(true);
+    expect(writer.stats).toMatchObject({ dropped: 200, spooled: 0 });
+    expect(errors).toEqual(['query-log spool cannot be written; rows dropped']);
+    mkdirSync(spoolDir);
+    for (let i = 400; i < 600; i++) writer.push(row(i));
+    expect(writer.stats).toMatchObject({ dropped: 200, spooled: 200 });
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: 400, dropped: 200, failedBatches: 0 });
+    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
+    expect(qnames.map((r) => r.qname)).toEqual([
+      ...Array.from({ length: 200 }, (_, i) => `q${i}.example`),
+      ...Array.from({ length: 200 }, (_, i) => `q${400 + i}.example`),
+    ]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+    await writer.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.done();
+  });
+
   it("writes an earlier run's spool files first, from their .done offset, and deletes them", async () => {
     const db = await database();
     const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
@@ -212,13 +243,13 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
       for (let i = from; i < from + 100; i++) b.add(row(i));
       return b.take();
     };
-    const first = earlier.append(frame(0)).range;
+    const first = earlier.append(frame(0));
     earlier.append(frame(100));
     earlier.append(frame(200));
     earlier.end();
     writeFileSync(`${first.file}.done`, String(first.length));
     const cut = new SpoolAppender(spoolDir, '1-earlier');
-    const cutRange = cut.append(frame(300)).range;
+    const cutRange = cut.append(frame(300));
     cut.end();
     truncateSync(cutRange.file, cutRange.length - 10);
 

@@ -120,14 +120,18 @@ export class SpoolAppender {
     return this.fd === null ? null : this.file;
   }
 
+  /** Whether the current file has reached its size: the caller ends it (and announces that) first. */
+  get full(): boolean {
+    return this.fd !== null && this.size >= this.maxFileBytes;
+  }
+
   /**
-   * Appends `msg` as one frame to the current file (a new one when none is open or it is full).
-   * @returns where the frame was written; the file to announce as ended first when it rotated (null otherwise)
-   * @throws the `fs` error (`ENOSPC`…) when the frame cannot be written; the file is closed then
+   * Appends `msg` as one frame to the current file (a new one when none is open).
+   * @returns where the frame was written
+   * @throws the `fs` error (`ENOSPC`…) when the frame cannot be written; the file stays open with
+   *   whatever part was written past its announced frames (never read: the caller ends the file)
    */
-  append(msg: RowsMessage): { range: SpoolRange; ended: string | null } {
-    let ended: string | null = null;
-    if (this.fd !== null && this.size >= this.maxFileBytes) ended = this.end();
+  append(msg: RowsMessage): SpoolRange {
     if (this.fd === null) {
       this.file = join(this.dir, `${this.run}-${String(++this.seq).padStart(6, '0')}.spool`);
       this.fd = openSync(this.file, 'a');
@@ -136,21 +140,13 @@ export class SpoolAppender {
     const parts = encodeFrame(msg);
     let length = 0;
     for (const p of parts) length += p.length;
-    try {
-      let written = writevSync(this.fd, parts);
-      // A short write (rare: a signal, a full disk) is finished or fails here.
-      while (written < length) {
-        const rest = Buffer.concat(parts).subarray(written);
-        written += writevSync(this.fd, [rest]);
-      }
-    } catch (err) {
-      this.end();
-      throw err;
-    }
+    let written = writevSync(this.fd, parts);
+    // A short write (rare: a signal, a full disk) is finished or fails here.
+    while (written < length) written += writevSync(this.fd, [Buffer.concat(parts).subarray(written)]);
     const range = { file: this.file, offset: this.size, length };
     this.size += length;
     this.pendingBytes += length;
-    return { range, ended };
+    return range;
   }
 
   /** Closes the current file; @returns its path (to announce as ended), or null when none was open. */

@@ -164,14 +164,16 @@ export class QueryLogWorkerWriter implements QueryLogSink {
       this.logSpoolFailure({ spoolBytes: spool.pendingBytes }, 'query-log spool full; rows dropped');
       return;
     }
+    if (spool.full) this.endSpoolFile();
     try {
-      const { range, ended } = spool.append(msg);
-      if (ended !== null) this.worker.postMessage({ kind: 'spoolEnd', file: ended } satisfies ToWriter);
+      const range = spool.append(msg);
       this.worker.postMessage({ kind: 'spooled', ...range, count: msg.count } satisfies ToWriter);
       this.stats.spooled += msg.count;
     } catch (err) {
       this.stats.dropped += msg.count;
       this.logSpoolFailure({ err }, 'query-log spool cannot be written; rows dropped');
+      // The file ends here: the thread deletes it after the frames announced before.
+      this.endSpoolFile();
     }
   }
 
