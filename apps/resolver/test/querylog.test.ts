@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { BatchBuilder } from '../src/querylog/batch.ts';
 import { SpoolAppender } from '../src/querylog/spool.ts';
 import { openQueryLog, QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
-import { type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
+import { type QueryLogOptions, type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
 const row = (i: number): QueryLogRow => ({
   ts: 1_700_000_000_000 + i,
@@ -118,6 +118,25 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
       ).n,
     );
 
+  /** A writer with 100-row batches, 250 rows in memory at most and a fresh spool directory. */
+  function spoolingWriter(
+    db: { connection: OpenDatabaseOptions },
+    opts: Partial<QueryLogOptions> = {},
+    logger = pino({ level: 'silent' }),
+  ) {
+    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
+    const writer = new QueryLogWorkerWriter(db.connection, logger, {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+      spoolDir,
+      ...opts,
+    });
+    return { writer, spoolDir };
+  }
+  const qnamesById = async (handle: DatabaseHandle) =>
+    (await handle.db.selectFrom('query_log').select('qname').orderBy('id').execute()).map((r) => r.qname);
+
   it('writes every row on its own thread and connection; close() flushes the partial batch', async () => {
     const db = await database();
     const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
@@ -161,13 +180,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
 
   it('spools the batches beyond maxBuffer instead of dropping them, writes every row in order, and empties the spool', async () => {
     const db = await database();
-    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
-    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
-      batchSize: 100,
-      flushMs: 60_000,
-      maxBuffer: 250,
-      spoolDir,
-    });
+    const { writer, spoolDir } = spoolingWriter(db);
     // No acknowledgement can arrive during a synchronous loop: 2 batches go to memory, 18 to the spool.
     for (let i = 0; i < 2000; i++) expect(writer.push(row(i))).toBe(true);
     expect(writer.stats).toMatchObject({ dropped: 0, spooled: 1800 });
@@ -175,8 +188,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     await writer.flush();
     expect(writer.stats).toEqual({ written: 2000, dropped: 0, failedBatches: 0, spooled: 1800 });
     expect(readdirSync(spoolDir)).toEqual([]);
-    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
-    expect(qnames.map((r) => r.qname)).toEqual(Array.from({ length: 2000 }, (_, i) => `q${i}.example`));
+    expect(await qnamesById(db.handle)).toEqual(Array.from({ length: 2000 }, (_, i) => `q${i}.example`));
     await writer.close();
     rmSync(spoolDir, { recursive: true, force: true });
     await db.done();
@@ -184,14 +196,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
 
   it('drops and counts the rows beyond maxBuffer once the spool holds maxSpoolBytes', async () => {
     const db = await database();
-    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
-    const writer = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), {
-      batchSize: 100,
-      flushMs: 60_000,
-      maxBuffer: 250,
-      spoolDir,
-      maxSpoolBytes: 1,
-    });
+    const { writer, spoolDir } = spoolingWriter(db, { maxSpoolBytes: 1 });
     for (let i = 0; i < 600; i++) writer.push(row(i));
     // 200 in memory, one batch spooled (the spool was empty), the next three dropped.
     expect(writer.stats).toMatchObject({ dropped: 300, spooled: 100 });
@@ -204,15 +209,9 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
 
   it('drops and counts, without failing, the batches the spool cannot take, and spools again once it can', async () => {
     const db = await database();
-    const spoolDir = mkdtempSync(join(tmpdir(), 'cordon-qlog-spool-'));
     const errors: string[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
-    const writer = new QueryLogWorkerWriter(db.connection, logger, {
-      batchSize: 100,
-      flushMs: 60_000,
-      maxBuffer: 250,
-      spoolDir,
-    });
+    const { writer, spoolDir } = spoolingWriter(db, {}, logger);
     rmSync(spoolDir, { recursive: true }); // the disk went away: nothing can be appended
     for (let i = 0; i < 400; i++) expect(writer.push(row(i))).toBe(true);
     expect(writer.stats).toMatchObject({ dropped: 200, spooled: 0 });
@@ -222,8 +221,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     expect(writer.stats).toMatchObject({ dropped: 200, spooled: 200 });
     await writer.flush();
     expect(writer.stats).toMatchObject({ written: 400, dropped: 200, failedBatches: 0 });
-    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
-    expect(qnames.map((r) => r.qname)).toEqual([
+    expect(await qnamesById(db.handle)).toEqual([
       ...Array.from({ length: 200 }, (_, i) => `q${i}.example`),
       ...Array.from({ length: 200 }, (_, i) => `q${400 + i}.example`),
     ]);
@@ -257,8 +255,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     writer.push(row(5000));
     await writer.flush();
     expect(writer.stats).toMatchObject({ written: 201, dropped: 0, failedBatches: 0 });
-    const qnames = await db.handle.db.selectFrom('query_log').select('qname').orderBy('id').execute();
-    expect(qnames.map((r) => r.qname)).toEqual([
+    expect(await qnamesById(db.handle)).toEqual([
       ...Array.from({ length: 200 }, (_, i) => `q${100 + i}.example`),
       'q5000.example',
     ]);
