@@ -1,14 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchBuilder, readRows } from '../src/querylog/batch.ts';
 import {
+  claimSpoolDir,
   decodeFrames,
   encodeFrame,
   leftoverSpoolFiles,
   readDoneOffset,
   readSpoolRange,
+  releaseSpoolDir,
+  SPOOL_OWNER_FILE,
   SpoolAppender,
 } from '../src/querylog/spool.ts';
 import type { QueryLogRow } from '../src/querylog/writer.ts';
@@ -112,5 +116,26 @@ describe('SpoolAppender', () => {
     expect(decodeFrames(readSpoolRange(left[0]!)).messages.flatMap((m) => readRows(m))).toEqual(expected(10, 10));
     expect(readdirSync(dir).sort()).toHaveLength(3);
     expect(readFileSync(`${r1.file}.done`, 'utf8')).toBe(String(r1.length));
+  });
+});
+
+describe('spool directory ownership', () => {
+  it('is taken by one process at a time, given back, and taken over from a process that has ended', () => {
+    const dir = spoolDir();
+    const owner = join(dir, SPOOL_OWNER_FILE);
+    expect(claimSpoolDir(dir)).toEqual({ owner: null });
+    expect(readFileSync(owner, 'utf8')).toBe(String(process.pid));
+    expect(claimSpoolDir(dir)).toEqual({ owner: process.pid }); // held (by this process's other writer)
+    releaseSpoolDir(dir);
+    expect(existsSync(owner)).toBe(false);
+    // A crashed resolver's file: its process no longer runs.
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(owner, String(ended));
+    expect(claimSpoolDir(dir)).toEqual({ owner: null });
+    expect(readFileSync(owner, 'utf8')).toBe(String(process.pid));
+    // Another process's file is left alone by release.
+    writeFileSync(owner, String(ended));
+    releaseSpoolDir(dir);
+    expect(readFileSync(owner, 'utf8')).toBe(String(ended));
   });
 });

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { BatchBuilder } from '../src/querylog/batch.ts';
-import { SpoolAppender } from '../src/querylog/spool.ts';
+import { SPOOL_OWNER_FILE, SpoolAppender } from '../src/querylog/spool.ts';
 import { openQueryLog, QueryLogWorkerWriter } from '../src/querylog/threaded.ts';
 import { type QueryLogOptions, type QueryLogRow, QueryLogWriter } from '../src/querylog/writer.ts';
 
@@ -30,6 +30,9 @@ const row = (i: number): QueryLogRow => ({
 });
 
 const udpBatchBuilt = loadUdpBatch() !== null;
+
+/** The spool's data files in `dir` (not its owner file). */
+const spoolFiles = (dir: string) => readdirSync(dir).filter((f) => f !== SPOOL_OWNER_FILE);
 
 /** The threads of this process at SCHED_IDLE (policy 5 in /proc/self/task/<tid>/sched), by id. */
 function idleThreads(): Set<string> {
@@ -187,7 +190,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     expect(readdirSync(spoolDir).filter((f) => f.endsWith('.spool'))).toHaveLength(1);
     await writer.flush();
     expect(writer.stats).toEqual({ written: 2000, dropped: 0, failedBatches: 0, spooled: 1800 });
-    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(spoolFiles(spoolDir)).toEqual([]);
     expect(await qnamesById(db.handle)).toEqual(Array.from({ length: 2000 }, (_, i) => `q${i}.example`));
     await writer.close();
     rmSync(spoolDir, { recursive: true, force: true });
@@ -225,8 +228,37 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
       ...Array.from({ length: 200 }, (_, i) => `q${i}.example`),
       ...Array.from({ length: 200 }, (_, i) => `q${400 + i}.example`),
     ]);
-    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(spoolFiles(spoolDir)).toEqual([]);
     await writer.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.done();
+  });
+
+  it('refuses a spool directory another running writer owns, and takes it once that one has closed', async () => {
+    const db = await database();
+    const errors: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+    const { writer: first, spoolDir } = spoolingWriter(db);
+    const second = new QueryLogWorkerWriter(db.connection, logger, {
+      batchSize: 100,
+      flushMs: 60_000,
+      maxBuffer: 250,
+      spoolDir,
+    });
+    expect(errors).toEqual([
+      'query-log spool directory is in use by another running resolver; rows beyond the buffer are dropped (give each resolver its own --data-dir)',
+    ]);
+    for (let i = 0; i < 400; i++) second.push(row(i));
+    expect(second.stats).toMatchObject({ dropped: 150, spooled: 0 });
+    await second.close();
+    await first.close();
+    expect(readdirSync(spoolDir)).toEqual([]); // the owner file goes with its writer
+    const third = new QueryLogWorkerWriter(db.connection, logger, { batchSize: 100, maxBuffer: 250, spoolDir });
+    for (let i = 0; i < 400; i++) third.push(row(1000 + i));
+    expect(third.stats).toMatchObject({ dropped: 0, spooled: 200 });
+    await third.close();
+    expect(third.stats).toMatchObject({ written: 400 });
+    expect(errors).toHaveLength(1);
     rmSync(spoolDir, { recursive: true, force: true });
     await db.done();
   });
@@ -259,7 +291,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
       ...Array.from({ length: 200 }, (_, i) => `q${100 + i}.example`),
       'q5000.example',
     ]);
-    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(spoolFiles(spoolDir)).toEqual([]);
     await writer.close();
     rmSync(spoolDir, { recursive: true, force: true });
     await db.done();

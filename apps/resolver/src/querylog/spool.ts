@@ -19,8 +19,21 @@
  * earlier run are leftovers, imported before anything else. `<file>.done` holds the byte offset up
  * to which the writer has committed the file's frames: a crash between a commit and that note
  * inserts at most the last committed range again (at least once, never lost).
+ *
+ * One process owns a directory at a time ({@link claimSpoolDir}: `owner.pid`): a second resolver
+ * started on the same data directory would otherwise take the first one's live files for leftovers.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writevSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writevSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { NUMS, type ToWriter } from './batch.ts';
 
@@ -206,5 +219,51 @@ export function readSpoolRange(range: SpoolRange): Buffer {
     return buf.subarray(0, got);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The file that names the process owning a spool directory. */
+export const SPOOL_OWNER_FILE = 'owner.pid';
+
+/**
+ * Makes this process the owner of spool directory `dir` (which must exist): creates `owner.pid`
+ * with this process's id, or takes it over when the process it names no longer runs (a crash).
+ * @returns `{ owner: null }` when claimed, else `{ owner: pid }` of the running process that holds it
+ *   (this process too, when another writer of it holds the directory)
+ * @throws the `fs` error when the file cannot be written or read
+ */
+export function claimSpoolDir(dir: string): { owner: number | null } {
+  const file = join(dir, SPOOL_OWNER_FILE);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return { owner: null };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const pid = Number(readFileSync(file, 'utf8'));
+    if (Number.isSafeInteger(pid) && pid > 0 && processRuns(pid)) return { owner: pid };
+    rmSync(file, { force: true }); // its process is gone: the directory's files are leftovers now
+  }
+  throw new Error(`query-log spool: cannot claim ${dir}`);
+}
+
+/** Gives up the ownership {@link claimSpoolDir} took (only when this process holds it). */
+export function releaseSpoolDir(dir: string): void {
+  const file = join(dir, SPOOL_OWNER_FILE);
+  try {
+    if (Number(readFileSync(file, 'utf8')) === process.pid) rmSync(file, { force: true });
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether a process with id `pid` runs on this host (signal 0 probes without sending). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -4,7 +4,7 @@ import type { DatabaseHandle, OpenDatabaseOptions } from '@cordon/db';
 import type { Logger } from 'pino';
 import { startModuleWorker } from '../threads.ts';
 import { BatchBuilder, type FromWriter, type ToWriter } from './batch.ts';
-import { type RowsMessage, SpoolAppender } from './spool.ts';
+import { claimSpoolDir, type RowsMessage, releaseSpoolDir, SpoolAppender } from './spool.ts';
 import {
   type QueryLogOptions,
   type QueryLogRow,
@@ -256,6 +256,8 @@ export class QueryLogWorkerWriter implements QueryLogSink {
         }).then(async () => {
           this.dead = true;
           await this.worker.terminate();
+          // Everything spooled is written and its files deleted: another resolver may use the directory.
+          if (this.spool !== null) releaseSpoolDir(this.spool.dir);
         });
     return this.closing;
   }
@@ -269,8 +271,16 @@ function openSpool(dir: string | null, logger: Logger): SpoolAppender | null {
   if (dir === null) return null;
   try {
     mkdirSync(dir, { recursive: true });
+    const { owner } = claimSpoolDir(dir);
+    if (owner !== null) {
+      logger.error(
+        { dir, owner },
+        'query-log spool directory is in use by another running resolver; rows beyond the buffer are dropped (give each resolver its own --data-dir)',
+      );
+      return null;
+    }
   } catch (err) {
-    logger.error({ err, dir }, 'query-log spool directory cannot be created; rows beyond the buffer are dropped');
+    logger.error({ err, dir }, 'query-log spool directory cannot be used; rows beyond the buffer are dropped');
     return null;
   }
   // A new prefix each start: files under other prefixes are an earlier run's, imported first.
