@@ -150,10 +150,9 @@ async function writeSpooledRows(): Promise<void> {
       used = decoded.used;
       const rows: QueryLogRow[] = [];
       for (const m of decoded.messages) for (const r of readRows(m)) rows.push(r);
-      count = rows.length;
       return rows;
     },
-    () => count,
+    count,
     source,
   );
   // Past these frames whether written or lost (a failed batch is counted, as from memory).
@@ -172,30 +171,33 @@ async function writeSpooledRows(): Promise<void> {
 }
 
 /**
- * Inserts the rows `read` returns and reports them to the resolving thread (`count`: the rows
- * announced, or a function read after `read` ran). @returns true when written, false when lost,
- * null when the connection is closed
+ * Inserts the rows `read` returns and reports them to the resolving thread: as many as `read`
+ * returned, or `announced` when it failed or was not called (no connection).
+ * @returns true when written, false when lost, null when the connection is closed
  */
 async function insertAndReport(
   read: () => QueryLogRow[],
-  count: number | (() => number),
+  announced: number,
   source: 'memory' | 'spool' | 'leftover',
 ): Promise<boolean | null> {
-  const counted = () => (typeof count === 'number' ? count : count());
+  let count = announced;
   if (handle === null) {
-    send({ kind: 'batch', count: counted(), error: openError, source });
+    send({ kind: 'batch', count, error: openError, source });
     return null;
   }
   try {
-    await insertQueryLogRaw(handle, read(), PACE);
-    send({ kind: 'batch', count: counted(), error: null, source });
+    const rows = read();
+    count = rows.length;
+    await insertQueryLogRaw(handle, rows, PACE);
+    send({ kind: 'batch', count, error: null, source });
     return true;
   } catch (err) {
-    send({ kind: 'batch', count: counted(), error: err instanceof Error ? err.message : String(err), source });
+    send({ kind: 'batch', count, error: err instanceof Error ? err.message : String(err), source });
     return false;
   }
 }
 
+/** A file's size in bytes, 0 when it is gone. */
 function statSizeOf(file: string): number {
   try {
     return statSync(file).size;
@@ -206,9 +208,8 @@ function statSizeOf(file: string): number {
 
 /** Deletes a spool file whose frames are all handled, and its note. */
 function deleteSpoolFile(file: string): void {
-  let bytes = 0;
+  const bytes = statSizeOf(file);
   try {
-    bytes = statSizeOf(file);
     rmSync(file, { force: true });
     rmSync(`${file}.done`, { force: true });
   } catch (err) {
