@@ -2,7 +2,9 @@ import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { AnswerCache, LRU_REFRESH_MS, STALE_TTL } from '../src/cache/answer-cache.ts';
 import { type CompiledAnswer, compileAnswer, renderAnswer } from '../src/cache/compiled-answer.ts';
-import { decodeQuery } from '../src/dns/message.ts';
+import { batchReceiveTime, decodeQuery } from '../src/dns/message.ts';
+import { ResolverCounters } from '../src/metrics.ts';
+import { cacheLink } from '../src/pipeline/cache.ts';
 import type { DnsRequest } from '../src/request.ts';
 
 const positive = (ttls: number[], flags = 0): Packet => ({
@@ -96,6 +98,32 @@ describe('AnswerCache', () => {
     expect(decoded.additionals).toMatchObject([{ type: 'OPT', udpPayloadSize: 1232 }]);
     c.advance(110_000);
     expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('ages a hit by the receive batch’s clock reading when the cache runs on the wall clock', async () => {
+    const counters = new ResolverCounters();
+    const upstream = () => Promise.reject(new Error('no upstream in this test'));
+    const ttlOfHit = (cache: AnswerCache) => {
+      const answer = cacheLink(cache, counters)(upstream)({ request: request('www.example'), identity: null, decision: null });
+      if (answer instanceof Promise) throw new Error('expected a cache hit');
+      return ttlsOf(answer.wire);
+    };
+    const wall = new AnswerCache();
+    const injected = new AnswerCache({ now: clock(Date.now()).now });
+    expect(wall.wallClock && !injected.wallClock).toBe(true);
+    wall.set('www.example', compile(positive([300])));
+    injected.set('www.example', compile(positive([300])));
+    batchReceiveTime.wall = Date.now() + 100_000;
+    batchReceiveTime.set = true;
+    try {
+      expect(ttlOfHit(wall)).toEqual([200]);
+      // An injected clock is the cache's only clock.
+      expect(ttlOfHit(injected)).toEqual([300]);
+    } finally {
+      batchReceiveTime.set = false;
+    }
+    expect(ttlOfHit(wall)).toEqual([300]);
+    expect(counters.cacheHits).toBe(3);
   });
 
   it('keeps NXDOMAIN for min(SOA TTL, SOA MINIMUM) and skips negative answers without SOA', () => {

@@ -86,6 +86,22 @@ describe('parseQuery against dns-packet', () => {
     expect(r.query.qclass).toBe(1);
     expect(r.query.questionEnd).toBe(questionEnd(raw));
     expect(r.query.flags & dnsPacket.RECURSION_DESIRED).toBe(dnsPacket.RECURSION_DESIRED);
+    // The normalised qname: capitals lowered, and the very same string when there are none.
+    expect(r.query.qname).toBe(o.name.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+    if (!/[A-Z]/.test(o.name)) expect(Object.is(r.query.qname, r.query.name)).toBe(true);
+  });
+
+  it('lowers only ASCII capitals (RFC 4343 §3), UTF-8 labels included', () => {
+    for (const [name, qname] of [
+      ['WwW.Example.COM', 'www.example.com'],
+      ['Bücher.EXAMPLE', 'bücher.example'],
+      ['bÜcher.example', 'bÜcher.example'],
+      ['AZ@[`{.example', 'az@[`{.example'],
+    ]) {
+      const r = parseQuery(query(name!, 'A'));
+      if (r.kind !== 'ok') throw new Error(`bad query ${name}`);
+      expect([r.query.name, r.query.qname]).toEqual([name, qname]);
+    }
   });
 
   it('skips compressed names in other records, and refuses a pointer inside the qname', () => {

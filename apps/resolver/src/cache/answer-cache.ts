@@ -49,12 +49,15 @@ export class AnswerCache {
   private readonly maxStale: number;
   /** The cache's clock, epoch ms. */
   readonly now: () => number;
+  /** True when {@link now} is the wall clock (no clock injected): a caller may pass its own reading of it. */
+  readonly wallClock: boolean;
 
   constructor(opts: AnswerCacheOptions = {}) {
     this.maxEntries = opts.maxEntries ?? 100_000;
     this.maxTtl = opts.maxTtl ?? 86_400;
     this.maxStale = opts.maxStale ?? 86_400;
     this.now = opts.now ?? Date.now;
+    this.wallClock = opts.now === undefined;
   }
 
   /** Number of entries, fresh or stale. */
@@ -90,11 +93,12 @@ export class AnswerCache {
   /**
    * A fresh entry, or undefined. Refreshes its LRU position when it was last refreshed
    * {@link LRU_REFRESH_MS} or more ago. See {@link elapsedSeconds} for the TTL decrement.
+   * `now`: the cache's clock read by the caller (epoch ms; only when {@link wallClock} may it be the
+   * caller's own wall-clock reading, such as a receive batch's).
    */
-  get(key: string): CacheEntry | undefined {
+  get(key: string, now = this.now()): CacheEntry | undefined {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
-    const now = this.now();
     if (now >= e.expiresAt) return undefined;
     if (now - e.touchedAt >= LRU_REFRESH_MS) {
       e.touchedAt = now;
@@ -104,9 +108,9 @@ export class AnswerCache {
     return e;
   }
 
-  /** Whole seconds `entry` has spent in cache: what to take off each of its TTLs. */
-  elapsedSeconds(entry: CacheEntry): number {
-    return Math.floor((this.now() - entry.storedAt) / 1000);
+  /** Whole seconds `entry` has spent in cache at `now` (epoch ms, as {@link get}): what to take off each of its TTLs. */
+  elapsedSeconds(entry: CacheEntry, now = this.now()): number {
+    return Math.floor((now - entry.storedAt) / 1000);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Answer, Packet } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
-import { allocResponse, Flag } from '../dns/message.ts';
+import { allocResponse, Flag, put32 } from '../dns/message.ts';
 import type { DnsRequest } from '../dns/request.ts';
 
 /**
@@ -127,13 +127,13 @@ export function renderAnswer(request: DnsRequest, answer: CompiledAnswer, elapse
     body.length,
   );
   const base = request.questionEnd;
-  body.copy(out, base);
+  out.set(body, base);
   if (fixedTtl >= 0 || elapsed > 0) {
     const offsets = answer.ttlOffsets;
     const ttls = answer.ttls;
     for (let i = 0; i < offsets.length; i++) {
       const t = fixedTtl >= 0 ? fixedTtl : ttls[i]! > elapsed ? ttls[i]! - elapsed : 0;
-      out.writeUInt32BE(t, base + offsets[i]!);
+      put32(out, base + offsets[i]!, t);
     }
   }
   return out;

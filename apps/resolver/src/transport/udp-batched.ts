@@ -117,7 +117,7 @@ export function startBatched(
       if (out === null) continue;
       if (!(out instanceof Promise)) {
         if (out.length <= OUT_SLOT) {
-          out.copy(outArena, i * OUT_SLOT);
+          outArena.set(out, i * OUT_SLOT);
           lens[UDP_BATCH + i] = out.length;
         } else {
           sendLater(out, addrs.subarray(i * ADDR_BYTES, (i + 1) * ADDR_BYTES));
