@@ -58,6 +58,33 @@ describe('CategoryIndex', () => {
     }
   });
 
+  it('tells apart names whose hashes collide (equal slot and fingerprint: only the bytes differ)', () => {
+    // FNV-1a over the bytes from last to first, as the index hashes (32 bits): a birthday search over
+    // single-label names finds pairs with the very same hash, hence the same slot run and tag.
+    const fnv = (name: string) => {
+      let h = 0x811c9dc5;
+      for (let i = name.length - 1; i >= 0; i--) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+      return h >>> 0;
+    };
+    const seen = new Map<number, string>();
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; pairs.length < 3 && i < 2_000_000; i++) {
+      const name = `n${i.toString(36)}`;
+      const other = seen.get(fnv(name));
+      if (other !== undefined) pairs.push([other, name]);
+      else seen.set(fnv(name), name);
+    }
+    expect(pairs).toHaveLength(3);
+    const [[a1, a2], [b1, b2], [c1, c2]] = pairs as [[string, string], [string, string], [string, string]];
+    // Both of one pair indexed; one of another; none of the third.
+    const idx = index([
+      [a1, [1]],
+      [a2, [2]],
+      [b2, [3]],
+    ]);
+    expect([a1, a2, b1, b2, c1, c2].map((n) => idx.categoriesOf(`www.${n}`))).toEqual([[1], [2], [], [3], [], []]);
+  });
+
   it('matches on label boundaries only', () => {
     expect(idx.categoriesOf('notexample.org')).toEqual([]);
     expect(idx.categoriesOf('xb.example.org')).toEqual([]);
