@@ -104,7 +104,11 @@ describe('AnswerCache', () => {
     const counters = new ResolverCounters();
     const upstream = () => Promise.reject(new Error('no upstream in this test'));
     const ttlOfHit = (cache: AnswerCache) => {
-      const answer = cacheLink(cache, counters)(upstream)({ request: request('www.example'), identity: null, decision: null });
+      const answer = cacheLink(cache, counters)(upstream)({
+        request: request('www.example'),
+        identity: null,
+        decision: null,
+      });
       if (answer instanceof Promise) throw new Error('expected a cache hit');
       return ttlsOf(answer.wire);
     };
