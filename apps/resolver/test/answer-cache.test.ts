@@ -220,6 +220,27 @@ describe('compiled answers (wire bytes with TTL offsets)', () => {
     ]);
   });
 
+  it('keeps every byte value and patches TTLs past the body’s first 256 bytes', () => {
+    const many: Packet = {
+      type: 'response',
+      flags: 0,
+      answers: Array.from({ length: 40 }, (_, i) => ({
+        name: i % 2 === 0 ? 'www.example.com' : `n${i}.example.net`,
+        type: 'AAAA' as const,
+        class: 'IN' as const,
+        ttl: 1000 + i,
+        data: `2001:db8:ff${i.toString(16).padStart(2, '0')}::${(0xfe80 + i).toString(16)}`,
+      })),
+      authorities: [],
+      additionals: [{ name: 'x.example', type: 'TXT', class: 'IN', ttl: 5000, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] }],
+    };
+    const compiled = compileAnswer(many, 'www.example.com');
+    expect(compiled.bodyLength).toBeGreaterThan(600);
+    const d = dnsPacket.decode(renderAnswer(request('www.example.com', 'AAAA', 9, false), compiled, 999));
+    expect(d.answers).toEqual(many.answers!.map((a) => ({ ...a, ttl: (a as { ttl: number }).ttl - 999, flush: false })));
+    expect(d.additionals).toMatchObject([{ type: 'TXT', ttl: 4001, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] }]);
+  });
+
   it('patches every TTL in place (elapsed, floored at 0) and omits OPT for a client without EDNS(0)', () => {
     const compiled = compileAnswer(rich, 'www.example.com');
     const wire = renderAnswer(request('www.example.com', 'A', 8, false), compiled, 60);

@@ -11,8 +11,12 @@ import type { DnsRequest } from '../dns/request.ts';
  * Records owned by the qname start with the compression pointer `0xC00C` (RFC 1035 §4.1.4) to
  * the question at offset 12, so a cached answer carries each asker's own spelling of the qname;
  * every other name is written in full (no pointers into the upstream's message survive).
- * `ttlOffsets[i]` is where record i's 32-bit TTL sits in `body`, and `ttls[i]` its TTL as
- * received, seconds: serving from cache is one copy plus a TTL patch per record.
+ * Serving from cache is one copy plus a TTL patch per record.
+ *
+ * Compact on purpose, since the cache keeps up to 100,000 of them (bench/README.md "Answer cache
+ * memory"): one object and one flat Latin-1 string (a byte per character) holding the body's bytes
+ * followed by each record's TTL offset in it (two characters, big-endian) — no `Buffer` or typed
+ * array per entry, whose object headers cost more than the few dozen bytes they hold.
  */
 export interface CompiledAnswer {
   /** RCODE of the upstream answer (RFC 1035 §4.1.1). */
@@ -23,9 +27,13 @@ export interface CompiledAnswer {
   readonly nscount: number;
   /** Additional records, not counting the OPT each response gets. */
   readonly arcount: number;
-  readonly body: Buffer;
-  readonly ttlOffsets: Uint32Array;
-  readonly ttls: Uint32Array;
+  /**
+   * `bodyLength` characters of records (each character one byte, TTLs as received), then for each
+   * record in order (all sections) the offset of its 32-bit TTL in the body: two characters, high
+   * byte first.
+   */
+  readonly bytes: string;
+  readonly bodyLength: number;
   /**
    * How long the answer may be cached, seconds (RFC 2181 §5.2, RFC 2308 §5): the smallest TTL of
    * the answer and authority records of a positive answer; min(SOA TTL, SOA MINIMUM) of the
@@ -48,7 +56,6 @@ export function compileAnswer(response: Packet, qname: string): CompiledAnswer {
   const additionals = (response.additionals ?? []).filter((rr) => rr.type !== 'OPT');
   const parts: Buffer[] = [];
   const offsets: number[] = [];
-  const ttls: number[] = [];
   let size = 0;
   const counts = [0, 0, 0];
   const sections = [answers, authorities, additionals];
@@ -65,13 +72,18 @@ export function compileAnswer(response: Packet, qname: string): CompiledAnswer {
         rr.name.toLowerCase() === qname || (qname === '.' && rr.name === '')
           ? ROOT_POINTER
           : codec.name.encode(rr.name);
-      const ttl = (rr as { ttl?: number }).ttl ?? 0;
       offsets.push(size + owner.length + 4);
-      ttls.push(ttl >>> 0);
       parts.push(owner, rest.subarray(1));
       size += owner.length + rest.length - 1;
       counts[s]!++;
     }
+  }
+  const packed = Buffer.allocUnsafe(size + 2 * offsets.length);
+  let at = 0;
+  for (const part of parts) at += part.copy(packed, at);
+  for (const off of offsets) {
+    packed[at++] = off >>> 8;
+    packed[at++] = off & 0xff;
   }
   return {
     rcode,
@@ -79,9 +91,8 @@ export function compileAnswer(response: Packet, qname: string): CompiledAnswer {
     ancount: counts[0]!,
     nscount: counts[1]!,
     arcount: counts[2]!,
-    body: Buffer.concat(parts, size),
-    ttlOffsets: Uint32Array.from(offsets),
-    ttls: Uint32Array.from(ttls),
+    bytes: packed.toString('latin1'),
+    bodyLength: size,
     cacheTtl: cacheTtlOf(rcode, answers, authorities),
   };
 }
@@ -116,7 +127,8 @@ function minTtl(records: Answer[], start: number): number {
  * (never below 0) — or set to `fixedTtl` when ≥ 0 (stale answers, RFC 8767 §4) — and our OPT.
  */
 export function renderAnswer(request: DnsRequest, answer: CompiledAnswer, elapsed: number, fixedTtl = -1): Buffer {
-  const body = answer.body;
+  const bytes = answer.bytes;
+  const bodyLength = answer.bodyLength;
   const out = allocResponse(
     request,
     answer.rcode,
@@ -124,16 +136,16 @@ export function renderAnswer(request: DnsRequest, answer: CompiledAnswer, elapse
     answer.ancount,
     answer.nscount,
     answer.arcount,
-    body.length,
+    bodyLength,
   );
   const base = request.questionEnd;
-  out.set(body, base);
+  for (let i = 0; i < bodyLength; i++) out[base + i] = bytes.charCodeAt(i);
   if (fixedTtl >= 0 || elapsed > 0) {
-    const offsets = answer.ttlOffsets;
-    const ttls = answer.ttls;
-    for (let i = 0; i < offsets.length; i++) {
-      const t = fixedTtl >= 0 ? fixedTtl : ttls[i]! > elapsed ? ttls[i]! - elapsed : 0;
-      put32(out, base + offsets[i]!, t);
+    for (let i = bodyLength; i < bytes.length; i += 2) {
+      const at = base + ((bytes.charCodeAt(i) << 8) | bytes.charCodeAt(i + 1));
+      // The TTL as received, just copied.
+      const ttl = ((out[at]! << 24) | (out[at + 1]! << 16) | (out[at + 2]! << 8) | out[at + 3]!) >>> 0;
+      put32(out, at, fixedTtl >= 0 ? fixedTtl : ttl > elapsed ? ttl - elapsed : 0);
     }
   }
   return out;
