@@ -232,12 +232,16 @@ describe('compiled answers (wire bytes with TTL offsets)', () => {
         data: `2001:db8:ff${i.toString(16).padStart(2, '0')}::${(0xfe80 + i).toString(16)}`,
       })),
       authorities: [],
-      additionals: [{ name: 'x.example', type: 'TXT', class: 'IN', ttl: 5000, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] }],
+      additionals: [
+        { name: 'x.example', type: 'TXT', class: 'IN', ttl: 5000, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] },
+      ],
     };
     const compiled = compileAnswer(many, 'www.example.com');
     expect(compiled.bodyLength).toBeGreaterThan(600);
     const d = dnsPacket.decode(renderAnswer(request('www.example.com', 'AAAA', 9, false), compiled, 999));
-    expect(d.answers).toEqual(many.answers!.map((a) => ({ ...a, ttl: (a as { ttl: number }).ttl - 999, flush: false })));
+    expect(d.answers).toEqual(
+      many.answers!.map((a) => ({ ...a, ttl: (a as { ttl: number }).ttl - 999, flush: false })),
+    );
     expect(d.additionals).toMatchObject([{ type: 'TXT', ttl: 4001, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] }]);
   });
 
