@@ -7,7 +7,7 @@ import { servfailAnswer } from './answers.ts';
 
 /**
  * cache: answers from the shared answer cache (docs/contributing.md "Conventions" 6) with the client's id and question and
- * decremented TTLs — synchronously, one Buffer copy and a TTL patch; on a miss asks `next` and
+ * decremented TTLs — synchronously, one copy and a TTL patch; on a miss asks `next` and
  * stores what the upstream said. When the upstream fails (no answer, or SERVFAIL) an expired
  * entry is served stale with TTL 30 (RFC 8767).
  *
