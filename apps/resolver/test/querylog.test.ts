@@ -48,6 +48,13 @@ function idleThreads(): Set<string> {
 }
 
 /** The SCHED_IDLE threads now that were not in `before` (threads that ended meanwhile do not count). */
+/** A logger at level error whose messages land in `errors`, in order. */
+function errorLog() {
+  const errors: string[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+  return { errors, logger };
+}
+
 const newIdleThreads = (before: Set<string>) => [...idleThreads()].filter((tid) => !before.has(tid));
 
 describe('QueryLogWriter', () => {
@@ -212,8 +219,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
 
   it('drops and counts, without failing, the batches the spool cannot take, and spools again once it can', async () => {
     const db = await database();
-    const errors: string[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+    const { errors, logger } = errorLog();
     const { writer, spoolDir } = spoolingWriter(db, {}, logger);
     rmSync(spoolDir, { recursive: true }); // the disk went away: nothing can be appended
     for (let i = 0; i < 400; i++) expect(writer.push(row(i))).toBe(true);
@@ -236,8 +242,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
 
   it('refuses a spool directory another running writer owns, and takes it once that one has closed', async () => {
     const db = await database();
-    const errors: string[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+    const { errors, logger } = errorLog();
     const { writer: first, spoolDir } = spoolingWriter(db);
     const second = new QueryLogWorkerWriter(db.connection, logger, {
       batchSize: 100,

@@ -255,7 +255,7 @@ function optionsFit(raw: Buffer, from: number, to: number): boolean {
 function readKeyOption(raw: Buffer, from: number, to: number): string | null {
   const at = findOption(raw, from, to, EDNS_DEVICE_KEY);
   if (at < 0) return null;
-  const len = raw.readUInt16BE(at + 2);
+  const len = u16(raw, at + 2);
   if (len === 0 || len > MAX_DEVICE_KEY) return null;
   for (let i = at + 4; i < at + 4 + len; i++) {
     const c = raw[i]!;
@@ -269,7 +269,7 @@ function readKeyOption(raw: Buffer, from: number, to: number): string | null {
 function readUserOption(raw: Buffer, from: number, to: number): string | null {
   const at = findOption(raw, from, to, EDNS_USER);
   if (at < 0) return null;
-  const len = raw.readUInt16BE(at + 2);
+  const len = u16(raw, at + 2);
   if (len === 0 || len > MAX_USER_NAME) return null;
   const name = raw.toString('utf8', at + 4, at + 4 + len);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
@@ -281,8 +281,8 @@ function readUserOption(raw: Buffer, from: number, to: number): string | null {
 function findOption(raw: Buffer, from: number, to: number, code: number): number {
   let off = from;
   while (off + 4 <= to) {
-    if (raw.readUInt16BE(off) === code) return off;
-    off += 4 + raw.readUInt16BE(off + 2);
+    if (u16(raw, off) === code) return off;
+    off += 4 + u16(raw, off + 2);
   }
   return -1;
 }

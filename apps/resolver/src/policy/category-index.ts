@@ -45,7 +45,11 @@ export class CategoryIndex {
     size: number,
   ) {
     this.size = size;
+    this.entryMask = entryMask(entryBits);
   }
+
+  /** The low {@link entryBits} bits of a slot: its entry number. */
+  private readonly entryMask: number;
 
   /** An index with no domains (a do-nothing stand-in until the first load). */
   static empty(): CategoryIndex {
@@ -122,7 +126,6 @@ export class CategoryIndex {
     const bytes = this.bytes;
     const keyLen = name.length - from;
     const entryBits = this.entryBits;
-    const entryMask = (1 << entryBits) - 1;
     const tag = fingerprint(keyHash, entryBits);
     let slot = keyHash & mask;
     for (;;) {
@@ -130,7 +133,7 @@ export class CategoryIndex {
       if (v < 0) return -1;
       slot = (slot + 1) & mask;
       if (v >>> entryBits !== tag) continue;
-      const entry = v & entryMask;
+      const entry = v & this.entryMask;
       const s = this.offsets[entry]!;
       if (this.offsets[entry + 1]! - s === keyLen) {
         let k = 0;
@@ -151,7 +154,7 @@ export class CategoryIndex {
       if (v < 0) return -1;
       slot = (slot + 1) & mask;
       if (v >>> entryBits !== tag) continue;
-      const entry = v & ((1 << entryBits) - 1);
+      const entry = v & this.entryMask;
       const s = this.offsets[entry]!;
       const e = this.offsets[entry + 1]!;
       if (e - s === keyLen && this.bytes.compare(key, from, to, s, e) === 0) return entry;
@@ -174,6 +177,11 @@ function mergeInto(target: number[], add: readonly number[]): number[] {
 function fingerprint(keyHash: number, entryBits: number): number {
   const bits = 31 - entryBits;
   return bits === 0 ? 0 : keyHash >>> (32 - bits);
+}
+
+/** The slot bits holding the entry number: the low `entryBits` (1–31). */
+function entryMask(entryBits: number): number {
+  return 2 ** entryBits - 1;
 }
 
 /** Bits needed for entry numbers 0…n−1 (at least 1). */
@@ -278,7 +286,7 @@ export class CategoryIndexBuilder {
     const table = new Int32Array(cap).fill(-1);
     const mask = cap - 1;
     const entryBits = bitsFor(n);
-    const entryMask = 2 ** entryBits - 1;
+    const toEntry = entryMask(entryBits);
     let distinct = 0;
     for (let i = 0; i < n; i++) {
       const s = offsets[i]!;
@@ -292,7 +300,7 @@ export class CategoryIndexBuilder {
           distinct++;
           break;
         }
-        const other = v & entryMask;
+        const other = v & toEntry;
         const os = offsets[other]!;
         const oe = offsets[other + 1]!;
         if (oe - os === e - s && bytes.compare(bytes, s, e, os, oe) === 0) {
