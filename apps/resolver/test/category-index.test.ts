@@ -105,6 +105,22 @@ describe('CategoryIndex', () => {
     expect(i.categoriesOf('dup.example')).toBe(i.categoriesOf('one.example'));
   });
 
+  it('keeps set ids above 255 apart (two bytes a record) and names up to 253 characters', () => {
+    // 1,485 distinct pairs of category ids: the later sets' ids need both bytes of the record header.
+    const pairs: Array<[string, number[]]> = [];
+    for (let a = 0; a < 55; a++) for (let b = a + 1; b < 55; b++) pairs.push([`p${a}-${b}.example`, [a, b]]);
+    const label = 'x'.repeat(63);
+    const longest = `${label}.${label}.${label}.${'y'.repeat(53)}.example`;
+    expect(longest).toHaveLength(253);
+    const i = index([...pairs, [longest, [7]]]);
+    expect(i.size).toBe(pairs.length + 1);
+    for (const [name, ids] of [pairs[0]!, pairs[300]!, pairs[pairs.length - 1]!]) {
+      expect(i.categoriesOf(`www.${name}`)).toEqual(ids);
+    }
+    expect(i.categoriesOf(longest)).toEqual([7]);
+    expect(i.categoriesOf(longest.slice(2))).toEqual([]);
+  });
+
   it('grows past its initial buffers', () => {
     const b = new CategoryIndexBuilder();
     for (let i = 0; i < 100_000; i++) b.add(`host-${i}.example`, [i % 50]);
