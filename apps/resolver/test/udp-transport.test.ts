@@ -3,10 +3,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
+import dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { allocResponse, Flag, Rcode } from '../src/dns/message.ts';
 import { ResolverCounters } from '../src/metrics.ts';
-import type { Exchange } from '../src/transport/exchange.ts';
+import type { DnsAnswer } from '../src/request.ts';
+import { createExchange, type Exchange } from '../src/transport/exchange.ts';
 import { MAX_UDP_QUERY, startUdpServer, type UdpBackend, type UdpServer } from '../src/transport/udp.ts';
 
 const logger = pino({ level: 'silent' });
@@ -152,6 +155,63 @@ describe.each(backends)('UDP transport (%s backend)', (backend) => {
         expect(batches).toBeGreaterThan(0);
         expect(batches).toBeLessThan(300);
       }
+    },
+  );
+
+  it.skipIf(backend === 'batch' && !built)(
+    'answers a burst of real responses — in place, truncated and later ones — each whole and to its own query',
+    async () => {
+      // Responses built by allocResponse: under the batch backend a synchronous one is written in its
+      // slot of the answer arena; a truncated one replaces it (a second response); one answered
+      // later must leave with its own bytes though its slot was reused meanwhile.
+      const counters = new ResolverCounters();
+      const exchange = createExchange(
+        (ctx) => {
+          const id = ctx.request.id;
+          const respond = () => {
+            // Every 4th answer carries 600 body bytes: over 512 without EDNS, so it leaves truncated.
+            const body = id % 4 === 0 ? 600 : 8;
+            const wire = allocResponse(ctx.request, Rcode.NOERROR, 0, 0, 0, 0, body);
+            wire.fill(id & 0xff, ctx.request.questionEnd);
+            return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies DnsAnswer;
+          };
+          // Every 3rd built later; every 3rd after that built now but answered later, once the
+          // slot it was built in has served later batches.
+          if (id % 3 === 0) return new Promise<DnsAnswer>((r) => setTimeout(() => r(respond()), 5));
+          if (id % 3 === 1) {
+            const now = respond();
+            return new Promise<DnsAnswer>((r) => setTimeout(() => r(now), 30));
+          }
+          return respond();
+        },
+        counters,
+        logger,
+      );
+      const server = await start((raw, clientIp) => exchange(raw, clientIp, 'udp'), '127.0.0.1', {}, counters);
+      const queries = Array.from({ length: 200 }, (_, id) =>
+        dnsPacket.encode({
+          type: 'query',
+          id,
+          flags: dnsPacket.RECURSION_DESIRED,
+          questions: [{ type: 'A', name: `q${id}.example` }],
+        }),
+      );
+      const replies = await collect('127.0.0.1', server.address.port, queries, 200, 5000);
+      expect(replies.map((r) => r.readUInt16BE(0)).sort((a, b) => a - b)).toEqual(queries.map((_, id) => id));
+      for (const r of replies) {
+        const id = r.readUInt16BE(0);
+        const question = queries[id]!.subarray(12);
+        expect(r.subarray(12, 12 + question.length).equals(question), `question of ${id}`).toBe(true);
+        const truncated = (r.readUInt16BE(2) & Flag.TC) !== 0;
+        expect(truncated, `TC of ${id}`).toBe(id % 4 === 0);
+        const body = r.subarray(12 + question.length);
+        expect(body.length, `body of ${id}`).toBe(truncated ? 0 : 8);
+        expect(
+          body.every((b) => b === (id & 0xff)),
+          `body bytes of ${id}`,
+        ).toBe(true);
+      }
+      expect(counters.truncated).toBe(50);
     },
   );
 

@@ -1,6 +1,13 @@
 import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { batchReceiveTime, decodeQuery, emptyResponse, fitForTransport } from '../src/dns/message.ts';
+import {
+  allocResponse,
+  batchReceiveTime,
+  decodeQuery,
+  emptyResponse,
+  fitForTransport,
+  responseSlot,
+} from '../src/dns/message.ts';
 import { parseQuery, questionEnd, skipName } from '../src/dns/wire.ts';
 import { blockedAnswer, blockedTemplates } from '../src/pipeline/answers.ts';
 import type { QueryContext } from '../src/request.ts';
@@ -276,5 +283,35 @@ describe('wire answers', () => {
     const edns = ctx('x.example', 'A', { additionals: [OPT(4096, dnsPacket.DNSSEC_OK)] }).request;
     const withDo = dnsPacket.decode(emptyResponse(edns, 0));
     expect(withDo.additionals).toMatchObject([{ type: 'OPT', flags: dnsPacket.DNSSEC_OK }]);
+  });
+
+  it('writes a response in the offered slot once, and allocates when it does not fit or the slot is taken', () => {
+    const request = ctx('x.example', 'A').request;
+    const arena = Buffer.alloc(256, 0xee);
+    const offer = (offset: number, capacity: number) => {
+      responseSlot.arena = arena;
+      responseSlot.offset = offset;
+      responseSlot.capacity = capacity;
+    };
+    try {
+      offer(64, 128);
+      const first = allocResponse(request, 0, 0, 0, 0, 0, 4);
+      expect(first.buffer).toBe(arena.buffer);
+      expect(first.byteOffset).toBe(arena.byteOffset + 64);
+      expect(first.length).toBe(request.questionEnd + 4);
+      expect(dnsPacket.decode(first).questions).toEqual([{ name: 'x.example', type: 'A', class: 'IN' }]);
+      expect(responseSlot.arena).toBeNull();
+      // The slot is taken: a second response (a truncated replacement) gets its own memory.
+      const second = allocResponse(request, 0, 0, 0, 0, 0, 0);
+      expect(second.buffer).not.toBe(arena.buffer);
+      expect(arena[63]).toBe(0xee);
+      // Too long for the slot: allocated, and the slot is left for a response that fits.
+      offer(0, 16);
+      const long = allocResponse(request, 0, 0, 0, 0, 0, 4);
+      expect(long.buffer).not.toBe(arena.buffer);
+      expect(responseSlot.arena).toBe(arena);
+    } finally {
+      responseSlot.arena = null;
+    }
   });
 });

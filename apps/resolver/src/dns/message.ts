@@ -181,7 +181,23 @@ export function writeOpt(out: Buffer, off: number, dnssecOk: boolean): void {
 }
 
 /**
- * Allocates a response to `request` and fills everything but the sections' body:
+ * Where the next response may be written in place: the batched UDP transport's answer slot for the
+ * datagram being handled (transport/udp-batched.ts offers it before the handler runs and withdraws
+ * it after). {@link allocResponse} takes it at most once — `arena` is null again afterwards and
+ * `taken` holds the response's length — when the response fits `capacity` bytes, and otherwise
+ * allocates; so a response built and then replaced (a truncated one) never overwrites the first.
+ * A handler that takes the slot and then answers through a promise gets a copy of the slot sent
+ * (the transport makes it when the handler returns; the arena is reused by the next batch).
+ */
+export const responseSlot: { arena: Buffer | null; offset: number; capacity: number; taken: number } = {
+  arena: null,
+  offset: 0,
+  capacity: 0,
+  taken: 0,
+};
+
+/**
+ * Allocates a response to `request` (in {@link responseSlot} when one is offered) and fills everything but the sections' body:
  * the header (its id; QR; RD and CD copied; RA set — we recurse; `extraFlags` such as AD or TC;
  * the RCODE; QDCOUNT 1 and the given counts, ARCOUNT + 1 when an OPT is added), the question
  * copied byte for byte from the query (the client's case: RFC 1035 §7.3 lets it check), and an
@@ -199,7 +215,16 @@ export function allocResponse(
 ): Buffer {
   const qEnd = request.questionEnd;
   const edns = request.edns;
-  const out = Buffer.allocUnsafe(qEnd + bodyLength + (edns ? OPT_LENGTH : 0));
+  const length = qEnd + bodyLength + (edns ? OPT_LENGTH : 0);
+  const slot = responseSlot;
+  let out: Buffer;
+  if (slot.arena !== null && length <= slot.capacity) {
+    out = slot.arena.subarray(slot.offset, slot.offset + length);
+    slot.arena = null;
+    slot.taken = length;
+  } else {
+    out = Buffer.allocUnsafe(length);
+  }
   put16(out, 0, request.id);
   put16(out, 2, Flag.QR | (request.flags & (Flag.RD | Flag.CD)) | Flag.RA | extraFlags | (rcode & 0xf));
   put16(out, 4, 1);

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { ADDR_BYTES, type UdpBatchBinding } from '@cordon/udp-batch';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
-import { batchReceiveTime } from '../dns/message.ts';
+import { batchReceiveTime, responseSlot } from '../dns/message.ts';
 
 /**
  * One datagram's work (transport/udp.ts): the response-rate limit, then the exchange. Returns
@@ -35,8 +35,8 @@ export interface BatchedServer {
  * Serves UDP through `@cordon/udp-batch` (docs/decisions.md "Batched UDP"): the addon drains the
  * socket with `recvmmsg` into one receive arena and calls back once per batch; each datagram is
  * copied out of the arena (an answer may come later, after the arena was reused) and handled;
- * synchronous answers are written into the answer arena and leave in one `sendmmsg` when the
- * callback returns; later answers, and ones longer than a slot, go out alone through `sendTo`.
+ * synchronous answers are written into the answer arena — in place, through `responseSlot`
+ * (dns/message.ts), or copied there — and leave in one `sendmmsg` when the callback returns; later answers, and ones longer than a slot, go out alone through `sendTo`.
  * Source addresses arrive canonical (an IPv4-mapped IPv6 source as IPv4, like `canonicalIp`).
  * @throws (rejects) Error with the bind's `code` (`EADDRINUSE`…) when the address cannot be bound
  */
@@ -108,15 +108,25 @@ export function startBatched(
       const from = i * IN_SLOT;
       for (let b = 0; b < len; b++) msg[b] = inArena[from + b] as number;
       let out: ReturnType<DatagramHandler>;
+      // A synchronous answer is written straight into its slot of the answer arena (no Buffer of its own).
+      const slotAt = i * OUT_SLOT;
+      responseSlot.arena = outArena;
+      responseSlot.offset = slotAt;
+      responseSlot.capacity = OUT_SLOT;
+      responseSlot.taken = 0;
       try {
         out = handle(msg, clientIpOf(i));
       } catch (err) {
         logger.error({ err }, 'udp exchange failed');
         continue;
+      } finally {
+        responseSlot.arena = null;
       }
       if (out === null) continue;
       if (!(out instanceof Promise)) {
-        if (out.length <= OUT_SLOT) {
+        if (out.buffer === outArena.buffer && out.byteOffset === slotAt) {
+          lens[UDP_BATCH + i] = out.length;
+        } else if (out.length <= OUT_SLOT) {
           outArena.set(out, i * OUT_SLOT);
           lens[UDP_BATCH + i] = out.length;
         } else {
@@ -126,9 +136,14 @@ export function startBatched(
       }
       // The arena's record is reused by the next batch: keep a copy for the answer's send.
       const addr = Buffer.from(addrs.subarray(i * ADDR_BYTES, (i + 1) * ADDR_BYTES));
+      // So is the answer slot: a response built in it before the handler went async is sent from a copy.
+      const taken = responseSlot.taken;
+      const lent = taken > 0 ? Buffer.from(outArena.subarray(slotAt, slotAt + taken)) : null;
       out.then(
         (wire) => {
-          if (wire) sendLater(wire, addr);
+          if (!wire) return;
+          const inSlot = lent !== null && wire.buffer === outArena.buffer && wire.byteOffset === slotAt;
+          sendLater(inSlot ? lent : wire, addr);
         },
         (err: unknown) => logger.error({ err }, 'udp exchange failed'),
       );
