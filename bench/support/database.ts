@@ -39,7 +39,9 @@ export async function openBenchDatabase(name: string, pgPoolSize: number): Promi
     };
   }
   const file = join(tmpdir(), `cordon-bench-${name}-${process.pid}.db`);
-  const handle = openDatabase({ sqlitePath: file });
+  // CORDON_BENCH_SQLITE_CACHE_KIB: the connection's page cache (openDatabase's sqliteCacheKiB).
+  const cacheKiB = process.env.CORDON_BENCH_SQLITE_CACHE_KIB;
+  const handle = openDatabase({ sqlitePath: file, ...(cacheKiB ? { sqliteCacheKiB: Number(cacheKiB) } : {}) });
   await migrateToLatest(handle);
   return {
     handle,

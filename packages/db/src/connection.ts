@@ -32,7 +32,21 @@ export interface OpenDatabaseOptions {
   pgSchema?: string;
   /** PostgreSQL pool size; default 10. */
   pgPoolSize?: number;
+  /**
+   * SQLite page cache of this connection, KiB (`PRAGMA cache_size = -N`). Default: better-sqlite3's
+   * build, 16,000 KiB, held for as long as the connection is open once filled. A connection that only
+   * appends (the query-log writer thread) needs far less (bench/README.md "Resolver memory").
+   */
+  sqliteCacheKiB?: number;
 }
+
+/**
+ * `sqliteCacheKiB` of the data plane's connections (snapshot loads, the query-log writer): SQLite's
+ * own default page cache, 2,000 KiB, instead of better-sqlite3's 16,000. Their reads are scans and
+ * their writes appends; the larger cache only kept ≈ 16 MB resident per connection
+ * (bench/README.md "Resolver memory").
+ */
+export const DATA_PLANE_SQLITE_CACHE_KIB = 2_000;
 
 const INT8_OID = 20;
 
@@ -41,7 +55,8 @@ const INT8_OID = 20;
  * committed transaction survives a process crash, not a power loss or OS crash (the last transactions
  * before one may roll back; docs/security.md). Its file is private (0600, and its directory 0700 when
  * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
- * @throws Error when `url` is given but is not a PostgreSQL URL.
+ * @throws Error when `url` is given but is not a PostgreSQL URL; RangeError when `sqliteCacheKiB` is
+ *   not a whole number ≥ 1 (nothing is left open)
  */
 export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   if (options.url) {
@@ -68,6 +83,13 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  if (options.sqliteCacheKiB !== undefined) {
+    if (!Number.isInteger(options.sqliteCacheKiB) || options.sqliteCacheKiB < 1) {
+      sqlite.close();
+      throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${options.sqliteCacheKiB}`);
+    }
+    sqlite.pragma(`cache_size = -${options.sqliteCacheKiB}`);
+  }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
 }

@@ -52,6 +52,13 @@ export interface UdpBatchBinding {
    * @throws TypeError when `tid` is not a whole number ≥ 0
    */
   idleThread(tid: number): number;
+  /**
+   * Gives the C heap's free pages back to the kernel (glibc `malloc_trim(3)` over every arena):
+   * freed memory otherwise stays resident for reuse — after a snapshot load, tens of megabytes
+   * (bench/README.md "Resolver memory").
+   * @returns 1 when memory was released, 0 when none could be, -1 when the C library is not glibc
+   */
+  trimHeap(): number;
 }
 
 /** An open batched socket (opaque). */

@@ -13,6 +13,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdint.h>
@@ -545,6 +548,20 @@ napi_value IdleThisThread(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// trimHeap(): gives the C heap's free pages back to the kernel (glibc malloc_trim(3), every arena).
+// glibc keeps freed memory in its arenas for reuse; after the resolver's first snapshot load the
+// loaders' freed buffers and SQLite's pages sit there as resident memory (bench/README.md
+// "Resolver memory"). Returns 1 when memory was released, 0 when none could be, -1 without glibc.
+napi_value TrimHeap(napi_env env, napi_callback_info) {
+  int result = -1;
+#ifdef __GLIBC__
+  result = malloc_trim(0);
+#endif
+  napi_value out;
+  CHECK(napi_create_int32(env, result, &out));
+  return out;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -554,6 +571,7 @@ NAPI_MODULE_INIT() {
       {"sendTo", nullptr, SendTo, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"idleThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"trimHeap", nullptr, TrimHeap, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
   napi_value batch;
   napi_create_int32(env, ADDR_BYTES, &batch);

@@ -97,6 +97,17 @@ export interface RunningDataPlane {
   close(): Promise<void>;
 }
 
+/**
+ * Gives the process's freed C-heap memory back to the kernel (glibc `malloc_trim(3)` through the
+ * batched-UDP addon): called once the first snapshot is loaded and its garbage collected, it takes
+ * the loaders' freed buffers and SQLite pages out of the resident set (bench/README.md "Resolver
+ * memory"). A no-op without the addon or without glibc.
+ * @returns true when memory was released
+ */
+export function trimNativeHeap(): boolean {
+  return loadUdpBatch()?.trimHeap() === 1;
+}
+
 /** Starts the real thread: `dataplane/entry.ts`, or {@link DATA_PLANE_WORKER_BUNDLE_NAME} in the bundle. */
 function startEntry(workerData: DataPlaneWorkerData): Worker {
   return startModuleWorker(new URL('./entry.ts', import.meta.url), DATA_PLANE_WORKER_BUNDLE_NAME, { workerData });

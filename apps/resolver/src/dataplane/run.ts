@@ -4,7 +4,14 @@
  * process without the API, on the calling thread (dataplane/host.ts; docs/operations.md "Threads").
  */
 import type { AddressInfo } from 'node:net';
-import { type ChangeFeed, type ChangeListener, type ChangeTopic, createChangeFeed, openDatabase } from '@cordon/db';
+import {
+  type ChangeFeed,
+  type ChangeListener,
+  type ChangeTopic,
+  createChangeFeed,
+  DATA_PLANE_SQLITE_CACHE_KIB,
+  openDatabase,
+} from '@cordon/db';
 import type { Logger } from 'pino';
 import { type RunningBlockPage, type RunningResolver, startBlockPage, startResolver } from '../index.ts';
 import type { DataPlaneWorkerData } from './protocol.ts';
@@ -75,7 +82,7 @@ export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): P
     }
   };
   try {
-    const handle = openDatabase({ pgPoolSize: 4, ...data.connection });
+    const handle = openDatabase({ pgPoolSize: 4, sqliteCacheKiB: DATA_PLANE_SQLITE_CACHE_KIB, ...data.connection });
     closers.push(() => handle.close());
     const relayed = withRelay(createChangeFeed(handle, data.changePollMs));
     await relayed.feed.start();

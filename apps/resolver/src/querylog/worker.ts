@@ -8,7 +8,7 @@
  */
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type OpenDatabaseOptions, openDatabase } from '@cordon/db';
+import { DATA_PLANE_SQLITE_CACHE_KIB, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { decodeFrames, leftoverSpoolFiles, readSpoolRange } from './spool.ts';
@@ -42,8 +42,8 @@ function idleThisThread(): boolean {
 let handle: ReturnType<typeof openDatabase> | null = null;
 let openError: string | null = null;
 try {
-  // One connection: batches are written one at a time, in order.
-  handle = openDatabase({ pgPoolSize: 1, ...connection });
+  // One connection: batches are written one at a time, in order; appends need no large page cache.
+  handle = openDatabase({ pgPoolSize: 1, sqliteCacheKiB: DATA_PLANE_SQLITE_CACHE_KIB, ...connection });
 } catch (err) {
   openError = err instanceof Error ? err.message : String(err);
 }
