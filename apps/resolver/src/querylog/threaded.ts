@@ -53,8 +53,16 @@ function startWorker(
 ): Worker {
   return startModuleWorker(new URL('./worker.ts', import.meta.url), QUERY_LOG_WORKER_BUNDLE_NAME, {
     workerData: { connection, spool, idle },
+    resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
   });
 }
+
+/**
+ * The writer thread's young generation, MB (V8's default lets it grow to 48). The thread's garbage
+ * is each batch's decoded rows, dead once inserted; with the default its isolate kept ≈ 10 MB more
+ * resident after traffic, for the same ingest rate (bench/README.md "Resolver memory", round 6).
+ */
+const WRITER_YOUNG_GENERATION_MB = 4;
 
 /** Default {@link QueryLogOptions.maxSpoolBytes}: 1 GiB ≈ 7 million rows. */
 export const DEFAULT_MAX_SPOOL_BYTES = 1 << 30;
