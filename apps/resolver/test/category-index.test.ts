@@ -58,9 +58,9 @@ describe('CategoryIndex', () => {
     }
   });
 
-  it('tells apart names whose hashes collide (equal slot and fingerprint: only the bytes differ)', () => {
-    // FNV-1a over the bytes from last to first, as the index hashes (32 bits): a birthday search over
-    // single-label names finds pairs with the very same hash, hence the same slot run and tag.
+  it('tells apart names whose first hashes collide (same bucket and first hash: only the second differs)', () => {
+    // FNV-1a over the bytes from last to first, as the index's first hash (32 bits): a birthday search
+    // over single-label names finds pairs with the very same first hash.
     const fnv = (name: string) => {
       let h = 0x811c9dc5;
       for (let i = name.length - 1; i >= 0; i--) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
@@ -105,8 +105,8 @@ describe('CategoryIndex', () => {
     expect(i.categoriesOf('dup.example')).toBe(i.categoriesOf('one.example'));
   });
 
-  it('keeps set ids above 255 apart (two bytes a record) and names up to 253 characters', () => {
-    // 1,485 distinct pairs of category ids: the later sets' ids need both bytes of the record header.
+  it('keeps set ids above 255 apart (two bytes an entry) and names up to 253 characters', () => {
+    // 1,485 distinct pairs of category ids: the later sets' ids need both bytes of an entry's set id.
     const pairs: Array<[string, number[]]> = [];
     for (let a = 0; a < 55; a++) for (let b = a + 1; b < 55; b++) pairs.push([`p${a}-${b}.example`, [a, b]]);
     const label = 'x'.repeat(63);
@@ -121,11 +121,14 @@ describe('CategoryIndex', () => {
     expect(i.categoriesOf(longest.slice(2))).toEqual([]);
   });
 
-  it('grows past its initial buffers', () => {
+  it('grows past its initial arrays and holds about 12 bytes a domain, whatever the names’ length', () => {
     const b = new CategoryIndexBuilder();
     for (let i = 0; i < 100_000; i++) b.add(`host-${i}.example`, [i % 50]);
     const i = b.build();
     expect(i.size).toBe(100_000);
+    // 10 bytes an entry, a bucket start per four domains, the filter's 6–12 bits: no names kept.
+    expect(i.byteSize / i.size).toBeGreaterThan(10);
+    expect(i.byteSize / i.size).toBeLessThan(13);
     expect(i.categoriesOf('www.host-99999.example')).toEqual([49]);
     expect(i.categoriesOf('host-100000.example')).toEqual([]);
   });

@@ -12,8 +12,8 @@ const CATEGORY_PAGE = 10_000;
 
 /**
  * Reads `category_domains` into a {@link CategoryIndex} (docs/architecture.md "Decision order"; memory figures in bench/README.md): first one
- * aggregate query for the number of distinct domains and their total length, so the builder's
- * buffers are allocated once at their final size; then keyset pages ordered by domain so a
+ * aggregate query for the number of distinct domains, so the builder's arrays are allocated once
+ * at their final size; then keyset pages ordered by domain so a
  * domain's rows (one per category and source) are adjacent, each page's rows dropped before the
  * next is read. A page's last domain may continue on the next page, so it is held back and
  * re-read. On SQLite the connection's page cache is released afterwards (`PRAGMA shrink_memory`).
@@ -22,13 +22,9 @@ const CATEGORY_PAGE = 10_000;
 export async function loadCategoryIndex(handle: DatabaseHandle): Promise<CategoryIndex> {
   const totals = await handle.db
     .selectFrom((eb) => eb.selectFrom('category_domains').select('domain').distinct().as('d'))
-    .select([
-      (eb) => eb.fn.countAll<number | string>().as('domains'),
-      sql<number | string | null>`sum(length(d.domain))`.as('bytes'),
-    ])
+    .select((eb) => eb.fn.countAll<number | string>().as('domains'))
     .executeTakeFirstOrThrow();
-  // length() counts characters; names are ASCII (IDNs are stored as punycode), else the builder grows.
-  const builder = new CategoryIndexBuilder({ domains: Number(totals.domains), bytes: Number(totals.bytes ?? 0) });
+  const builder = new CategoryIndexBuilder({ domains: Number(totals.domains) });
   let after: string | null = null;
   const ids: number[] = [];
   for (;;) {

@@ -77,7 +77,7 @@ export async function decideForTool(handle: DatabaseHandle, question: ToolQuesti
     .where('domain', 'in', suffixes(qname))
     .orderBy('domain')
     .execute();
-  const builder = new CategoryIndexBuilder({ domains: Math.max(rows.length, 1), bytes: 1024 });
+  const builder = new CategoryIndexBuilder({ domains: Math.max(rows.length, 1) });
   const byDomain = new Map<string, number[]>();
   for (const r of rows) byDomain.set(r.domain, [...(byDomain.get(r.domain) ?? []), r.category_id]);
   for (const [domain, ids] of byDomain) builder.add(domain, ids);
