@@ -56,7 +56,7 @@ const INT8_OID = 20;
  * before one may roll back; docs/security.md). Its file is private (0600, and its directory 0700 when
  * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
  * @throws Error when `url` is given but is not a PostgreSQL URL; RangeError when `sqliteCacheKiB` is
- *   not a whole number ≥ 1 (nothing is left open)
+ *   not a whole number ≥ 1 (no file or directory is created)
  */
 export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   if (options.url) {
@@ -75,6 +75,11 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };
   }
+  // Checked before the file or its directory is created: a refused option leaves nothing behind.
+  const cacheKiB = options.sqliteCacheKiB;
+  if (cacheKiB !== undefined && (!Number.isInteger(cacheKiB) || cacheKiB < 1)) {
+    throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${cacheKiB}`);
+  }
   const path = options.sqlitePath ?? ':memory:';
   if (path !== ':memory:') prepareSqliteFile(path);
   const sqlite = new SQLite(path);
@@ -83,13 +88,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  if (options.sqliteCacheKiB !== undefined) {
-    if (!Number.isInteger(options.sqliteCacheKiB) || options.sqliteCacheKiB < 1) {
-      sqlite.close();
-      throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${options.sqliteCacheKiB}`);
-    }
-    sqlite.pragma(`cache_size = -${options.sqliteCacheKiB}`);
-  }
+  if (cacheKiB !== undefined) sqlite.pragma(`cache_size = -${cacheKiB}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
 }

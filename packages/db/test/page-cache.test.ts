@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,9 +22,11 @@ describe('openDatabase sqliteCacheKiB', () => {
     }
   });
 
-  it.each([0, -5, 1.5, Number.NaN])('refuses a cache of %s KiB with a RangeError', (kib) => {
-    expect(() => openDatabase({ sqlitePath: ':memory:', sqliteCacheKiB: kib })).toThrow(
+  it.each([0, -5, 1.5, Number.NaN])('refuses a cache of %s KiB with a RangeError and creates nothing', (kib) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'cordon-cache-')), 'data');
+    expect(() => openDatabase({ sqlitePath: join(dir, 'cordon.sqlite'), sqliteCacheKiB: kib })).toThrow(
       /sqliteCacheKiB must be a whole number of KiB from 1/,
     );
+    expect(existsSync(dir)).toBe(false);
   });
 });

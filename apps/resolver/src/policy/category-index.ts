@@ -196,11 +196,11 @@ function secondStep(g: number, byte: number): number {
   return (m << 13) | (m >>> 19);
 }
 
-/** Both hashes of `buf[from, to)`, taken from the last byte to the first as lookups walk them. */
-function hashes(buf: Buffer, from: number, to: number, out: Int32Array): void {
+/** Both hashes of `buf[0, len)` into `out`, taken from the last byte to the first as lookups walk them. */
+function hashes(buf: Buffer, len: number, out: Int32Array): void {
   let h = FNV_OFFSET;
   let g = SECOND_OFFSET;
-  for (let i = to - 1; i >= from; i--) {
+  for (let i = len - 1; i >= 0; i--) {
     h = Math.imul(h ^ buf[i]!, FNV_PRIME);
     g = secondStep(g, buf[i]!);
   }
@@ -244,7 +244,7 @@ export class CategoryIndexBuilder {
     const len = this.scratch.write(name, 0, 'utf8');
     if (len > MAX_NAME_BYTES) return;
     if (this.count >= this.firsts.length) this.grow();
-    hashes(this.scratch, 0, len, this.pair);
+    hashes(this.scratch, len, this.pair);
     const at = this.count++;
     this.firsts[at] = this.pair[0]!;
     this.seconds[at] = this.pair[1]!;
