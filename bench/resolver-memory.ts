@@ -17,6 +17,7 @@
  * first start), else nothing answers. CORDON_MEMORY_BUNDLE names another bundle's cordon.mjs (an
  * earlier build, `node apps/cli/scripts/bundle.mjs --outdir node_modules/DIR`, for a before/after);
  * CORDON_MEMORY_NODE_FLAGS adds node flags to the bundle's command line (e.g. `--max-semi-space-size=2`).
+ * CORDON_BENCH_SMAPS=1 prints beside each reading where the resident set is, by kind of mapping.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -185,6 +186,51 @@ function rssOf(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/**
+ * Where process `pid`'s resident set is (Linux `/proc/PID/smaps`), MB by kind, largest first:
+ * `v8 pages` (anonymous 256 KiB mappings: V8's heap pages, every isolate's), `malloc arenas`
+ * (anonymous mappings at a 64 MiB boundary: glibc's per-thread arenas), `[heap]` (the main malloc heap), the
+ * node binary, native addons, shared libraries, and the other anonymous mappings (V8's large objects,
+ * `ArrayBuffer` stores, stacks) by size. For CORDON_BENCH_SMAPS=1.
+ */
+function smapsBreakdown(pid: number): string {
+  const kb = new Map<string, number>();
+  let kind = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head !== null) {
+      const sizeKiB = (Number.parseInt(head[2]!, 16) - Number.parseInt(head[1]!, 16)) / 1024;
+      const path = head[3]!.trim();
+      if (path === '') {
+        // glibc's thread arenas are 64 MiB-aligned (HEAP_MAX_SIZE); their unused tail is a separate mapping.
+        const arena = Number.parseInt(head[1]!, 16) % (64 * 1024 * 1024) === 0;
+        kind =
+          sizeKiB === 256
+            ? 'v8 pages'
+            : arena
+              ? 'malloc arenas'
+              : sizeKiB >= 2048
+                ? 'other anonymous ≥ 2 MiB'
+                : 'other anonymous < 2 MiB';
+      } else if (path.startsWith('[')) kind = path;
+      else if (path === process.execPath) kind = 'node binary';
+      else if (path.endsWith('.node')) kind = 'native addons';
+      else if (path.includes('.so')) kind = 'shared libraries';
+      else kind = 'other files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null) kb.set(kind, (kb.get(kind) ?? 0) + Number(rss[1]));
+  }
+  return [...kb]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`)
+    .join(', ');
+}
+
+/** Readings of `/proc/PID/smaps` by kind beside each RSS (CORDON_BENCH_SMAPS=1). */
+const SHOW_SMAPS = process.env.CORDON_BENCH_SMAPS === '1';
+
 /** Waits until the resolver answers a query on `port` (it answers only once its snapshot is loaded). */
 async function waitForAnswers(child: ReturnType<typeof spawn>): Promise<void> {
   const deadline = Date.now() + 300_000;
@@ -220,12 +266,15 @@ async function measure(label: string, args: string[], env: NodeJS.ProcessEnv): P
   // Let the loaders' garbage go before the first reading.
   await new Promise((r) => setTimeout(r, 3_000));
   const ready = rssOf(child.pid!);
+  if (SHOW_SMAPS) console.log(`  ready: ${smapsBreakdown(child.pid!)}`);
   const answered = await blast(QUERIES);
   await new Promise((r) => setTimeout(r, 1_000));
   const after = rssOf(child.pid!);
+  if (SHOW_SMAPS) console.log(`  after the queries: ${smapsBreakdown(child.pid!)}`);
   // V8's memory reducer gives the loaders' and the traffic's garbage back after a while of idling.
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const settled = rssOf(child.pid!);
+  if (SHOW_SMAPS) console.log(`  ${SETTLE_MS / 1000} s later: ${smapsBreakdown(child.pid!)}`);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   console.log(

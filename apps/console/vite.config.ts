@@ -48,7 +48,7 @@ function precompress(): Plugin {
 
 // The console is served by the API at `/` (index.html fallback); in development Vite proxies the API.
 // packages/shared declares "sideEffects": false, so the first-load chunk takes only the shared modules
-// it imports and the domain/IP helpers (tldts, ipaddr.js) stay in the lazy form chunks (bench/README.md).
+// it imports and the IP helpers (ipaddr.js) stay in the lazy form chunks (bench/README.md).
 export default defineConfig({
   plugins: [react(), precompress()],
   server: {
@@ -60,10 +60,10 @@ export default defineConfig({
     // dist/.vite/manifest.json: the chunk graph bench/console-bundle.mjs sizes (never served: a dot folder).
     manifest: true,
     rollupOptions: {
-      // tldts and ipaddr.js do nothing when imported but define functions, yet declare no
-      // `sideEffects`: without this, any chunk importing packages/shared's net.ts carries both whole
-      // (≈ 45 KB gzip) even when it calls neither (bench/README.md "Console first load").
-      treeshake: { moduleSideEffects: (id) => !/[\\/]node_modules[\\/](tldts|tldts-core|ipaddr\.js)[\\/]/.test(id) },
+      // ipaddr.js does nothing when imported but defines functions, yet declares no `sideEffects`:
+      // without this, any chunk importing packages/shared's net.ts carries it whole even when it
+      // calls none of it (bench/README.md "Console first load").
+      treeshake: { moduleSideEffects: (id) => !/[\\/]node_modules[\\/]ipaddr\.js[\\/]/.test(id) },
       output: {
         // Every part's French strings (`i18n/fr.json`, `features/<name>/i18n/fr.json`, each a dynamic
         // import) in one chunk fetched when French is chosen, instead of one request per part.

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -256,4 +256,73 @@ describe('cordon serve: the data plane on its own thread', () => {
     },
     180_000,
   );
+
+  /**
+   * What starting from the bundle's `files` evaluates: every file they import statically, transitively
+   * (dynamic imports, such as the roles' modules, are not followed), and the packages imported.
+   */
+  const staticClosure = (files: string[]): { files: Set<string>; packages: Set<string> } => {
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const code = readFileSync(join(BUNDLE_DIR, file), 'utf8');
+      for (const m of code.matchAll(/^import\s*(?:[^'";]*?\s*from\s*)?"([^"]+)";?$/gms)) {
+        const spec = m[1]!;
+        if (spec.startsWith('./')) visit(spec.slice(2));
+        else packages.add(spec);
+      }
+    };
+    for (const f of files) visit(f);
+    return { files: seen, packages };
+  };
+  /** The bundle's file holding the module `source` (esbuild marks each module with a `// path` line). */
+  const fileOf = (source: string): string => {
+    const file = readdirSync(BUNDLE_DIR).find(
+      (f) => f.endsWith('.mjs') && readFileSync(join(BUNDLE_DIR, f), 'utf8').includes(`\n// ${source}\n`),
+    );
+    if (file === undefined) throw new Error(`${source} is in no file of the bundle`);
+    return file;
+  };
+
+  it('the query-log writer thread of the bundle evaluates no Kysely, pg or migrations for a SQLite file', () => {
+    // Each isolate evaluates its own copy of what it imports; PostgreSQL's path is a dynamic import.
+    const { files, packages } = staticClosure(['querylog-worker.mjs']);
+    expect(files.size).toBeGreaterThan(1);
+    expect([...packages].sort()).toEqual([
+      'better-sqlite3',
+      'node:fs',
+      'node:module',
+      'node:path',
+      'node:worker_threads',
+    ]);
+    const evaluated = [...files].map((f) => readFileSync(join(BUNDLE_DIR, f), 'utf8')).join('\n');
+    expect(evaluated).toContain('// apps/resolver/src/querylog/sqlite-raw.ts');
+    expect(evaluated).not.toContain('// packages/db/src/migrate.ts');
+    // The whole bundle does ship the PostgreSQL path, behind the dynamic import.
+    expect(readFileSync(join(BUNDLE_DIR, 'querylog-worker.mjs'), 'utf8')).toMatch(
+      /import\("\.\/chunk-[A-Z0-9]+\.mjs"\)/,
+    );
+  });
+
+  it('a resolver-only process of the bundle evaluates no zod, pg or X.509 code', () => {
+    // `cordon serve --roles resolver`: the command, the data plane's host and its run loop (each
+    // reached by a dynamic import) and what they import statically; the API's, the worker's and the
+    // signing listeners' modules are dynamic imports not taken (bench/README.md "Resolver memory").
+    const { files, packages } = staticClosure([
+      'cordon.mjs',
+      fileOf('apps/cli/src/commands/serve.ts'),
+      fileOf('apps/resolver/src/dataplane/host.ts'),
+      fileOf('apps/resolver/src/dataplane/run.ts'),
+    ]);
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).toContain('dns-packet');
+    for (const heavy of ['zod', 'pg', 'pg-copy-streams', '@peculiar/x509', 'fastify'])
+      expect(packages).not.toContain(heavy);
+    const evaluated = [...files].map((f) => readFileSync(join(BUNDLE_DIR, f), 'utf8')).join('\n');
+    expect(evaluated).toContain('// apps/resolver/src/policy/category-index.ts');
+    expect(evaluated).not.toContain('// packages/pki/src/ca.ts');
+    expect(evaluated).not.toContain('// packages/shared/src/schemas/');
+  });
 });

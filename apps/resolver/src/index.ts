@@ -5,7 +5,6 @@
  */
 import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import { ensureRootCa, LeafMinter } from '@cordon/pki';
 import type { Logger } from 'pino';
 import { AnswerCache } from './cache/answer-cache.ts';
 import { ResolverCounters } from './metrics.ts';
@@ -341,6 +340,8 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
  */
 async function dohTls(doh: DohOptions, db: DatabaseHandle, logger: Logger): Promise<DohServerOptions['tls']> {
   if ('certPem' in doh.tls) return { cert: doh.tls.certPem, key: doh.tls.keyPem };
+  // Loaded here: the X.509 code is evaluated only by a process that signs leaves.
+  const { ensureRootCa, LeafMinter } = await import('@cordon/pki/signing');
   const ca = await ensureRootCa(db, Buffer.from(doh.tls.caSecret, 'utf8'));
   const ips = ['127.0.0.1', '::1', ...(isIP(doh.host) !== 0 ? [doh.host] : [])];
   const minter = new LeafMinter(ca, { fallback: { dnsNames: ['localhost'], ipAddresses: [...new Set(ips)] } });

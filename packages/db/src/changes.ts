@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
-import type { DatabaseHandle } from './connection.ts';
+import type pg from 'pg';
+import { type DatabaseHandle, loadPg } from './connection.ts';
 
 /**
  * What changed. The resolver reloads the parts of its snapshot a topic names (docs/architecture.md "Data plane").
@@ -153,7 +153,7 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
   const listen = async (): Promise<void> => {
     const pool = handle.pgPool;
     if (!pool || closed) return;
-    const client = new pg.Client({
+    const client = new (loadPg().Client)({
       ...(pool.options as pg.ClientConfig),
       keepAlive: true,
       connectionTimeoutMillis: 5000,

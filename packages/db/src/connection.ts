@@ -1,10 +1,10 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Dialect } from './dialect-kind.ts';
 import type { Database } from './schema.ts';
+import { openSqliteFile } from './sqlite-file.ts';
 
 /** An open database: the Kysely instance and which dialect it speaks. */
 export interface DatabaseHandle {
@@ -40,15 +40,17 @@ export interface OpenDatabaseOptions {
   sqliteCacheKiB?: number;
 }
 
-/**
- * `sqliteCacheKiB` of the data plane's connections (snapshot loads, the query-log writer): SQLite's
- * own default page cache, 2,000 KiB, instead of better-sqlite3's 16,000. Their reads are scans and
- * their writes appends; the larger cache only kept ≈ 16 MB resident per connection
- * (bench/README.md "Resolver memory").
- */
-export const DATA_PLANE_SQLITE_CACHE_KIB = 2_000;
-
 const INT8_OID = 20;
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The `pg` module, loaded on first use: a process on SQLite (every resolver of a single-host
+ * deployment) never evaluates it (bench/README.md "Resolver memory", round 7).
+ */
+export function loadPg(): typeof pg {
+  return requireHere('pg') as typeof pg;
+}
 
 /**
  * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`: a
@@ -63,6 +65,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     if (!/^postgres(ql)?:\/\//.test(options.url)) {
       throw new Error(`DATABASE_URL must be a postgres:// URL, got ${redactUrl(options.url)}`);
     }
+    const pg = loadPg();
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.pgPoolSize ?? 10,
@@ -75,20 +78,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };
   }
-  // Checked before the file or its directory is created: a refused option leaves nothing behind.
-  const cacheKiB = options.sqliteCacheKiB;
-  if (cacheKiB !== undefined && (!Number.isInteger(cacheKiB) || cacheKiB < 1)) {
-    throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${cacheKiB}`);
-  }
+  // openSqliteFile checks the cache size before the file or its directory is created.
   const path = options.sqlitePath ?? ':memory:';
-  if (path !== ':memory:') prepareSqliteFile(path);
-  const sqlite = new SQLite(path);
-  sqlite.pragma('journal_mode = WAL');
-  if (path !== ':memory:') restrictSqliteFiles(path);
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  if (cacheKiB !== undefined) sqlite.pragma(`cache_size = -${cacheKiB}`);
+  const sqlite = openSqliteFile(path, options.sqliteCacheKiB);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
 }
@@ -128,31 +120,6 @@ export function withStatementCache(sqlite: SQLite.Database, max = SQLITE_STATEME
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-}
-
-/** Owner-only modes of the data directory and its files (docs/security.md: the data directory is private). */
-export const PRIVATE_DIR_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
-
-/**
- * Creates the SQLite file's directory (0700, when it does not exist yet: an existing directory is the
- * operator's) and the file itself (0600) before SQLite opens it: SQLite gives the `-wal` and `-shm`
- * files it creates later the database file's mode.
- */
-function prepareSqliteFile(path: string): void {
-  const dir = dirname(path);
-  if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    chmodSync(dir, PRIVATE_DIR_MODE); // mkdir's mode is masked by the umask
-  }
-  if (!existsSync(path)) closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
-}
-
-/** Sets the database file and its `-wal`/`-shm` files to 0600 (also tightening files of older versions). */
-function restrictSqliteFiles(path: string): void {
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
-  }
 }
 
 /** The URL with any password replaced by `***`, for logs. */

@@ -7,4 +7,5 @@ export * from './migrate.ts';
 export * from './multi-row.ts';
 export * from './query-log-lock.ts';
 export type * from './schema.ts';
+export * from './sqlite-file.ts';
 export * from './time.ts';

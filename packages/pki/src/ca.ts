@@ -2,6 +2,7 @@ import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import type { DatabaseHandle } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import * as x509 from '@peculiar/x509';
+import { readRootCaRow } from './root-row.ts';
 import { seal, unseal } from './seal.ts';
 
 /** WebCrypto, passed to `@peculiar/x509` explicitly (no global provider state). */
@@ -64,7 +65,7 @@ export async function generateRootCa(now: number = Date.now()): Promise<{ certif
  * @throws Error when the stored key cannot be opened with `secret` (another deployment's secret)
  */
 export async function ensureRootCa(handle: DatabaseHandle, secret: Buffer, now: number = Date.now()): Promise<RootCa> {
-  let row = await readRow(handle);
+  let row = await readRootCaRow(handle);
   if (!row) {
     const fresh = await generateRootCa(now);
     await handle.db
@@ -77,7 +78,7 @@ export async function ensureRootCa(handle: DatabaseHandle, secret: Buffer, now: 
       })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
-    row = await readRow(handle);
+    row = await readRootCaRow(handle);
     if (!row) throw new Error('root CA: the row just written cannot be read back');
   }
   const keyPkcs8 = unseal(row.key_sealed, secret);
@@ -91,11 +92,7 @@ export async function ensureRootCa(handle: DatabaseHandle, secret: Buffer, now: 
  * created it. For `GET /certificates/machine/download`.
  */
 export async function readRootCertificatePem(handle: DatabaseHandle): Promise<string | null> {
-  return (await readRow(handle))?.certificate_pem ?? null;
-}
-
-async function readRow(handle: DatabaseHandle) {
-  return handle.db.selectFrom('root_ca').selectAll().where('id', '=', 1).executeTakeFirst();
+  return (await readRootCaRow(handle))?.certificate_pem ?? null;
 }
 
 /** The certificate formats of the download (spec §7 "UI and tools"). */

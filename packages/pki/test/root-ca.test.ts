@@ -11,6 +11,7 @@ import {
   LeafMinter,
   loadCaSecret,
   readRootCertificatePem,
+  rootCaPresent,
   seal,
   unseal,
 } from '../src/index.ts';
@@ -49,6 +50,19 @@ describe('CA secret and sealing (docs/decisions.md "Root CA")', () => {
 });
 
 describe.each(testDialects())('root CA on %s', (dialect) => {
+  it('rootCaPresent: false before the root exists, true after, and a wrong secret is refused', async () => {
+    const handle = await createTestDatabase(dialect);
+    try {
+      expect(await rootCaPresent(handle, secret)).toBe(false);
+      expect(await handle.db.selectFrom('root_ca').selectAll().execute()).toEqual([]);
+      await ensureRootCa(handle, secret);
+      expect(await rootCaPresent(handle, secret)).toBe(true);
+      await expect(rootCaPresent(handle, Buffer.from('c'.repeat(43)))).rejects.toThrow(/CA secret/);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('is created once, its key stored sealed (never the plaintext PEM), and reused', async () => {
     const handle = await createTestDatabase(dialect);
     try {

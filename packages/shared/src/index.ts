@@ -1,11 +1,13 @@
 /** @cordon/shared — the contract shared by API, resolver, CLI and console. Pure TypeScript, no I/O. */
 export * from './categories.ts';
+export * from './cloud-key.ts';
 export * from './constants.ts';
 export * from './endpoints/index.ts';
 export * from './errors.ts';
 export * from './messages.ts';
 export * from './net.ts';
 export * from './outcome.ts';
+export * from './resolver-address.ts';
 export * from './roles.ts';
 export * from './schemas/admin.ts';
 export * from './schemas/audit.ts';

@@ -1,5 +1,4 @@
 import ipaddr from 'ipaddr.js';
-import { parse as parseDomain } from 'tldts';
 
 /**
  * Normalises a DNS name for matching: lower case, no trailing dot, no leading dot.
@@ -49,11 +48,6 @@ export function isDomainName(value: string, opts: { allowSingleLabel?: boolean }
 /** True when the text looks like a URL rather than a name (has a scheme, path, query or port). */
 export function looksLikeUrl(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /[/?#:@]/.test(value);
-}
-
-/** The registrable domain of a name (e.g. `www.example.co.uk` → `example.co.uk`), or null. */
-export function registrableDomain(name: string): string | null {
-  return parseDomain(name).domain ?? null;
 }
 
 const IPV4_SHAPE = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
-import { createSecretBox, ensureRootCa, loadCaSecret } from '@cordon/pki';
+import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
 import type { RunningDataPlane } from '@cordon/resolver/dataplane';
 import type { Logger } from 'pino';
@@ -90,7 +90,11 @@ export async function startCordon(
     // Created here on the first start, whatever the roles, so the download works at once.
     const ca = loadCaSecret({ file: config.caSecretFile, secret: config.caSecret });
     if (ca.created) print(`First run: root CA secret created in ${config.caSecretFile}`);
-    if (reachable) await ensureRootCa(handle, ca.secret);
+    // Checked without the X.509 code, which only creating the root (or signing with it) loads.
+    if (reachable && !(await rootCaPresent(handle, ca.secret))) {
+      const { ensureRootCa } = await import('@cordon/pki/signing');
+      await ensureRootCa(handle, ca.secret);
+    }
     // The same secret seals the secrets stored in the database (SMTP passwords, TOTP secrets).
     const secrets = createSecretBox(ca.secret);
     // Not started: nothing on this thread follows changes; the API publishes, the data-plane

@@ -2,7 +2,6 @@ import http from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
-import { ensureRootCa, LeafMinter } from '@cordon/pki';
 import { canonicalIp, categoryById, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
 import type { Logger } from 'pino';
 import { type Decision, evaluate } from '../policy/engine/index.ts';
@@ -351,6 +350,8 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     onRequest: http.RequestListener,
     logger: Logger,
   ): Promise<https.Server> {
+    // Loaded here: the X.509 code is evaluated only by a process that signs leaves.
+    const { ensureRootCa, LeafMinter } = await import('@cordon/pki/signing');
     const ca = await ensureRootCa(opts.db, Buffer.from(listenOn.caSecret, 'utf8'));
     const ips = ['127.0.0.1', '::1', ...(isIP(listenOn.host) !== 0 ? [listenOn.host] : [])];
     const minter = new LeafMinter(ca, { fallback: { dnsNames: ['localhost'], ipAddresses: [...new Set(ips)] } });

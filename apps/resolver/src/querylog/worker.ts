@@ -8,11 +8,13 @@
  */
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DATA_PLANE_SQLITE_CACHE_KIB, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
+import type { OpenDatabaseOptions } from '@cordon/db';
+import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { decodeFrames, leftoverSpoolFiles, readSpoolRange } from './spool.ts';
-import { insertQueryLogRaw, type QueryLogRow, type WritePace } from './writer.ts';
+import { insertQueryLogSqlite, type WritePace } from './sqlite-raw.ts';
+import type { QueryLogRow } from './writer.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
@@ -39,11 +41,35 @@ function idleThisThread(): boolean {
   return err === 0;
 }
 
-let handle: ReturnType<typeof openDatabase> | null = null;
+/** This thread's connection, as the inserts need it. */
+interface RawLog {
+  insert(rows: readonly QueryLogRow[], pace: WritePace | undefined): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens this thread's one connection (batches are written one at a time, in order; appends need no
+ * large page cache). A SQLite file goes through better-sqlite3 alone; only PostgreSQL loads Kysely,
+ * pg and the COPY path, so a SQLite writer's isolate stays small (bench/README.md "Resolver memory",
+ * round 7). Rejects with what the connection throws.
+ */
+async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
+  if (!options.url) {
+    const lite = openSqliteFile(options.sqlitePath ?? ':memory:', DATA_PLANE_SQLITE_CACHE_KIB);
+    return {
+      insert: (rows, pace) => insertQueryLogSqlite(lite, rows, pace),
+      close: async () => void lite.close(),
+    };
+  }
+  const [{ openDatabase }, { insertQueryLogRaw }] = await Promise.all([import('@cordon/db'), import('./writer.ts')]);
+  const handle = openDatabase({ pgPoolSize: 1, ...options });
+  return { insert: (rows, pace) => insertQueryLogRaw(handle, rows, pace), close: () => handle.close() };
+}
+
+let handle: RawLog | null = null;
 let openError: string | null = null;
 try {
-  // One connection: batches are written one at a time, in order; appends need no large page cache.
-  handle = openDatabase({ pgPoolSize: 1, sqliteCacheKiB: DATA_PLANE_SQLITE_CACHE_KIB, ...connection });
+  handle = await openRawLog(connection);
 } catch (err) {
   openError = err instanceof Error ? err.message : String(err);
 }
@@ -188,7 +214,7 @@ async function insertAndReport(
   try {
     const rows = read();
     count = rows.length;
-    await insertQueryLogRaw(handle, rows, PACE);
+    await handle.insert(rows, PACE);
     send({ kind: 'batch', count, error: null, source });
     return true;
   } catch (err) {

@@ -1,13 +1,11 @@
-import {
-  type DatabaseHandle,
-  type OpenDatabaseOptions,
-  QUERY_LOG_WRITE_LOCK,
-  type QueryLogTable,
-  runMultiRow,
-} from '@cordon/db';
+import { createRequire } from 'node:module';
+import { type DatabaseHandle, type OpenDatabaseOptions, QUERY_LOG_WRITE_LOCK, type QueryLogTable } from '@cordon/db';
 import { sql } from 'kysely';
-import { from as copyFrom } from 'pg-copy-streams';
+import type * as PgCopyStreams from 'pg-copy-streams';
 import type { Logger } from 'pino';
+import { COLUMNS, insertQueryLogSqlite, SQLITE_ROWS, type WritePace } from './sqlite-raw.ts';
+
+export type { WritePace } from './sqlite-raw.ts';
 
 /**
  * One query-log row as inserted (docs/architecture.md "Statistics"; the writers append raw rows only,
@@ -79,63 +77,6 @@ export interface QueryLogOptions {
   idleWriter?: boolean;
 }
 
-/** The `query_log` columns the writers fill, in statement order. */
-const COLUMNS =
-  'ts, customer_id, location_id, policy_id, client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source, latency_us, device_id, user_id, user_name, group_id';
-const NCOLS = 18;
-/** Rows per multi-row SQLite statement: 18 × 50 = 900 parameters, under SQLite's historic limit of 999. */
-const SQLITE_ROWS = 50;
-
-type SqliteDb = NonNullable<DatabaseHandle['sqlite']>;
-type SqliteStatement = ReturnType<SqliteDb['prepare']>;
-
-interface SqliteStatements {
-  rawMany: SqliteStatement;
-  rawOne: SqliteStatement;
-}
-/** The prepared statements of each SQLite connection, made once. */
-const prepared = new WeakMap<SqliteDb, SqliteStatements>();
-
-function statementsOf(db: SqliteDb): SqliteStatements {
-  let st = prepared.get(db);
-  if (st === undefined) {
-    const tuple = `(${new Array(NCOLS).fill('?').join(', ')})`;
-    st = {
-      rawMany: db.prepare(`insert into query_log (${COLUMNS}) values ${new Array(SQLITE_ROWS).fill(tuple).join(', ')}`),
-      rawOne: db.prepare(`insert into query_log (${COLUMNS}) values ${tuple}`),
-    };
-    prepared.set(db, st);
-  }
-  return st;
-}
-
-/** Appends row `r`'s values in {@link COLUMNS} order at `p[at…]`. */
-function putRow(p: unknown[], at: number, r: QueryLogRow): void {
-  p[at] = r.ts;
-  p[at + 1] = r.customer_id;
-  p[at + 2] = r.location_id;
-  p[at + 3] = r.policy_id;
-  p[at + 4] = r.client_ip;
-  p[at + 5] = r.qname;
-  p[at + 6] = r.qtype;
-  p[at + 7] = r.protocol;
-  p[at + 8] = r.action;
-  p[at + 9] = r.reason;
-  p[at + 10] = r.categories;
-  p[at + 11] = r.rcode;
-  p[at + 12] = r.answer_source;
-  p[at + 13] = r.latency_us;
-  p[at + 14] = r.device_id ?? null;
-  p[at + 15] = r.user_id ?? null;
-  p[at + 16] = r.user_name ?? '';
-  p[at + 17] = r.group_id ?? null;
-}
-
-/** SQLite, synchronous (the caller holds the connection and a transaction): the raw rows, 50 per statement. */
-function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): void {
-  runMultiRow(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, rows, putRow);
-}
-
 /** PostgreSQL, inside the insert's transaction: waits for the fold's exclusive hold of the write lock, then holds it shared. */
 const SHARE_WRITE_LOCK = `select pg_advisory_xact_lock_shared(${QUERY_LOG_WRITE_LOCK.classId}, ${QUERY_LOG_WRITE_LOCK.objectId})`;
 
@@ -155,6 +96,13 @@ async function insertRawPostgres(db: DatabaseHandle['db'], rows: readonly QueryL
     ${col((r) => r.user_id ?? null)}::int[], ${col((r) => r.user_name ?? '')}::text[], ${col((r) => r.group_id ?? null)}::int[])`.execute(
     db,
   );
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/** pg-copy-streams, loaded on first use: only PostgreSQL needs it (see `loadPg` of @cordon/db). */
+function loadPgCopyStreams(): typeof PgCopyStreams {
+  return requireHere('pg-copy-streams') as typeof PgCopyStreams;
 }
 
 /** A text value in COPY's text format (PostgreSQL "COPY", "Text Format"): backslash, tab, newline and return escaped. */
@@ -192,7 +140,7 @@ async function copyRawPostgres(
   try {
     await client.query(`begin; ${SHARE_WRITE_LOCK}`);
     // One chunk, ended at once: no Readable and pipeline per batch (bench/README.md "Traffic").
-    const copy = client.query(copyFrom(`copy query_log (${COLUMNS}) from stdin`));
+    const copy = client.query(loadPgCopyStreams().from(`copy query_log (${COLUMNS}) from stdin`));
     await new Promise<void>((resolve, reject) => {
       copy.once('finish', resolve);
       copy.once('error', reject);
@@ -230,25 +178,8 @@ export async function insertQueryLogRaw(
   if (rows.length === 0) return;
   const lite = handle.sqlite;
   if (handle.dialect === 'sqlite' && lite !== undefined) {
-    await handle.db.connection().execute(async () => {
-      const st = statementsOf(lite);
-      if (pace === undefined || rows.length <= pace.rows) {
-        lite.transaction(() => insertRawSqlite(st, rows))();
-        return;
-      }
-      // One transaction, written a slice at a time with the thread asleep in between (see WritePace).
-      lite.exec('begin');
-      try {
-        for (let i = 0; i < rows.length; i += pace.rows) {
-          if (i > 0) await pace.between();
-          insertRawSqlite(st, rows.slice(i, i + pace.rows));
-        }
-        lite.exec('commit');
-      } catch (err) {
-        if (lite.inTransaction) lite.exec('rollback');
-        throw err;
-      }
-    });
+    // The connection held exclusively: a Kysely query on the same handle waits for the insert.
+    await handle.db.connection().execute(() => insertQueryLogSqlite(lite, rows, pace));
   } else if (handle.dialect === 'postgres') {
     await (handle.pgPool
       ? copyRawPostgres(handle.pgPool, rows)
@@ -258,18 +189,6 @@ export async function insertQueryLogRaw(
   }
 }
 
-/**
- * How the writer thread spreads one batch's SQLite insert (docs/architecture.md "Data plane"): `rows`
- * at a time, awaiting `between()` (a short sleep) between slices, inside the one transaction. On a
- * core shared with the resolving thread, a slice is the longest the writer holds the core while a
- * query waits; the sleeps hand it back. The writer thread paces only while batches do not queue up.
- */
-export interface WritePace {
-  readonly rows: number;
-  between(): Promise<void>;
-}
-
-/** A sink that discards everything (query logging off). */
 export class NullQueryLog implements QueryLogSink {
   readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
   push(): boolean {

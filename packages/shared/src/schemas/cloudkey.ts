@@ -1,13 +1,8 @@
 import { z } from 'zod';
+import { CLOUD_KEY_EXPIRES_AFTER, CLOUD_KEY_PATTERN } from '../cloud-key.ts';
 import { Constants } from '../constants.ts';
 import { Messages } from '../messages.ts';
 import { idSchema, optionalText } from './common.ts';
-
-/** The spec §5 key rule: letters, numbers, spaces, dots and dashes. */
-export const CLOUD_KEY_PATTERN = /^[A-Za-z0-9 .-]+$/;
-
-/** Bounds of a bypass's duration, seconds: one minute to 30 days (docs/api.md "Cloud keys"). */
-export const CLOUD_KEY_EXPIRES_AFTER = { min: 60, max: 30 * 24 * 3600, default: 3600 } as const;
 
 /**
  * A cloud key's text (spec §5 "Key can only contain letters, numbers, spaces, dots and dashes.";
