@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadUdpBatch } from '@cordon/udp-batch';
@@ -42,4 +45,38 @@ describe('udp-batch trimHeap', () => {
       expect(afterTrim).toBeLessThan(whileHeld - 32);
     },
   );
+});
+
+// `cordon serve` fixes glibc's thresholds before its data plane loads (bench/README.md "Resolver memory",
+// round 7). What that saves depends on when V8 frees backing stores, so it is measured by
+// bench/resolver-memory.ts, not here.
+describe('udp-batch tuneHeap', () => {
+  it.skipIf(binding === null || glibc === undefined)(
+    'sets the thresholds in a child process (glibc accepts them)',
+    () => {
+      const addon = join(
+        dirname(createRequire(import.meta.url).resolve('@cordon/udp-batch/package.json')),
+        'build/Release/udp_batch.node',
+      );
+      // A child: the thresholds are process-wide and this test must not change the runner's.
+      const result = (args: string) =>
+        execFileSync(process.execPath, ['-e', `console.log(require(process.argv[1]).tuneHeap(${args}))`, addon], {
+          encoding: 'utf8',
+        }).trim();
+      expect(result('131072, 131072, 2')).toBe('1');
+      expect(result('0, 0, 0')).toBe('1');
+    },
+  );
+
+  it.skipIf(binding === null)('refuses values that are not whole numbers in range', () => {
+    for (const args of [
+      [1.5, 131072, 0],
+      [-1, 131072, 0],
+      [131072, 64 << 20, 0],
+      [131072, 131072, 2000],
+      [Number.NaN, 131072, 0],
+    ]) {
+      expect(() => binding!.tuneHeap(args[0]!, args[1]!, args[2]!)).toThrow(TypeError);
+    }
+  });
 });

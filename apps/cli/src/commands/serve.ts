@@ -51,6 +51,12 @@ export async function startCordon(
   logger: Logger,
   print: (line: string) => void,
 ): Promise<RunningCordon> {
+  // Before anything large is allocated and freed: glibc's dynamic trim threshold otherwise rises
+  // and the C heap keeps what the snapshot loads and the traffic freed (bench/README.md "Resolver memory").
+  if (config.roles.some((r) => r === 'resolver' || r === 'blockpage')) {
+    const { tuneNativeHeap } = await import('@cordon/resolver/dataplane');
+    tuneNativeHeap();
+  }
   const handle = openConfiguredDatabase(config);
   const closers: Array<() => Promise<void>> = [() => handle.close()];
   let dataPlane: RunningDataPlane | null = null;
