@@ -12,6 +12,8 @@
 #   PEERS_SERVERS="cordon unbound dnsmasq dnsdist knot-resolver pdns-recursor"
 #   PEERS_MIXES="blocked distinct cached mixed"   (a) (b) (c) (d) of bench/README.md
 #   PEERS_FIXED_QPS=10000   offered load of the latency runs (dnsperf -Q … -v)
+#   PEERS_SETTLE_MAX=60     a latency run starts once the server is idle after the saturating run
+#                           before it (< 2 % of a core for 0.5 s), waiting at most this many seconds
 #   PEERS_CLIENTS=8 PEERS_OUTSTANDING=100    dnsperf -c / -q of the saturating runs
 #   PEERS_SERVER_CPU=0 PEERS_DNSPERF_CPU=1    taskset cores; PEERS_UPSTREAM_CPU (default: core 2 when
 #                           the machine has ≥ 3, otherwise unpinned)
@@ -31,6 +33,7 @@ runs=${PEERS_RUNS:-3}
 servers=${PEERS_SERVERS:-cordon unbound dnsmasq dnsdist knot-resolver pdns-recursor}
 mixes=${PEERS_MIXES:-blocked distinct cached mixed}
 fixed_qps=${PEERS_FIXED_QPS:-10000}
+settle_max=${PEERS_SETTLE_MAX:-60}
 clients=${PEERS_CLIENTS:-8}
 outstanding=${PEERS_OUTSTANDING:-100}
 port=${PEERS_PORT:-55353}
@@ -168,6 +171,22 @@ log "upstream: $(grep -h 'Queries per second' "$work"/upstream/perf-*.txt | tr -
 # ---------------------------------------------------------------------------------------------
 # 4. The servers under test, each with its own configuration in $work/<server>/.
 # ---------------------------------------------------------------------------------------------
+# CPU ticks (utime + stime, every thread) of process $1, 0 once it is gone (proc(5) /proc/PID/stat).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# Waits until process $1 used at most 2 % of a core over 0.5 s, at most $settle_max s; prints the seconds waited.
+settle() {
+  local start=$SECONDS hz prev now
+  hz=$(getconf CLK_TCK)
+  prev=$(cpu_ticks "$1")
+  while [ $((SECONDS - start)) -lt "$settle_max" ]; do
+    sleep 0.5
+    now=$(cpu_ticks "$1")
+    [ $((now - prev)) -le $((hz / 100)) ] && break
+    prev=$now
+  done
+  echo $((SECONDS - start))
+}
+
 start_server() { # $1 = server; sets srv_pid
   local s=$1 d=$work/$1
   mkdir -p "$d"
@@ -327,6 +346,9 @@ for s in $servers; do
           # Every answer of every mix should be NOERROR (A 127.0.0.1 or A 192.0.2.10): anything else is reported.
           printf '%s\t%s\trcodes\t%s\n' "$s" "$m" "$(sed -n 's/^ *Response codes: *//p' "$f")" >>"$tsv"
         else
+          # The saturating run may leave work behind (Cordon's query-log writer writes its backlog at
+          # idle priority on the same core): the latency at a fixed load is measured once it is done.
+          log "$s $m fixed run $r: started after $(settle "$srv_pid") s of settling"
           perf -p "$port" -d "$qf" -l "$secs" -c "$clients" -Q "$fixed_qps" -t 2 -v >"$f" 2>&1 || true
           pct=$(node "$repo/bench/dnsperf-percentiles.mjs" "$f")
           p50=$(sed -n 's|.* p50 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
@@ -376,7 +398,7 @@ versions() {
 {
   echo "Machine: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "Versions: $(versions); dnsperf $(dnsperf -h 2>&1 | sed -n 's/^Version *//p' | head -n 1)"
-  echo "Settings: $runs run(s) of ${secs} s per mix; server on CPU $server_cpu, dnsperf on CPU $perf_cpu (-c $clients), upstream on CPU ${up_cpu:-any}; latency at -Q $fixed_qps"
+  echo "Settings: $runs run(s) of ${secs} s per mix; server on CPU $server_cpu, dnsperf on CPU $perf_cpu (-c $clients), upstream on CPU ${up_cpu:-any}; latency at -Q $fixed_qps, each run once the server is idle after the saturating run before it (< 2 % of a core for 0.5 s, at most ${settle_max} s)"
   echo
   node "$here/table.mjs" "$tsv" "$servers" "$mixes" "$(wc -l <"$data/blocked.txt")"
 } >"$results"
