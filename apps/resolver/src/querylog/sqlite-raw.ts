@@ -7,7 +7,7 @@
  */
 import { runMultiRow } from '@cordon/db/multi-row';
 import type SQLite from 'better-sqlite3';
-import type { QueryLogRow } from './writer.ts';
+import type { QueryLogRow } from './row.ts';
 
 /** The `query_log` columns the writers fill, in statement order. */
 export const COLUMNS =

@@ -14,7 +14,7 @@ import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { decodeFrames, leftoverSpoolFiles, readSpoolRange } from './spool.ts';
 import { insertQueryLogSqlite, type WritePace } from './sqlite-raw.ts';
-import type { QueryLogRow } from './writer.ts';
+import type { QueryLogRow } from './row.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;

@@ -1,24 +1,13 @@
 import { createRequire } from 'node:module';
-import { type DatabaseHandle, type OpenDatabaseOptions, QUERY_LOG_WRITE_LOCK, type QueryLogTable } from '@cordon/db';
+import { type DatabaseHandle, type OpenDatabaseOptions, QUERY_LOG_WRITE_LOCK } from '@cordon/db';
 import { sql } from 'kysely';
 import type * as PgCopyStreams from 'pg-copy-streams';
 import type { Logger } from 'pino';
+import type { QueryLogRow } from './row.ts';
 import { COLUMNS, insertQueryLogSqlite, SQLITE_ROWS, type WritePace } from './sqlite-raw.ts';
 
+export type { QueryLogRow } from './row.ts';
 export type { WritePace } from './sqlite-raw.ts';
-
-/**
- * One query-log row as inserted (docs/architecture.md "Statistics"; the writers append raw rows only,
- * the worker folds them into the roll-ups): the `query_log` table of
- * @cordon/db but its id. The identity columns (migration 0029: device, internal user, group) may be
- * left out: null, and an empty user name.
- */
-export type QueryLogRow = Omit<QueryLogTable, 'id' | 'device_id' | 'user_id' | 'user_name' | 'group_id'> & {
-  device_id?: number | null;
-  user_id?: number | null;
-  user_name?: string;
-  group_id?: number | null;
-};
 
 /** A query-log sink (docs/contributing.md "Conventions" 7). {@link NullQueryLog} is the do-nothing stand-in. */
 export interface QueryLogSink {
