@@ -12,9 +12,9 @@ import type { OpenDatabaseOptions } from '@cordon/db';
 import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
+import type { QueryLogRow } from './row.ts';
 import { decodeFrames, leftoverSpoolFiles, readSpoolRange } from './spool.ts';
 import { insertQueryLogSqlite, type WritePace } from './sqlite-raw.ts';
-import type { QueryLogRow } from './row.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
