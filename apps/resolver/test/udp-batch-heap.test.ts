@@ -64,17 +64,19 @@ describe('udp-batch tuneHeap', () => {
           encoding: 'utf8',
         }).trim();
       expect(result('131072, 131072, 2')).toBe('1');
-      expect(result('0, 0, 0')).toBe('1');
+      expect(result('-1, -1, -1')).toBe('1');
+      expect(result('0, 0, -1')).toBe('1');
     },
   );
 
-  it.skipIf(binding === null)('refuses values that are not whole numbers in range', () => {
+  it.skipIf(binding === null)('refuses values that are neither -1 nor whole numbers in range', () => {
     for (const args of [
-      [1.5, 131072, 0],
-      [-1, 131072, 0],
-      [131072, 64 << 20, 0],
+      [1.5, 131072, -1],
+      [-2, 131072, -1],
+      [131072, 131072, 0],
+      [131072, 64 << 20, -1],
       [131072, 131072, 2000],
-      [Number.NaN, 131072, 0],
+      [Number.NaN, 131072, -1],
     ]) {
       expect(() => binding!.tuneHeap(args[0]!, args[1]!, args[2]!)).toThrow(TypeError);
     }

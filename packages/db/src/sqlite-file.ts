@@ -21,16 +21,6 @@ export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /**
- * Checks a page-cache size, KiB, before anything is created.
- * @throws RangeError when `cacheKiB` is given and is not a whole number ≥ 1
- */
-export function checkSqliteCacheKiB(cacheKiB: number | undefined): void {
-  if (cacheKiB !== undefined && (!Number.isInteger(cacheKiB) || cacheKiB < 1)) {
-    throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${cacheKiB}`);
-  }
-}
-
-/**
  * Opens the SQLite database at `path` (or ':memory:') in WAL mode with foreign keys on,
  * `synchronous=NORMAL` and a 5 s busy timeout: a committed transaction survives a process crash,
  * not a power loss or OS crash (docs/security.md). The file is private (0600, and its directory
@@ -40,7 +30,10 @@ export function checkSqliteCacheKiB(cacheKiB: number | undefined): void {
  *   what better-sqlite3 throws when the file cannot be opened
  */
 export function openSqliteFile(path: string, cacheKiB?: number): SQLite.Database {
-  checkSqliteCacheKiB(cacheKiB);
+  // Checked before the file or its directory is created: a refused value leaves nothing behind.
+  if (cacheKiB !== undefined && (!Number.isInteger(cacheKiB) || cacheKiB < 1)) {
+    throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${cacheKiB}`);
+  }
   if (path !== ':memory:') prepareSqliteFile(path);
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');

@@ -12,6 +12,6 @@ export {
   readRootCertificatePem,
 } from './ca.ts';
 export { LeafMinter, type LeafMinterOptions } from './leaf.ts';
-export { readRootCaRow, rootCaPresent } from './root-row.ts';
+export { rootCaPresent } from './root-row.ts';
 export { createSecretBox, SEALED_PREFIX, type SecretBox, seal, unseal } from './seal.ts';
 export { loadCaSecret } from './secret.ts';

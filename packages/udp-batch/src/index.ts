@@ -60,13 +60,14 @@ export interface UdpBatchBinding {
    */
   trimHeap(): number;
   /**
-   * glibc `mallopt(3)`: `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD`, which also turns off the dynamic
-   * thresholds (one freed large block otherwise raises them up to 32 / 64 MiB, and the main heap's
-   * freed top is then kept), then `M_ARENA_MAX` unless `arenaMax` is 0 (it bounds the arenas of
-   * threads that first allocate after the call). bench/README.md "Resolver memory".
+   * glibc `mallopt(3)`: `M_TRIM_THRESHOLD`, `M_MMAP_THRESHOLD` and `M_ARENA_MAX`, each left as it is
+   * when -1. Setting either threshold turns off the dynamic thresholds (one freed large block
+   * otherwise raises them up to 32 / 64 MiB, and the main heap's freed top is then kept);
+   * `M_ARENA_MAX` bounds the arenas of threads that first allocate after the call.
+   * bench/README.md "Resolver memory".
    * @returns 1 when set, 0 when glibc refused a value, -1 when the C library is not glibc
-   * @throws TypeError when a value is not a whole number in range (trim 0 to 2^31 − 1 bytes, mmap 0
-   *   to 32 MiB, arenas 0 to 1024)
+   * @throws TypeError when a value is neither -1 nor a whole number in range (trim 0 to 2^31 − 1
+   *   bytes, mmap 0 to 32 MiB, arenas 1 to 1024)
    */
   tuneHeap(trimThresholdBytes: number, mmapThresholdBytes: number, arenaMax: number): number;
 }

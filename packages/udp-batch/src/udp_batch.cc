@@ -562,37 +562,39 @@ napi_value TrimHeap(napi_env env, napi_callback_info) {
   return out;
 }
 
-// tuneHeap(trimThresholdBytes, mmapThresholdBytes, arenaMax): glibc mallopt(3) M_TRIM_THRESHOLD and
-// M_MMAP_THRESHOLD, then M_ARENA_MAX when arenaMax > 0. Setting them turns off glibc's dynamic
-// thresholds: freeing one large mmapped block (a loader's buffer, a module's source) otherwise raises
-// the mmap threshold to its size and the trim threshold to twice that, up to 32 / 64 MiB, and the
-// main heap's freed top is kept (bench/README.md "Resolver memory", round 7). M_ARENA_MAX bounds the
-// arenas of threads that first allocate after the call. Returns 1 when all were set, 0 when glibc
-// refused a value, -1 without glibc.
+// tuneHeap(trimThresholdBytes, mmapThresholdBytes, arenaMax): glibc mallopt(3) M_TRIM_THRESHOLD,
+// M_MMAP_THRESHOLD and M_ARENA_MAX, each left as it is when -1. Setting either threshold turns off
+// glibc's dynamic thresholds: freeing one large mmapped block (a loader's buffer, a module's source)
+// otherwise raises the mmap threshold to its size and the trim threshold to twice that, up to 32 /
+// 64 MiB, and the main heap's freed top is kept (bench/README.md "Resolver memory", round 7).
+// M_ARENA_MAX bounds the arenas of threads that first allocate after the call. Returns 1 when the
+// values were set, 0 when glibc refused one, -1 without glibc.
 napi_value TuneHeap(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value args[3];
   CHECK(napi_get_cb_info(env, info, &argc, args, nullptr, nullptr));
-  double values[3] = {-1, -1, -1};
+  double values[3] = {0, 0, 0};
+  const double min[3] = {0, 0, 1};
   const double max[3] = {INT32_MAX, 32 * 1024 * 1024, 1024};
   bool valid = argc >= 3;
   for (size_t i = 0; valid && i < 3; i++) {
-    valid = napi_get_value_double(env, args[i], &values[i]) == napi_ok && values[i] >= 0 && values[i] <= max[i] &&
-            values[i] == static_cast<double>(static_cast<int64_t>(values[i]));
+    valid = napi_get_value_double(env, args[i], &values[i]) == napi_ok &&
+            values[i] == static_cast<double>(static_cast<int64_t>(values[i])) &&
+            (values[i] == -1 || (values[i] >= min[i] && values[i] <= max[i]));
   }
   if (!valid) {
     napi_throw_type_error(env, nullptr,
                           "tuneHeap(trimThresholdBytes, mmapThresholdBytes, arenaMax): whole numbers, trim 0 to "
-                          "2^31-1, mmap 0 to 32 MiB, arenas 0 to 1024");
+                          "2^31-1, mmap 0 to 32 MiB, arenas 1 to 1024, or -1 to leave one as it is");
     return nullptr;
   }
   int result = -1;
 #ifdef __GLIBC__
-  result = mallopt(M_TRIM_THRESHOLD, static_cast<int>(values[0])) == 1 &&
-                   mallopt(M_MMAP_THRESHOLD, static_cast<int>(values[1])) == 1 &&
-                   (values[2] == 0 || mallopt(M_ARENA_MAX, static_cast<int>(values[2])) == 1)
-               ? 1
-               : 0;
+  const int params[3] = {M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX};
+  result = 1;
+  for (size_t i = 0; i < 3; i++) {
+    if (values[i] != -1 && mallopt(params[i], static_cast<int>(values[i])) != 1) result = 0;
+  }
 #endif
   napi_value out;
   CHECK(napi_create_int32(env, result, &out));

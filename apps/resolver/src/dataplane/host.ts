@@ -126,14 +126,15 @@ export const NATIVE_ARENA_MAX = 2;
 export function tuneNativeHeap(env: NodeJS.ProcessEnv = process.env): boolean {
   const binding = loadUdpBatch();
   if (binding === null) return false;
-  const fromEnv = (name: string, fallback: number): number => {
-    const value = env[name] ? Number(env[name]) : fallback;
-    return Number.isInteger(value) && value >= 0 ? value : fallback;
-  };
-  const trim = Math.min(fromEnv('MALLOC_TRIM_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES), 0x7fffffff);
-  const mmap = Math.min(fromEnv('MALLOC_MMAP_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES), 32 * 1024 * 1024);
-  const arenas = env.MALLOC_ARENA_MAX ? 0 : NATIVE_ARENA_MAX;
-  return binding.tuneHeap(trim, mmap, arenas) === 1;
+  // -1: what glibc read from the environment at start stays.
+  const unlessSet = (name: string, value: number): number => (env[name] ? -1 : value);
+  return (
+    binding.tuneHeap(
+      unlessSet('MALLOC_TRIM_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES),
+      unlessSet('MALLOC_MMAP_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES),
+      unlessSet('MALLOC_ARENA_MAX', NATIVE_ARENA_MAX),
+    ) === 1
+  );
 }
 
 /** Starts the real thread: `dataplane/entry.ts`, or {@link DATA_PLANE_WORKER_BUNDLE_NAME} in the bundle. */
