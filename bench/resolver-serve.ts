@@ -14,7 +14,7 @@
 import { addressClaimColumns, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
 import pino from 'pino';
-import { startDataPlane, tuneNativeHeap } from '../apps/resolver/src/dataplane/host.ts';
+import { releaseLoadMemory, startDataPlane, tuneNativeHeap } from '../apps/resolver/src/dataplane/host.ts';
 import { type ResolverMetrics, startResolver, type UdpBackend } from '../apps/resolver/src/index.ts';
 import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
 
@@ -107,7 +107,8 @@ if (threads > 1) {
   metrics = async () => resolver.metrics;
   close = () => resolver.close();
 }
-global.gc?.();
+// As `cordon serve` does once its in-process data plane is loaded (dataplane/host.ts).
+if (threads === 1) releaseLoadMemory();
 console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB threads=${threads} udp=${udpBackend}`);
 const cpuAtReady = process.cpuUsage();
 const stop = async () => {

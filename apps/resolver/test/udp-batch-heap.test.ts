@@ -82,3 +82,106 @@ describe('udp-batch tuneHeap', () => {
     }
   });
 });
+
+/** The addon's file, for child processes. */
+function addonFile(): string {
+  return join(
+    dirname(createRequire(import.meta.url).resolve('@cordon/udp-batch/package.json')),
+    'build/Release/udp_batch.node',
+  );
+}
+
+/** Runs `script` in a child node (the addon's path in `process.argv[1]`) and returns its stdout parsed as JSON. */
+function inChild(script: string, nodeFlags: string[] = []): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [...nodeFlags, '-e', script, addonFile()], { encoding: 'utf8' });
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+// `cordon serve` releases what its first snapshot load left resident (dataplane/host.ts
+// releaseLoadMemory; bench/README.md "Resolver memory", round 8). In children: both act on the
+// whole process (its executable mappings) or its isolate, not on this test runner's.
+describe('udp-batch releaseExecutablePages', () => {
+  it.skipIf(binding === null)(
+    "unmaps node's read-only pages, leaves written ones, and the process runs on",
+    () => {
+      const result = inChild(`
+        const fs = require('node:fs');
+        const b = require(process.argv[1]);
+        const exe = fs.readlinkSync('/proc/self/exe');
+        // Resident KiB of the executable's mappings: the clean read-only ones, and those with a written page.
+        const rss = () => {
+          const kb = { clean: 0, written: 0 };
+          let mine = false, writable = false, size = 0;
+          for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+            const head = /^[0-9a-f]+-[0-9a-f]+ (\\S+) \\S+ \\S+ \\d+\\s*(.*)$/.exec(line);
+            if (head) { mine = head[2] === exe; writable = head[1][1] === 'w'; continue; }
+            const r = /^Rss:\\s+(\\d+)/.exec(line);
+            if (r) size = Number(r[1]);
+            const a = /^Anonymous:\\s+(\\d+)/.exec(line);
+            if (a && mine) kb[!writable && Number(a[1]) === 0 ? 'clean' : 'written'] += size;
+          }
+          return kb;
+        };
+        const before = rss();
+        const released = b.releaseExecutablePages();
+        const after = rss();
+        // Code and data of node that come back on use: ICU, crypto, zlib, the module loader.
+        const work = [
+          new Intl.DateTimeFormat('fr-FR', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(0)),
+          require('node:crypto').createHash('sha256').update('cordon').digest('hex').slice(0, 12),
+          require('node:zlib').gunzipSync(require('node:zlib').gzipSync('cordon')).toString(),
+          require('node:path').posix.join('a', '..', 'b'),
+        ];
+        console.log(JSON.stringify({ before, released, after, work }));
+      `);
+      const before = result.before as { clean: number; written: number };
+      const after = result.after as { clean: number; written: number };
+      expect(before.clean).toBeGreaterThan(10_000);
+      expect(result.released as number).toBeGreaterThan(10_000 * 1024);
+      expect(after.clean).toBeLessThan(before.clean - 10_000);
+      // RELRO and the data segment keep every page (their written pages would be lost otherwise).
+      expect(after.written).toBe(before.written);
+      expect(result.work).toEqual([
+        '1 janvier 1970',
+        createRequire(import.meta.url)('node:crypto').createHash('sha256').update('cordon').digest('hex').slice(0, 12),
+        'cordon',
+        'b',
+      ]);
+    },
+  );
+});
+
+describe('udp-batch releaseIsolateMemory', () => {
+  it.skipIf(binding === null)(
+    'shrinks a grown young generation and compacts the old space, keeping every live object',
+    () => {
+      const result = inChild(
+        `
+        const v8 = require('node:v8');
+        const b = require(process.argv[1]);
+        const spaces = () => Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]));
+        // Garbage through the young generation until it has grown, and old-space objects of which half die.
+        let churn = [];
+        for (let i = 0; i < 400000; i++) { churn.push({ i, s: 'x' + i }); if (churn.length > 100000) churn = churn.slice(50000); }
+        churn = null;
+        const live = Array.from({ length: 200000 }, (_, i) => ({ i, s: 'live' + i }));
+        const before = spaces();
+        const ok = b.releaseIsolateMemory();
+        const after = spaces();
+        let sum = 0;
+        for (const o of live) sum += o.i;
+        console.log(JSON.stringify({ ok, before, after, sum, last: live[199999].s }));
+      `,
+        ['--max-semi-space-size=16'],
+      );
+      const before = result.before as Record<string, number>;
+      const after = result.after as Record<string, number>;
+      expect(result.ok).toBe(true);
+      expect(before.new_space).toBeGreaterThan(8 << 20);
+      expect(after.new_space).toBeLessThan(2 << 20);
+      expect(after.old_space).toBeLessThan(before.old_space!);
+      expect(result.sum).toBe((199_999 * 200_000) / 2);
+      expect(result.last).toBe('live199999');
+    },
+  );
+});

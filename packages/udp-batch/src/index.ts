@@ -70,6 +70,25 @@ export interface UdpBatchBinding {
    *   bytes, mmap 0 to 32 MiB, arenas 1 to 1024)
    */
   tuneHeap(trimThresholdBytes: number, mmapThresholdBytes: number, arenaMax: number): number;
+  /**
+   * Takes the running executable's read-only pages out of the resident set (madvise(2)
+   * `MADV_DONTNEED` on its private, read-only file mappings that hold no written page): startup
+   * touches far more of node's code and data than a resolver then uses; what is used comes back
+   * from the page cache on its next access (a minor fault). Mappings with a written page (RELRO)
+   * are left alone. bench/README.md "Resolver memory", round 8.
+   * @returns the bytes that were resident in the released mappings; -1 when `/proc/self` cannot be
+   *   read (not Linux)
+   */
+  releaseExecutablePages(): number;
+  /**
+   * V8's `LowMemoryNotification` on the calling thread's isolate: full collections that compact the
+   * old generation, shrink the young generation to its minimum and give the freed pages back at once
+   * (one ordinary collection after a snapshot load left half of the old space committed, and the
+   * young generation at its maximum). Pauses the thread ≈ 50–100 ms. bench/README.md "Resolver
+   * memory", round 8.
+   * @returns true when the thread has an isolate (always, from JavaScript)
+   */
+  releaseIsolateMemory(): boolean;
 }
 
 /** An open batched socket (opaque). */

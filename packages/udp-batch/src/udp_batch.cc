@@ -9,6 +9,7 @@
 // family 4, so JavaScript sees the canonical address).
 #include <node_api.h>
 #include <uv.h>
+#include <v8.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,8 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <vector>
 
 namespace {
 
@@ -601,6 +605,79 @@ napi_value TuneHeap(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// releaseIsolateMemory(): V8's LowMemoryNotification on the calling thread's isolate: full
+// collections that compact the old generation, shrink the young generation to its minimum and
+// return the freed pages at once. After a snapshot load the young generation has grown to its
+// maximum (32 MB without --max-semi-space-size) and the loaders' garbage is spread over old-space
+// pages that one ordinary collection leaves committed (bench/README.md "Resolver memory", round 8).
+// The only V8 API this addon calls: N-API has no equivalent, and the addon is built from source
+// against the running node's headers. Pauses the thread for the collections (≈ 50–100 ms).
+napi_value ReleaseIsolateMemory(napi_env env, napi_callback_info) {
+  v8::Isolate* isolate = v8::Isolate::GetCurrent();
+  if (isolate != nullptr) isolate->LowMemoryNotification();
+  napi_value out;
+  CHECK(napi_get_boolean(env, isolate != nullptr, &out));
+  return out;
+}
+
+// releaseExecutablePages(): takes out of the resident set the pages of the running executable (node)
+// that are only read: its code and read-only data, of which startup touches far more than a
+// resolver then uses (bootstrap code, the startup snapshot, ICU tables: ≈ 30 of node's 41 MB;
+// bench/README.md "Resolver memory", round 8). madvise(2) MADV_DONTNEED on a private file mapping
+// that holds no written page unmaps its pages; the next access maps the page back from the page
+// cache (a minor fault), so what is in use returns and stays. A mapping that is writable or holds
+// a written (anonymous) page — RELRO after relocation, a debugger's breakpoint — is left alone:
+// discarding it would bring back the file's bytes. Returns the bytes that were resident in the
+// mappings released, or -1 when /proc/self/smaps or /proc/self/exe cannot be read (not Linux).
+napi_value ReleaseExecutablePages(napi_env env, napi_callback_info) {
+  double released = -1;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  FILE* smaps = n > 0 ? fopen("/proc/self/smaps", "re") : nullptr;
+  if (smaps != nullptr) {
+    exe[n] = 0;
+    struct Range {
+      uintptr_t start, end;
+      double rss;
+    };
+    std::vector<Range> ranges;
+    bool candidate = false;
+    Range cur = {0, 0, 0};
+    char* line = nullptr;
+    size_t cap = 0;
+    while (getline(&line, &cap, smaps) > 0) {
+      unsigned long start, end;
+      char perms[8];
+      int path_at = 0;
+      // A mapping's header: "start-end perms offset dev inode   path".
+      if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &path_at) == 3 && path_at > 0) {
+        char* path = line + path_at;
+        path[strcspn(path, "\n")] = 0;
+        candidate = strcmp(path, exe) == 0 && perms[1] == '-' && perms[3] == 'p';
+        cur = {start, end, 0};
+        continue;
+      }
+      if (!candidate) continue;
+      unsigned long kb;
+      if (sscanf(line, "Rss: %lu kB", &kb) == 1) cur.rss = kb * 1024.0;
+      // Anonymous comes after Rss in every mapping's block: the block's verdict.
+      if (sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
+        if (kb == 0 && cur.rss > 0) ranges.push_back(cur);
+        candidate = false;
+      }
+    }
+    free(line);
+    fclose(smaps);
+    released = 0;
+    for (const Range& r : ranges) {
+      if (madvise(reinterpret_cast<void*>(r.start), r.end - r.start, MADV_DONTNEED) == 0) released += r.rss;
+    }
+  }
+  napi_value out;
+  CHECK(napi_create_double(env, released, &out));
+  return out;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -612,6 +689,9 @@ NAPI_MODULE_INIT() {
       {"idleThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"trimHeap", nullptr, TrimHeap, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"tuneHeap", nullptr, TuneHeap, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
+      {"releaseExecutablePages", nullptr, ReleaseExecutablePages, nullptr, nullptr, nullptr, napi_enumerable,
+       nullptr},
+      {"releaseIsolateMemory", nullptr, ReleaseIsolateMemory, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
   napi_value batch;
   napi_create_int32(env, ADDR_BYTES, &batch);

@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
@@ -171,7 +169,12 @@ export async function startCordon(
     if (dataPlaneStarting) {
       const started = await dataPlaneStarting;
       dataPlane = started;
-      if (dataPlaneInProcess(config)) await collectLoadGarbage();
+      if (dataPlaneInProcess(config)) {
+        // What loading the snapshot left resident goes back before the first answer (dataplane/host.ts).
+        const { releaseLoadMemory } = await import('@cordon/resolver/dataplane');
+        const released = releaseLoadMemory();
+        logger.debug(released, 'memory released after the snapshot load');
+      }
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
       if (started.dns?.doh && config.dohAddr) running.doh = bound(started.dns.doh, config.dohAddr);
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
@@ -227,23 +230,6 @@ function isUnreachable(err: unknown): boolean {
 /** True when the data plane runs on the main thread: nothing else (API, worker) shares this process. */
 function dataPlaneInProcess(config: ServeConfig): boolean {
   return config.roles.every((r) => r === 'resolver' || r === 'blockpage');
-}
-
-/**
- * One full garbage collection now, once the data plane's first snapshot is loaded on this thread:
- * the loaders' pages of row objects are dead by then, and V8's memory reducer would give their
- * memory back only after a minute or more of idling (bench/README.md "Resolver memory"). Then the
- * C heap's freed pages (the loaders' buffers, SQLite's pages) go back to the kernel, which glibc
- * would otherwise keep resident for reuse: ≈ 20 MB at 1,000,000 domains. The collection pauses
- * this thread for a fraction of a second before the first query is answered.
- */
-async function collectLoadGarbage(): Promise<void> {
-  // `gc` is exposed only to contexts created after the flag is set: a fresh one is.
-  v8.setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (() => void) | undefined;
-  gc?.();
-  const { trimNativeHeap } = await import('@cordon/resolver/dataplane');
-  trimNativeHeap();
 }
 
 /**

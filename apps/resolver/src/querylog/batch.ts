@@ -1,4 +1,4 @@
-import type { QueryLogRow } from './writer.ts';
+import type { QueryLogRow } from './row.ts';
 
 /**
  * The wire format of query-log batches between the resolving thread and the writer thread

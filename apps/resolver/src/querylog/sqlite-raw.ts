@@ -1,12 +1,14 @@
 /**
  * The query log's SQLite insert (docs/architecture.md "Statistics"): prepared multi-row statements
- * over one connection, with nothing imported but better-sqlite3's types and `runMultiRow`, so the
+ * over one connection, with nothing imported but better-sqlite3's types, `runMultiRowRange` and the
+ * batch format (querylog/batch.ts), so the
  * writer thread (querylog/worker.ts) inserts into a SQLite file without evaluating Kysely, pg or the
  * migrations in its isolate (bench/README.md "Resolver memory", round 7). `insertQueryLogRaw`
  * (querylog/writer.ts) uses the same code on a Kysely handle's connection.
  */
-import { runMultiRow } from '@cordon/db/multi-row';
+import { runMultiRowRange } from '@cordon/db/multi-row';
 import type SQLite from 'better-sqlite3';
+import { NUMS, QNAME_SEPARATOR, type ToWriter } from './batch.ts';
 import type { QueryLogRow } from './row.ts';
 
 /** The `query_log` columns the writers fill, in statement order. */
@@ -61,9 +63,97 @@ function putRow(p: unknown[], at: number, r: QueryLogRow): void {
   p[at + 17] = r.group_id ?? null;
 }
 
-/** SQLite, synchronous (the caller holds the connection and a transaction): the raw rows, 50 per statement. */
-function insertRawSqlite(st: SqliteStatements, rows: readonly QueryLogRow[]): void {
-  runMultiRow(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, rows, putRow);
+/**
+ * Rows to insert, numbered from 0: `put(p, at, i)` writes row `i`'s values in {@link COLUMNS} order at
+ * `p[at…]`, called with `i` increasing within a statement run.
+ */
+interface RowSource {
+  readonly count: number;
+  put(p: unknown[], at: number, i: number): void;
+}
+
+/** Row objects as a {@link RowSource}. */
+function objectRows(rows: readonly QueryLogRow[]): RowSource {
+  return { count: rows.length, put: (p, at, i) => putRow(p, at, rows[i]!) };
+}
+
+type RowsMessage = Extract<ToWriter, { kind: 'rows' }>;
+
+/** `NaN` (the batch format's null) as null. */
+const orNull = (n: number): number | null => (Number.isNaN(n) ? null : n);
+
+/**
+ * The rows of `rows` messages (querylog/batch.ts) bound straight from their columns, one after the
+ * other: no row object per row, so the writer thread's garbage per batch is its split qnames alone and
+ * its isolate no longer grows by the rows it promoted (bench/README.md "Resolver memory", round 8).
+ * Checked whole before anything is inserted.
+ * @throws Error when a message is inconsistent: its qname count is not its row count, or a
+ *   dictionary code is out of range (the same errors as `readRows`)
+ */
+class BatchRows implements RowSource {
+  readonly count: number;
+  private readonly qnames: string[][];
+  /** Row number of each message's first row. */
+  private readonly starts: number[];
+  /** The message `put` reads from and its first row's number (rows come in increasing order). */
+  private at = 0;
+  private atStart = 0;
+
+  constructor(private readonly batches: readonly RowsMessage[]) {
+    this.qnames = [];
+    this.starts = [];
+    let count = 0;
+    for (const m of batches) {
+      const qnames = m.count === 0 ? [] : m.qnames.split(QNAME_SEPARATOR);
+      if (qnames.length !== m.count) throw new Error(`query-log batch: ${qnames.length} qnames for ${m.count} rows`);
+      for (let row = 0; row < m.count; row++) {
+        // Columns 8–16 of each row are dictionary codes.
+        for (let n = row * NUMS + 8; n < (row + 1) * NUMS; n++) {
+          const code = m.nums[n]!;
+          if (!(Number.isInteger(code) && code >= 0 && code < m.dict.length))
+            throw new Error(`query-log batch: no dictionary entry ${code}`);
+        }
+      }
+      this.qnames.push(qnames);
+      this.starts.push(count);
+      count += m.count;
+    }
+    this.count = count;
+  }
+
+  put(p: unknown[], at: number, i: number): void {
+    if (i < this.atStart) {
+      this.at = 0;
+      this.atStart = 0;
+    }
+    while (i >= this.atStart + this.batches[this.at]!.count) this.atStart = this.starts[++this.at]!;
+    const { nums, dict } = this.batches[this.at]!;
+    const row = i - this.atStart;
+    const n = row * NUMS;
+    p[at] = nums[n];
+    p[at + 1] = nums[n + 1];
+    p[at + 2] = orNull(nums[n + 2]!);
+    p[at + 3] = orNull(nums[n + 3]!);
+    p[at + 4] = dict[nums[n + 8]!];
+    p[at + 5] = this.qnames[this.at]![row];
+    p[at + 6] = dict[nums[n + 9]!];
+    p[at + 7] = dict[nums[n + 10]!];
+    p[at + 8] = dict[nums[n + 11]!];
+    p[at + 9] = dict[nums[n + 12]!];
+    p[at + 10] = dict[nums[n + 13]!];
+    p[at + 11] = dict[nums[n + 14]!];
+    p[at + 12] = dict[nums[n + 15]!];
+    p[at + 13] = nums[n + 4];
+    p[at + 14] = orNull(nums[n + 5]!);
+    p[at + 15] = orNull(nums[n + 6]!);
+    p[at + 16] = dict[nums[n + 16]!];
+    p[at + 17] = orNull(nums[n + 7]!);
+  }
+}
+
+/** SQLite, synchronous (the caller holds the connection and a transaction): rows `from` to `to` (exclusive), 50 per statement. */
+function insertRange(st: SqliteStatements, rows: RowSource, from: number, to: number): void {
+  runMultiRowRange(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, from, to, (p, at, i) => rows.put(p, at, i));
 }
 
 /**
@@ -83,22 +173,39 @@ export interface WritePace {
  * on an error the transaction is rolled back and the error rethrown. The caller holds the connection
  * exclusively for the whole call.
  */
-export async function insertQueryLogSqlite(
+export function insertQueryLogSqlite(
   lite: SQLite.Database,
   rows: readonly QueryLogRow[],
   pace?: WritePace,
 ): Promise<void> {
-  if (rows.length === 0) return;
+  return insertSource(lite, objectRows(rows), pace);
+}
+
+/**
+ * {@link insertQueryLogSqlite} for the `rows` messages of the resolving thread (querylog/batch.ts),
+ * in order, bound from their columns (the writer thread's path).
+ * @throws Error (a rejection) when a message is inconsistent; nothing is inserted then
+ */
+export async function insertQueryLogBatchesSqlite(
+  lite: SQLite.Database,
+  batches: readonly RowsMessage[],
+  pace?: WritePace,
+): Promise<void> {
+  return insertSource(lite, new BatchRows(batches), pace);
+}
+
+async function insertSource(lite: SQLite.Database, rows: RowSource, pace: WritePace | undefined): Promise<void> {
+  if (rows.count === 0) return;
   const st = statementsOf(lite);
-  if (pace === undefined || rows.length <= pace.rows) {
-    lite.transaction(() => insertRawSqlite(st, rows))();
+  if (pace === undefined || rows.count <= pace.rows) {
+    lite.transaction(() => insertRange(st, rows, 0, rows.count))();
     return;
   }
   lite.exec('begin');
   try {
-    for (let i = 0; i < rows.length; i += pace.rows) {
+    for (let i = 0; i < rows.count; i += pace.rows) {
       if (i > 0) await pace.between();
-      insertRawSqlite(st, rows.slice(i, i + pace.rows));
+      insertRange(st, rows, i, Math.min(rows.count, i + pace.rows));
     }
     lite.exec('commit');
   } catch (err) {
