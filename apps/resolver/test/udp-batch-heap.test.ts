@@ -101,10 +101,8 @@ function inChild(script: string, nodeFlags: string[] = []): Record<string, unkno
 // releaseLoadMemory; bench/README.md "Resolver memory", round 8). In children: both act on the
 // whole process (its executable mappings) or its isolate, not on this test runner's.
 describe('udp-batch releaseExecutablePages', () => {
-  it.skipIf(binding === null)(
-    "unmaps node's read-only pages, leaves written ones, and the process runs on",
-    () => {
-      const result = inChild(`
+  it.skipIf(binding === null)("unmaps node's read-only pages, leaves written ones, and the process runs on", () => {
+    const result = inChild(`
         const fs = require('node:fs');
         const b = require(process.argv[1]);
         const exe = fs.readlinkSync('/proc/self/exe');
@@ -134,21 +132,24 @@ describe('udp-batch releaseExecutablePages', () => {
         ];
         console.log(JSON.stringify({ before, released, after, work }));
       `);
-      const before = result.before as { clean: number; written: number };
-      const after = result.after as { clean: number; written: number };
-      expect(before.clean).toBeGreaterThan(10_000);
-      expect(result.released as number).toBeGreaterThan(10_000 * 1024);
-      expect(after.clean).toBeLessThan(before.clean - 10_000);
-      // RELRO and the data segment keep every page (their written pages would be lost otherwise).
-      expect(after.written).toBe(before.written);
-      expect(result.work).toEqual([
-        '1 janvier 1970',
-        createRequire(import.meta.url)('node:crypto').createHash('sha256').update('cordon').digest('hex').slice(0, 12),
-        'cordon',
-        'b',
-      ]);
-    },
-  );
+    const before = result.before as { clean: number; written: number };
+    const after = result.after as { clean: number; written: number };
+    expect(before.clean).toBeGreaterThan(10_000);
+    expect(result.released as number).toBeGreaterThan(10_000 * 1024);
+    expect(after.clean).toBeLessThan(before.clean - 10_000);
+    // RELRO and the data segment keep every page (their written pages would be lost otherwise).
+    expect(after.written).toBe(before.written);
+    expect(result.work).toEqual([
+      '1 janvier 1970',
+      createRequire(import.meta.url)('node:crypto')
+        .createHash('sha256')
+        .update('cordon')
+        .digest('hex')
+        .slice(0, 12),
+      'cordon',
+      'b',
+    ]);
+  });
 });
 
 describe('udp-batch releaseIsolateMemory', () => {
