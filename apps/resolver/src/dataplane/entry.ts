@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChangeTopic } from '@cordon/db';
+import { loadUdpBatch } from '@cordon/udp-batch';
 import pino from 'pino';
 import type { DataPlaneWorkerData, FromDataPlane, ToDataPlane } from './protocol.ts';
 import { toThreadError } from './protocol.ts';
@@ -26,6 +27,9 @@ const starting = runDataPlane(data, logger).then(
   (started) => {
     run = started;
     deliver = started.deliver;
+    // This isolate's share of what the load left (dataplane/host.ts releaseLoadMemory: compacted
+    // old space, the young generation back to its minimum), before the first answer.
+    loadUdpBatch()?.releaseIsolateMemory();
     send({ kind: 'ready', dns: started.dns, blockPage: started.blockPage, blockPageHttps: started.blockPageHttps });
     return true;
   },
