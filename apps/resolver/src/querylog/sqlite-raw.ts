@@ -1,10 +1,10 @@
 /**
  * The query log's SQLite insert (docs/architecture.md "Statistics"): prepared multi-row statements
  * over one connection, with nothing imported but better-sqlite3's types, `runMultiRowRange` and the
- * batch format (querylog/batch.ts), so the
- * writer thread (querylog/worker.ts) inserts into a SQLite file without evaluating Kysely, pg or the
- * migrations in its isolate (bench/README.md "Resolver memory", round 7). `insertQueryLogRaw`
- * (querylog/writer.ts) uses the same code on a Kysely handle's connection.
+ * batch format (querylog/batch.ts), so the writer thread (querylog/worker.ts) inserts into a SQLite
+ * file without evaluating Kysely, pg or the migrations in its isolate (bench/README.md "Resolver
+ * memory", round 7). `insertQueryLogRaw` (querylog/writer.ts) uses the same code on a Kysely
+ * handle's connection.
  */
 import { runMultiRowRange } from '@cordon/db/multi-row';
 import type SQLite from 'better-sqlite3';
