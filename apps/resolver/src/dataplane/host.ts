@@ -99,17 +99,6 @@ export interface RunningDataPlane {
   close(): Promise<void>;
 }
 
-/**
- * Gives the process's freed C-heap memory back to the kernel (glibc `malloc_trim(3)` through the
- * batched-UDP addon): after a snapshot load, the loaders' freed buffers and SQLite pages sit in
- * glibc's arenas as resident memory (bench/README.md "Resolver memory"). A no-op without the addon
- * or without glibc.
- * @returns true when memory was released
- */
-export function trimNativeHeap(): boolean {
-  return loadUdpBatch()?.trimHeap() === 1;
-}
-
 /** What {@link releaseLoadMemory} gave back. */
 export interface ReleasedLoadMemory {
   /** V8 heap pages released by the collections, bytes (main isolate; may be negative by a page). */
@@ -143,7 +132,8 @@ export function releaseLoadMemory(): ReleasedLoadMemory {
     gc?.();
   }
   const heapBytes = before - v8.getHeapStatistics().total_physical_size;
-  trimNativeHeap();
+  // glibc keeps freed chunks resident for reuse: after the load, the loaders' buffers and SQLite's pages.
+  binding?.trimHeap();
   const executableBytes = Math.max(0, binding?.releaseExecutablePages() ?? 0);
   return { heapBytes, executableBytes };
 }

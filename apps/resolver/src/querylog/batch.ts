@@ -148,18 +148,33 @@ export class BatchBuilder {
 }
 
 /**
- * The rows of a `rows` message, as inserted.
- * @throws Error when the message is inconsistent (qname count or a dictionary index out of range)
+ * The qnames of `rows` message `m`, split, once the message is checked whole: as many qnames as rows,
+ * and every dictionary code (`nums` columns 8–16 of each row) an index of `dict`. Both readers of the
+ * format call it ({@link readRows}, and the writer thread's column binding in querylog/sqlite-raw.ts),
+ * so an inconsistent message is refused before any of its rows is used.
+ * @throws Error when the message is inconsistent (qname count or a dictionary code out of range)
  */
-export function readRows(m: Extract<ToWriter, { kind: 'rows' }>): QueryLogRow[] {
+export function checkedQnames(m: Extract<ToWriter, { kind: 'rows' }>): string[] {
   const { count, nums, dict } = m;
   const qnames = count === 0 ? [] : m.qnames.split(QNAME_SEPARATOR);
   if (qnames.length !== count) throw new Error(`query-log batch: ${qnames.length} qnames for ${count} rows`);
-  const text = (i: number): string => {
-    const s = dict[i];
-    if (s === undefined) throw new Error(`query-log batch: no dictionary entry ${i}`);
-    return s;
-  };
+  for (let row = 0; row < count; row++) {
+    for (let n = row * NUMS + 8; n < (row + 1) * NUMS; n++) {
+      const code = nums[n]!;
+      if (!(Number.isInteger(code) && code >= 0 && code < dict.length))
+        throw new Error(`query-log batch: no dictionary entry ${code}`);
+    }
+  }
+  return qnames;
+}
+
+/**
+ * The rows of a `rows` message, as inserted.
+ * @throws Error when the message is inconsistent (see {@link checkedQnames})
+ */
+export function readRows(m: Extract<ToWriter, { kind: 'rows' }>): QueryLogRow[] {
+  const { count, nums, dict } = m;
+  const qnames = checkedQnames(m);
   const rows: QueryLogRow[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const n = i * NUMS;
@@ -173,19 +188,19 @@ export function readRows(m: Extract<ToWriter, { kind: 'rows' }>): QueryLogRow[] 
       customer_id: nums[n + 1]!,
       location_id: Number.isNaN(loc) ? null : loc,
       policy_id: Number.isNaN(pol) ? null : pol,
-      client_ip: text(nums[n + 8]!),
+      client_ip: dict[nums[n + 8]!]!,
       qname: qnames[i]!,
-      qtype: text(nums[n + 9]!),
-      protocol: text(nums[n + 10]!),
-      action: text(nums[n + 11]!),
-      reason: text(nums[n + 12]!),
-      categories: text(nums[n + 13]!),
-      rcode: text(nums[n + 14]!),
-      answer_source: text(nums[n + 15]!),
+      qtype: dict[nums[n + 9]!]!,
+      protocol: dict[nums[n + 10]!]!,
+      action: dict[nums[n + 11]!]!,
+      reason: dict[nums[n + 12]!]!,
+      categories: dict[nums[n + 13]!]!,
+      rcode: dict[nums[n + 14]!]!,
+      answer_source: dict[nums[n + 15]!]!,
       latency_us: nums[n + 4]!,
       device_id: Number.isNaN(dev) ? null : dev,
       user_id: Number.isNaN(usr) ? null : usr,
-      user_name: text(nums[n + 16]!),
+      user_name: dict[nums[n + 16]!]!,
       group_id: Number.isNaN(grp) ? null : grp,
     };
   }

@@ -8,7 +8,7 @@
  */
 import { runMultiRowRange } from '@cordon/db/multi-row';
 import type SQLite from 'better-sqlite3';
-import { NUMS, QNAME_SEPARATOR, type ToWriter } from './batch.ts';
+import { checkedQnames, NUMS, type ToWriter } from './batch.ts';
 import type { QueryLogRow } from './row.ts';
 
 /** The `query_log` columns the writers fill, in statement order. */
@@ -87,8 +87,7 @@ const orNull = (n: number): number | null => (Number.isNaN(n) ? null : n);
  * other: no row object per row, so the writer thread's garbage per batch is its split qnames alone and
  * its isolate no longer grows by the rows it promoted (bench/README.md "Resolver memory", round 8).
  * Checked whole before anything is inserted.
- * @throws Error when a message is inconsistent: its qname count is not its row count, or a
- *   dictionary code is out of range (the same errors as `readRows`)
+ * @throws Error when a message is inconsistent (`checkedQnames` of querylog/batch.ts)
  */
 class BatchRows implements RowSource {
   readonly count: number;
@@ -104,17 +103,7 @@ class BatchRows implements RowSource {
     this.starts = [];
     let count = 0;
     for (const m of batches) {
-      const qnames = m.count === 0 ? [] : m.qnames.split(QNAME_SEPARATOR);
-      if (qnames.length !== m.count) throw new Error(`query-log batch: ${qnames.length} qnames for ${m.count} rows`);
-      for (let row = 0; row < m.count; row++) {
-        // Columns 8–16 of each row are dictionary codes.
-        for (let n = row * NUMS + 8; n < (row + 1) * NUMS; n++) {
-          const code = m.nums[n]!;
-          if (!(Number.isInteger(code) && code >= 0 && code < m.dict.length))
-            throw new Error(`query-log batch: no dictionary entry ${code}`);
-        }
-      }
-      this.qnames.push(qnames);
+      this.qnames.push(checkedQnames(m));
       this.starts.push(count);
       count += m.count;
     }
@@ -153,7 +142,7 @@ class BatchRows implements RowSource {
 
 /** SQLite, synchronous (the caller holds the connection and a transaction): rows `from` to `to` (exclusive), 50 per statement. */
 function insertRange(st: SqliteStatements, rows: RowSource, from: number, to: number): void {
-  runMultiRowRange(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, from, to, (p, at, i) => rows.put(p, at, i));
+  runMultiRowRange(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, from, to, rows.put.bind(rows));
 }
 
 /**
