@@ -299,6 +299,12 @@ export interface QueryLogTable {
   user_name: Generated<string>;
   /** That user's effective group; null when none. */
   group_id: Generated<number | null>;
+  /**
+   * The name of the answer's alias chain (CNAME/DNAME owner or target, HTTPS/SVCB target) whose
+   * decision blocked the query, lower case without the trailing dot; empty when the decision was
+   * made on the qname (migration 0036).
+   */
+  matched_name: Generated<string>;
 }
 
 /** Deployment-wide key/value settings (e.g. the JWT signing secret). */
