@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BatchBuilder, NUMS, QNAME_SEPARATOR, readRows } from '../src/querylog/batch.ts';
 import type { QueryLogRow } from '../src/querylog/writer.ts';
 
-/** A row; `i` varies every column, identity columns null for odd `i`. */
+/** A row; `i` varies every column, identity columns null for odd `i`, a matched alias name for blocked odd `i`. */
 const row = (i: number): QueryLogRow => ({
   ts: 1_763_800_000_000 + i,
   customer_id: 1 + (i % 3),
@@ -22,6 +22,7 @@ const row = (i: number): QueryLogRow => ({
   user_id: i % 2 ? null : 50,
   user_name: i % 2 ? '' : 'dom\\alice',
   group_id: i % 2 ? null : 60,
+  matched_name: i % 3 || i % 2 === 0 ? '' : `t${i % 4}.cname-target.example`,
 });
 
 describe('query-log batches between the resolving thread and the writer thread', () => {
@@ -35,11 +36,21 @@ describe('query-log batches between the resolving thread and the writer thread',
     // 6 addresses + 2 qtypes + 2 protocols + … : each value once, whatever the row count.
     expect(msg.dict.length).toBeLessThan(30);
     expect(new Set(msg.dict).size).toBe(msg.dict.length);
-    expect(readRows(msg)).toEqual(rows.map((r) => ({ ...r, user_name: r.user_name ?? '' })));
+    expect(readRows(msg)).toEqual(rows);
+    expect(readRows(msg)[3]).toMatchObject({ action: 'blocked', matched_name: 't3.cname-target.example' });
     // The builder starts again empty.
     expect(b.count).toBe(0);
     b.add(row(7));
     expect(readRows(b.take())).toEqual([row(7)]);
+  });
+
+  it('reads the optional columns left out of a row as null, and empty names', () => {
+    const b = new BatchBuilder(1);
+    const { device_id: _d, user_id: _u, user_name: _n, group_id: _g, matched_name: _m, ...bare } = row(3);
+    b.add(bare);
+    expect(readRows(b.take())).toEqual([
+      { ...bare, device_id: null, user_id: null, user_name: '', group_id: null, matched_name: '' },
+    ]);
   });
 
   it('an empty batch reads as no rows', () => {

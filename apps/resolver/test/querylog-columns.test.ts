@@ -48,6 +48,8 @@ describe('the writer thread binds query-log batches from their columns (SQLite)'
     expect(await logOf(byColumns)).toEqual(expected);
     expect(expected[1]).toMatchObject({ qname: 'a\u0000b\tc\nd.example', user_name: 'alice', device_id: 41 });
     expect(expected[0]).toMatchObject({ location_id: null, policy_id: null, device_id: null, user_name: '' });
+    expect(expected[7]).toMatchObject({ action: 'blocked', matched_name: 't1.cname-target.example' });
+    expect(expected[14]).toMatchObject({ action: 'blocked', matched_name: '' });
     await byObjects.close();
     await byColumns.close();
   });

@@ -19,7 +19,17 @@ describe.each(testDialects())(
     const check = async (handle: Awaited<ReturnType<typeof createTestDatabase>>, rows: QueryLogRow[]) => {
       const back = await handle.db
         .selectFrom('query_log')
-        .select(['ts', 'customer_id', 'location_id', 'qname', 'action', 'categories', 'device_id', 'user_name'])
+        .select([
+          'ts',
+          'customer_id',
+          'location_id',
+          'qname',
+          'action',
+          'categories',
+          'device_id',
+          'user_name',
+          'matched_name',
+        ])
         .orderBy('id')
         .execute();
       expect(back.map((r) => ({ ...r, ts: Number(r.ts) }))).toEqual(
@@ -32,6 +42,7 @@ describe.each(testDialects())(
           categories: r.categories,
           device_id: r.device_id ?? null,
           user_name: r.user_name ?? '',
+          matched_name: r.matched_name ?? '',
         })),
       );
       const rolled = await handle.db
@@ -41,23 +52,34 @@ describe.each(testDialects())(
       expect(Number(rolled.n)).toBe(0);
     };
 
-    it('keeps every character of the text columns and the identity columns (COPY escaping on PostgreSQL)', async () => {
+    it('keeps every character of the text columns, the identity columns and the matched name (COPY escaping and the unnest insert on PostgreSQL)', async () => {
       const handle = await createTestDatabase(dialect);
       const odd = 'a\\b\tc\nd\re\\N.example';
       const rows = [
-        row(1, { qname: odd, user_name: 'dom\\alice', device_id: 4, user_id: 5, group_id: 6 }),
+        row(1, {
+          qname: odd,
+          user_name: 'dom\\alice',
+          device_id: 4,
+          user_id: 5,
+          group_id: 6,
+          matched_name: `t.${odd}`,
+        }),
         row(2, { categories: '', user_name: '', device_id: null, user_id: null, group_id: null }),
-        row(3),
+        row(3, { action: 'blocked', matched_name: 'cname-target.example' }),
+        row(4, { matched_name: undefined }),
       ];
       await insertQueryLogRaw(handle, rows);
+      // PostgreSQL without a pool: one INSERT from unnest of column arrays instead of COPY.
+      if (dialect === 'postgres') await insertQueryLogRaw({ ...handle, pgPool: undefined }, rows);
       const back = await handle.db
         .selectFrom('query_log')
-        .select(['qname', 'user_name', 'device_id', 'user_id', 'group_id', 'location_id', 'categories'])
+        .select(['qname', 'user_name', 'device_id', 'user_id', 'group_id', 'location_id', 'categories', 'matched_name'])
         .orderBy('id')
         .execute();
       expect(back).toEqual(
-        rows.map((r) => ({
+        (dialect === 'postgres' ? [...rows, ...rows] : rows).map((r) => ({
           qname: r.qname,
+          matched_name: r.matched_name ?? '',
           user_name: r.user_name ?? '',
           device_id: r.device_id ?? null,
           user_id: r.user_id ?? null,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BatchBuilder, readRows } from '../src/querylog/batch.ts';
+import { BatchBuilder, NUMS, readRows } from '../src/querylog/batch.ts';
 import {
   claimSpoolDir,
   decodeFrames,
@@ -34,6 +34,7 @@ const row = (i: number): QueryLogRow => ({
   answer_source: 'upstream',
   latency_us: i,
   user_name: i % 2 ? '' : 'dom\\alice',
+  matched_name: i % 3 ? '' : `t${i % 2}.cname-target.example`,
 });
 
 function batch(from: number, n: number) {
@@ -65,6 +66,39 @@ describe('query-log spool frames', () => {
     const cut = decodeFrames(bytes.subarray(0, bytes.length - 7));
     expect(cut.messages).toHaveLength(1);
     expect(cut.used).toBe(Buffer.concat(encodeFrame(a)).length);
+  });
+
+  it("reads the previous release's frames (CQL2: no matched_name) as rows with an empty matched_name", () => {
+    /** `msg` framed as the release before migration 0036 wrote it: 17 numbers a row, magic `CQL2`. */
+    const v2Frame = (msg: ReturnType<typeof batch>): Buffer => {
+      const old = new Float64Array(msg.count * 17);
+      for (let r = 0; r < msg.count; r++) old.set(msg.nums.subarray(r * NUMS, r * NUMS + 17), r * 17);
+      const dict = Buffer.from(JSON.stringify(msg.dict), 'utf8');
+      const qnames = Buffer.from(msg.qnames, 'utf16le');
+      const header = Buffer.alloc(20);
+      header.write('CQL2', 0, 'latin1');
+      header.writeUInt32LE(msg.count, 4);
+      header.writeUInt32LE(old.byteLength, 8);
+      header.writeUInt32LE(dict.length, 12);
+      header.writeUInt32LE(qnames.length, 16);
+      return Buffer.concat([header, Buffer.from(old.buffer), dict, qnames]);
+    };
+    // Rows 0 and 6: no column of theirs is empty, so the dictionary gains the empty name.
+    const b = new BatchBuilder(2);
+    b.add(row(0));
+    b.add(row(6));
+    const noEmpty = b.take();
+    expect(noEmpty.dict).not.toContain('');
+    const older = batch(0, 30);
+    const bytes = Buffer.concat([v2Frame(noEmpty), v2Frame(older), ...encodeFrame(batch(30, 5))]);
+    const read = decodeFrames(bytes);
+    expect(read.used).toBe(bytes.length);
+    expect(read.messages.flatMap((m) => readRows(m))).toEqual([
+      ...[0, 6].map((i) => ({ ...expected(i, 1)[0]!, matched_name: '' })),
+      ...expected(0, 30).map((r) => ({ ...r, matched_name: '' })),
+      ...expected(30, 5),
+    ]);
+    expect(expected(30, 5)[3]!.matched_name).toBe('t1.cname-target.example');
   });
 
   it('refuses a complete frame that is malformed', () => {

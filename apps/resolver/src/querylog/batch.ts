@@ -10,10 +10,11 @@ import type { QueryLogRow } from './row.ts';
  * Per row, {@link NUMS} numbers: ts (epoch ms), customer_id, location_id (NaN = null), policy_id
  * (NaN = null), latency_us, device_id, user_id, group_id (NaN = null), then the dictionary index of
  * each of client_ip, qtype, protocol, action, reason, categories, rcode,
- * answer_source, user_name — values that repeat across a batch (a client, an action, a category
- * set). The qnames, nearly all distinct, are joined with {@link QNAME_SEPARATOR}.
+ * answer_source, user_name, matched_name — values that repeat across a batch (a client, an action,
+ * a category set; `matched_name` is empty but for a query blocked through its answer's alias chain).
+ * The qnames, nearly all distinct, are joined with {@link QNAME_SEPARATOR}.
  */
-export const NUMS = 17;
+export const NUMS = 18;
 /**
  * Joins the qnames of a batch: a lone high surrogate, which no decoded qname can hold (labels are
  * decoded as Latin-1 or as UTF-8 with invalid sequences replaced: dns/wire.ts), nor any other text
@@ -77,7 +78,7 @@ export class BatchBuilder {
   private codes = new Map<string, number>();
   private qnames: string[] = [];
   /**
-   * Per coded column (`nums` index 8–16), the last value and its code: a column mostly repeats its
+   * Per coded column (`nums` index 8–17), the last value and its code: a column mostly repeats its
    * previous row's value (one client, one protocol, one action in a row), and comparing two strings
    * — usually the same object — is cheaper than hashing one into the map.
    */
@@ -124,6 +125,7 @@ export class BatchBuilder {
     nums[n + 14] = this.code(14, row.rcode);
     nums[n + 15] = this.code(15, row.answer_source);
     nums[n + 16] = this.code(16, row.user_name ?? '');
+    nums[n + 17] = this.code(17, row.matched_name ?? '');
     this.qnames.push(row.qname);
   }
 
@@ -149,7 +151,7 @@ export class BatchBuilder {
 
 /**
  * The qnames of `rows` message `m`, split, once the message is checked whole: as many qnames as rows,
- * and every dictionary code (`nums` columns 8–16 of each row) an index of `dict`. Both readers of the
+ * and every dictionary code (`nums` columns 8–17 of each row) an index of `dict`. Both readers of the
  * format call it ({@link readRows}, and the writer thread's column binding in querylog/sqlite-raw.ts),
  * so an inconsistent message is refused before any of its rows is used.
  * @throws Error when the message is inconsistent (qname count or a dictionary code out of range)
@@ -202,6 +204,7 @@ export function readRows(m: Extract<ToWriter, { kind: 'rows' }>): QueryLogRow[] 
       user_id: Number.isNaN(usr) ? null : usr,
       user_name: dict[nums[n + 16]!]!,
       group_id: Number.isNaN(grp) ? null : grp,
+      matched_name: dict[nums[n + 17]!]!,
     };
   }
   return rows;

@@ -7,13 +7,15 @@
  * `writev` of about 200 KB (the batch's numbers and qnames as they are in memory), so at a saturating
  * rate answering keeps the core and the log is written when the core has time.
  *
- * File format: frames, one per batch. A frame is a 20-byte header — the bytes `CQL2`, then
+ * File format: frames, one per batch. A frame is a 20-byte header — the bytes `CQL3`, then
  * little-endian u32 row count, u32 byte length of the numbers, u32 byte length of the dictionary,
  * u32 byte length of the qnames — then `count × NUMS` float64 (little-endian, querylog/batch.ts),
  * the dictionary as UTF-8 JSON, and the joined qnames as UTF-16LE: a copy of the string's own
  * two-byte form that keeps the separator, a lone surrogate, which UTF-8 cannot (and which JSON would
  * escape character by character: 2 % of the resolving thread at saturation, bench/README.md). A
- * frame cut short (the process died while appending) ends the file.
+ * frame cut short (the process died while appending) ends the file. Frames of the previous release
+ * (`CQL2`: 17 numbers a row, no `matched_name`), left over by a resolver upgraded with its spool
+ * not yet drained, are still read: their rows get an empty `matched_name` (migration 0036).
  *
  * Files are named `<run>-<seq>.spool`; `<run>` is new for every start of the sink, so files of an
  * earlier run are leftovers, imported before anything else. `<file>.done` holds the byte offset up
@@ -40,7 +42,10 @@ import { NUMS, type ToWriter } from './batch.ts';
 /** A `rows` message as framed in the spool. */
 export type RowsMessage = Extract<ToWriter, { kind: 'rows' }>;
 
-const MAGIC = 0x324c5143; // 'CQL2' read as a little-endian u32
+const MAGIC = 0x334c5143; // 'CQL3' read as a little-endian u32
+/** The previous release's frames: {@link NUMS_V2} numbers a row, no `matched_name`. */
+const MAGIC_V2 = 0x324c5143; // 'CQL2'
+const NUMS_V2 = 17;
 const HEADER_BYTES = 20;
 /** The largest frame accepted when reading: a 1,000-row batch is ≈ 200 KB. */
 const MAX_FRAME_BYTES = 64 << 20;
@@ -69,13 +74,15 @@ export function decodeFrames(bytes: Buffer): { messages: RowsMessage[]; used: nu
   const messages: RowsMessage[] = [];
   let at = 0;
   while (bytes.length - at >= HEADER_BYTES) {
-    if (bytes.readUInt32LE(at) !== MAGIC) throw new Error(`query-log spool: no frame at byte ${at}`);
+    const magic = bytes.readUInt32LE(at);
+    if (magic !== MAGIC && magic !== MAGIC_V2) throw new Error(`query-log spool: no frame at byte ${at}`);
+    const width = magic === MAGIC ? NUMS : NUMS_V2;
     const count = bytes.readUInt32LE(at + 4);
     const numsBytes = bytes.readUInt32LE(at + 8);
     const dictBytes = bytes.readUInt32LE(at + 12);
     const qnamesBytes = bytes.readUInt32LE(at + 16);
     if (
-      numsBytes !== count * NUMS * 8 ||
+      numsBytes !== count * width * 8 ||
       qnamesBytes % 2 !== 0 ||
       numsBytes + dictBytes + qnamesBytes > MAX_FRAME_BYTES
     ) {
@@ -86,16 +93,32 @@ export function decodeFrames(bytes: Buffer): { messages: RowsMessage[]; used: nu
     const qnamesAt = dictAt + dictBytes;
     const end = qnamesAt + qnamesBytes;
     if (end > bytes.length) break;
-    const nums = new Float64Array(count * NUMS);
-    new Uint8Array(nums.buffer).set(bytes.subarray(numsAt, dictAt));
+    const framed = new Float64Array(count * width);
+    new Uint8Array(framed.buffer).set(bytes.subarray(numsAt, dictAt));
     const dict = JSON.parse(bytes.toString('utf8', dictAt, qnamesAt)) as unknown;
     if (!Array.isArray(dict) || !dict.every((d) => typeof d === 'string')) {
       throw new Error(`query-log spool: frame at byte ${at} has no dictionary`);
     }
+    const nums = width === NUMS ? framed : widenV2(framed, count, dict);
     messages.push({ kind: 'rows', count, nums, dict, qnames: bytes.toString('utf16le', qnamesAt, end) });
     at = end;
   }
   return { messages, used: at };
+}
+
+/**
+ * The numbers of a `CQL2` frame's `count` rows in this release's layout (querylog/batch.ts): each
+ * row's 17 numbers, then the code of an empty `matched_name`, added to `dict` when it has none.
+ */
+function widenV2(framed: Float64Array, count: number, dict: string[]): Float64Array<ArrayBuffer> {
+  let empty = dict.indexOf('');
+  if (empty < 0) empty = dict.push('') - 1;
+  const nums = new Float64Array(count * NUMS);
+  for (let row = 0; row < count; row++) {
+    nums.set(framed.subarray(row * NUMS_V2, (row + 1) * NUMS_V2), row * NUMS);
+    nums[row * NUMS + NUMS_V2] = empty;
+  }
+  return nums;
 }
 
 /** A range of frames appended to a spool file. */

@@ -13,9 +13,9 @@ import type { QueryLogRow } from './row.ts';
 
 /** The `query_log` columns the writers fill, in statement order. */
 export const COLUMNS =
-  'ts, customer_id, location_id, policy_id, client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source, latency_us, device_id, user_id, user_name, group_id';
-const NCOLS = 18;
-/** Rows per multi-row SQLite statement: 18 × 50 = 900 parameters, under SQLite's historic limit of 999. */
+  'ts, customer_id, location_id, policy_id, client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source, latency_us, device_id, user_id, user_name, group_id, matched_name';
+const NCOLS = 19;
+/** Rows per multi-row SQLite statement: 19 × 50 = 950 parameters, under SQLite's historic limit of 999. */
 export const SQLITE_ROWS = 50;
 
 type SqliteDb = SQLite.Database;
@@ -61,6 +61,7 @@ function putRow(p: unknown[], at: number, r: QueryLogRow): void {
   p[at + 15] = r.user_id ?? null;
   p[at + 16] = r.user_name ?? '';
   p[at + 17] = r.group_id ?? null;
+  p[at + 18] = r.matched_name ?? '';
 }
 
 /**
@@ -137,6 +138,7 @@ class BatchRows implements RowSource {
     p[at + 15] = orNull(nums[n + 6]!);
     p[at + 16] = dict[nums[n + 16]!];
     p[at + 17] = orNull(nums[n + 7]!);
+    p[at + 18] = dict[nums[n + 17]!];
   }
 }
 

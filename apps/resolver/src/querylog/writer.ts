@@ -70,7 +70,7 @@ export interface QueryLogOptions {
 const SHARE_WRITE_LOCK = `select pg_advisory_xact_lock_shared(${QUERY_LOG_WRITE_LOCK.classId}, ${QUERY_LOG_WRITE_LOCK.objectId})`;
 
 /**
- * PostgreSQL inside a transaction: the raw rows in one INSERT … SELECT FROM unnest(column arrays): 18
+ * PostgreSQL inside a transaction: the raw rows in one INSERT … SELECT FROM unnest(column arrays): 19
  * parameters whatever the row count, no per-row statement text. Holds the write lock shared.
  */
 async function insertRawPostgres(db: DatabaseHandle['db'], rows: readonly QueryLogRow[]): Promise<void> {
@@ -82,9 +82,8 @@ async function insertRawPostgres(db: DatabaseHandle['db'], rows: readonly QueryL
     ${col((r) => r.qtype)}::text[], ${col((r) => r.protocol)}::text[], ${col((r) => r.action)}::text[],
     ${col((r) => r.reason)}::text[], ${col((r) => r.categories)}::text[], ${col((r) => r.rcode)}::text[],
     ${col((r) => r.answer_source)}::text[], ${col((r) => r.latency_us)}::int[], ${col((r) => r.device_id ?? null)}::int[],
-    ${col((r) => r.user_id ?? null)}::int[], ${col((r) => r.user_name ?? '')}::text[], ${col((r) => r.group_id ?? null)}::int[])`.execute(
-    db,
-  );
+    ${col((r) => r.user_id ?? null)}::int[], ${col((r) => r.user_name ?? '')}::text[], ${col((r) => r.group_id ?? null)}::int[],
+    ${col((r) => r.matched_name ?? '')}::text[])`.execute(db);
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -123,7 +122,8 @@ async function copyRawPostgres(
       `${r.ts}\t${r.customer_id}\t${copyNum(r.location_id)}\t${copyNum(r.policy_id)}\t${copyText(r.client_ip)}\t` +
       `${copyText(r.qname)}\t${copyText(r.qtype)}\t${copyText(r.protocol)}\t${copyText(r.action)}\t${copyText(r.reason)}\t` +
       `${copyText(r.categories)}\t${copyText(r.rcode)}\t${copyText(r.answer_source)}\t${r.latency_us}\t` +
-      `${copyNum(r.device_id)}\t${copyNum(r.user_id)}\t${copyText(r.user_name ?? '')}\t${copyNum(r.group_id)}\n`;
+      `${copyNum(r.device_id)}\t${copyNum(r.user_id)}\t${copyText(r.user_name ?? '')}\t${copyNum(r.group_id)}\t` +
+      `${copyText(r.matched_name ?? '')}\n`;
   }
   const client = await pool.connect();
   try {

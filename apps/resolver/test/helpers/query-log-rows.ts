@@ -9,7 +9,8 @@ export const T0 = Date.UTC(2026, 10, 22, 10);
  * Query-log row number `i` of a varied test log: two hours, two customers, a location or none,
  * four client addresses, ten qnames, blocked (categories 6 and 13: malware), bypassed and allowed
  * rows, a phishing category (5), and every third row from a device, half of those with a user and a
- * group (migration 0029). `over` replaces columns.
+ * group (migration 0029); every other blocked row was blocked through a name of its answer's alias
+ * chain (`matched_name`, migration 0036). `over` replaces columns.
  */
 export function queryLogRow(i: number, over: Partial<QueryLogRow> = {}): QueryLogRow {
   return {
@@ -31,6 +32,7 @@ export function queryLogRow(i: number, over: Partial<QueryLogRow> = {}): QueryLo
     user_id: i % 6 === 1 ? 50 : null,
     user_name: i % 6 === 1 ? 'alice' : '',
     group_id: i % 6 === 1 ? 60 : null,
+    matched_name: i % 14 === 7 ? `t${i % 3}.cname-target.example` : '',
     ...over,
   };
 }
