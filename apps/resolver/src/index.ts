@@ -53,7 +53,7 @@ export interface ResolverOptions {
   logger: Logger;
   /** Listen address for both UDP and TCP (default in the CLI 127.0.0.1:5353); port 0 picks a free port (same for both). */
   dns: { host: string; port: number };
-  /** Upstream resolvers, tried in order among the healthy ones (at least one; see {@link UpstreamClient}). */
+  /** Upstream resolvers, asked round-robin among the healthy ones (at least one; see {@link UpstreamClient}). */
   upstreams: UpstreamServer[];
   /** Answers for blocked A / AAAA questions (the block page's addresses), e.g. 127.0.0.1 / ::1. */
   blockAddresses: BlockAddresses;
@@ -65,7 +65,7 @@ export interface ResolverOptions {
   queryLog?: QueryLogOptions;
   /** Answer cache size, entries (default 100,000). */
   cacheEntries?: number;
-  /** Per-attempt upstream timeout, ms (default 1500). */
+  /** Budget of one upstream query across its retransmissions, ms (default 3000; docs/operations.md "Upstreams"). */
   upstreamTimeoutMs?: number;
   /** How often a down upstream is probed, ms (default 5000). */
   upstreamProbeIntervalMs?: number;
@@ -201,7 +201,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
   store.follow(opts.changes);
   const cache = new AnswerCache({ maxEntries: opts.cacheEntries ?? 100_000 });
   const upstream = new UpstreamClient(opts.upstreams, {
-    timeoutMs: opts.upstreamTimeoutMs ?? 1500,
+    timeoutMs: opts.upstreamTimeoutMs ?? 3000,
     probeIntervalMs: opts.upstreamProbeIntervalMs ?? 5000,
   });
   const queryLog = openQueryLog(opts.db, logger, opts.queryLog);

@@ -1,7 +1,14 @@
 import dgram from 'node:dgram';
 import dnsPacket, { type Packet } from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkAnswer, UpstreamClient } from '../src/upstream/client.ts';
+import {
+  answerRcode,
+  checkAnswer,
+  UpstreamClient,
+  type UpstreamOptions,
+  type UpstreamQuestion,
+  type UpstreamResult,
+} from '../src/upstream/client.ts';
 import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts';
 
 /** The wire question section (qname, qtype, qclass) of `name type IN`. */
@@ -9,8 +16,17 @@ function wireQuestion(name: string, type = 'A'): Buffer {
   return dnsPacket.encode({ type: 'query', id: 0, questions: [{ name, type: type as 'A' }] }).subarray(12);
 }
 
-function firstA(p: Packet | null): string | undefined {
-  return (p?.answers?.[0] as { data?: string } | undefined)?.data;
+/** `name A IN`, no DNSSEC bits. */
+function ask(name: string, bits: Partial<UpstreamQuestion> = {}): UpstreamQuestion {
+  return { question: wireQuestion(name), dnssecOk: false, checkingDisabled: false, ...bits };
+}
+
+function decoded(res: UpstreamResult): Packet | null {
+  return res.kind === 'answer' ? dnsPacket.decode(res.message) : null;
+}
+
+function firstA(res: UpstreamResult): string | undefined {
+  return (decoded(res)?.answers?.[0] as { data?: string } | undefined)?.data;
 }
 
 async function within(ms: number, check: () => boolean): Promise<void> {
@@ -48,26 +64,49 @@ function reply(query: Packet, data: string, overrides: Partial<Packet> = {}): Bu
   });
 }
 
+/** A UDP port on 127.0.0.1 that nothing listens on (bound, then closed): sends to it get ICMP port unreachable. */
+async function closedPort(): Promise<number> {
+  const s = dgram.createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const port = s.address().port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** Short RTOs so that retransmissions happen within a test's few hundred ms (defaults: 200–800 ms). */
+const FAST: UpstreamOptions = { minRtoMs: 20, maxRtoMs: 40, timeoutMs: 1000, probeIntervalMs: 60_000 };
+
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
+function client(ports: number[], opts: UpstreamOptions = {}): UpstreamClient {
+  const c = new UpstreamClient(
+    ports.map((port) => ({ host: '127.0.0.1', port })),
+    { ...FAST, ...opts },
+  );
+  cleanups.push(() => c.close());
+  return c;
+}
+
+async function fake(): Promise<FakeUpstream> {
+  const up = await startFakeUpstream();
+  cleanups.push(() => up.close());
+  return up;
+}
+
 describe('UpstreamClient anti-spoofing (RFC 5452)', () => {
   it('sends each query from a fresh random source port with a random id', async () => {
     const up = await scriptedUpstream((s, q, r) => s.send(reply(q, '192.0.2.1'), r.port, r.address));
-    const client = new UpstreamClient([{ host: '127.0.0.1', port: up.port }], { timeoutMs: 1000 });
-    cleanups.push(up.close, () => client.close());
-    for (let i = 0; i < 30; i++) {
-      expect(firstA(await client.resolve({ question: wireQuestion(`q${i}.example`), dnssecOk: false }))).toBe(
-        '192.0.2.1',
-      );
-    }
+    cleanups.push(up.close);
+    const c = client([up.port]);
+    for (let i = 0; i < 30; i++) expect(firstA(await c.resolve(ask(`q${i}.example`)))).toBe('192.0.2.1');
     expect(new Set(up.seen.map((s) => s.port)).size).toBeGreaterThanOrEqual(28);
     expect(new Set(up.seen.map((s) => s.id)).size).toBeGreaterThanOrEqual(28);
   });
 
-  it('ignores answers from another port, with another id or for another question', async () => {
+  it('ignores answers from another port, with another id, for another question or malformed past it', async () => {
     const spoofer = dgram.createSocket('udp4');
     await new Promise<void>((r) => spoofer.bind(0, '127.0.0.1', () => r()));
     const up = await scriptedUpstream((s, q, r) => {
@@ -81,17 +120,17 @@ describe('UpstreamClient anti-spoofing (RFC 5452)', () => {
         r.port,
         r.address,
       );
+      // Right id and question, but its answer record is cut short: not a message.
+      const cut = reply(q, '6.6.6.9');
+      s.send(cut.subarray(0, cut.length - 3), r.port, r.address);
       setTimeout(() => s.send(reply(q, '192.0.2.1'), r.port, r.address), 50);
     });
-    const client = new UpstreamClient([{ host: '127.0.0.1', port: up.port }], { timeoutMs: 1000 });
-    cleanups.push(
-      up.close,
-      () => client.close(),
-      () => new Promise<void>((r) => spoofer.close(() => r())),
-    );
-    const res = await client.resolve({ question: wireQuestion('victim.example'), dnssecOk: false });
+    cleanups.push(up.close, () => new Promise<void>((r) => spoofer.close(() => r())));
+    const c = client([up.port], { minRtoMs: 500, maxRtoMs: 500 });
+    const res = await c.resolve(ask('victim.example'));
     expect(firstA(res)).toBe('192.0.2.1');
-    expect(client.stats.mismatched).toBeGreaterThanOrEqual(2);
+    expect(c.stats.mismatched).toBeGreaterThanOrEqual(3);
+    expect(c.stats.retransmissions).toBe(0);
   });
 
   it('checkAnswer accepts only the queried address and port, a response, the id and the question', () => {
@@ -113,98 +152,221 @@ describe('UpstreamClient anti-spoofing (RFC 5452)', () => {
       'wrong-question',
     );
   });
+
+  it('answerRcode walks every record and reads the extended RCODE (RFC 6891 §6.1.3)', () => {
+    const query: Packet = { id: 7, questions: [{ name: 'www.example.com', type: 'A', class: 'IN' }] };
+    expect(answerRcode(reply(query, '192.0.2.1'))).toBe(0);
+    expect(answerRcode(reply(query, '192.0.2.1', { flags: 3 }))).toBe(3);
+    const cut = reply(query, '192.0.2.1');
+    expect(answerRcode(cut.subarray(0, cut.length - 1))).toBe(-1);
+    // An OPT record (RFC 6891 §6.1.2) appended: root, type 41, class 1232, TTL = EXTENDED-RCODE 1, version 0, flags 0.
+    const opt = Buffer.from([0, 0, 41, 0x04, 0xd0, 1, 0, 0, 0, 0, 0]);
+    const extended = Buffer.concat([reply(query, '192.0.2.1'), opt]);
+    extended.writeUInt16BE(1, 10); // ARCOUNT
+    expect(answerRcode(extended)).toBe(16); // BADVERS: EXTENDED-RCODE 1 over header RCODE 0
+    const noOpt = Buffer.from(reply(query, '192.0.2.1'));
+    noOpt.writeUInt16BE(2, 6); // ANCOUNT 2, one record present
+    expect(answerRcode(noOpt)).toBe(-1);
+  });
+});
+
+describe('UpstreamClient retransmission (RFC 1035 §4.2.1)', () => {
+  it('answers 10 of 10 queries through one upstream that loses every second datagram', async () => {
+    const up = await fake();
+    up.dropEvery(2);
+    const c = client([up.port]);
+    let answered = 0;
+    for (let i = 0; i < 10; i++) if (firstA(await c.resolve(ask(`drop${i}.example`))) === '192.0.2.10') answered++;
+    expect(answered).toBe(10);
+    expect(c.stats.retransmissions).toBeGreaterThanOrEqual(5);
+    expect(c.stats.timeouts).toBe(0);
+    expect(c.health()[0]).toMatchObject({ healthy: true, consecutiveFailures: 0 });
+  });
+
+  it('keeps earlier attempts listening: a late answer to the first attempt wins', async () => {
+    let n = 0;
+    const up = await scriptedUpstream((s, q, r) => {
+      // The first attempt is answered late (after the retransmission); the retransmission never.
+      if (n++ === 0) setTimeout(() => s.send(reply(q, '192.0.2.1'), r.port, r.address), 150);
+    });
+    cleanups.push(up.close);
+    const c = client([up.port]);
+    expect(firstA(await c.resolve(ask('late.example')))).toBe('192.0.2.1');
+    expect(c.stats.retransmissions).toBeGreaterThanOrEqual(1);
+    expect(up.seen.length).toBeGreaterThanOrEqual(2);
+    // Each attempt had its own fresh port and id.
+    expect(new Set(up.seen.map((s) => s.port)).size).toBe(up.seen.length);
+    expect(new Set(up.seen.map((s) => s.id)).size).toBe(up.seen.length);
+  });
+
+  it('gives up when the budget runs out: a timeout failure', async () => {
+    const up = await fake();
+    up.setDown(true);
+    const c = client([up.port], { timeoutMs: 300 });
+    expect(await c.resolve(ask('silent.example'))).toEqual({ kind: 'failure', reason: 'timeout' });
+    expect(c.stats.timeouts).toBe(1);
+    expect(c.stats.retransmissions).toBeGreaterThanOrEqual(2); // 20, 40 (40 capped), 80, 160 ms of doubling waits
+  });
+
+  it('ends with a network failure when the only upstream refuses (ICMP port unreachable)', async () => {
+    const c = client([await closedPort()], { timeoutMs: 5000 });
+    const t0 = Date.now();
+    expect(await c.resolve(ask('refused.example'))).toEqual({ kind: 'failure', reason: 'network' });
+    expect(Date.now() - t0).toBeLessThan(4000); // before the 5 s budget: not a speed assertion
+    expect(c.stats.errors).toBeGreaterThanOrEqual(1);
+  });
+
+  it('resolveAt retransmits to the routed server only, with no health bookkeeping', async () => {
+    const pool = await fake();
+    const route = await fake();
+    route.dropEvery(2);
+    const c = client([pool.port]);
+    for (let i = 0; i < 4; i++) {
+      const res = await c.resolveAt({ host: '127.0.0.1', port: route.port }, ask(`r${i}.corp.example`));
+      expect(firstA(res)).toBe('192.0.2.10');
+    }
+    expect(pool.total()).toBe(0);
+    expect(c.stats.retransmissions).toBeGreaterThanOrEqual(2);
+    expect(c.health()[0]).toMatchObject({ healthy: true, consecutiveFailures: 0, rttMs: 0 });
+  });
+
+  it('resolves queries in flight to a network failure on close', async () => {
+    const up = await fake();
+    up.setDown(true);
+    const c = client([up.port]);
+    const pending = c.resolve(ask('closing.example'));
+    await within(1000, () => c.stats.queries >= 1);
+    c.close();
+    expect(await pending).toEqual({ kind: 'failure', reason: 'network' });
+  });
+});
+
+describe('UpstreamClient DNSSEC bits (RFC 4035 §3.2, RFC 6840 §5.7–5.9)', () => {
+  it('sends RD and AD always, CD and DO as the client set them, and relays the answer as received', async () => {
+    const up = await fake();
+    const c = client([up.port], { minRtoMs: 500, maxRtoMs: 500 }); // one attempt each, even on a loaded machine
+    const plain = await c.resolve(ask('plain.example'));
+    const cd = await c.resolve(ask('cd.example', { checkingDisabled: true }));
+    const both = await c.resolve(ask('both.example', { checkingDisabled: true, dnssecOk: true }));
+    const big = await c.resolve(ask('big.example', { checkingDisabled: true, dnssecOk: true }));
+    for (const r of [plain, cd, both, big]) expect(r.kind).toBe('answer');
+    const seen = (name: string) => up.received.filter((q) => q.name === name);
+    const bits = (name: string) =>
+      seen(name).map((q) => ({
+        rd: (q.flags & 0x0100) !== 0,
+        ad: (q.flags & 0x0020) !== 0,
+        cd: (q.flags & 0x0010) !== 0,
+        do: q.dnssecOk,
+        protocol: q.protocol,
+      }));
+    expect(bits('plain.example')).toEqual([{ rd: true, ad: true, cd: false, do: false, protocol: 'udp' }]);
+    expect(bits('cd.example')).toEqual([{ rd: true, ad: true, cd: true, do: false, protocol: 'udp' }]);
+    expect(bits('both.example')).toEqual([{ rd: true, ad: true, cd: true, do: true, protocol: 'udp' }]);
+    // The TCP retry of a truncated answer carries the same bits (RFC 7766 §5).
+    expect(bits('big.example')).toEqual([
+      { rd: true, ad: true, cd: true, do: true, protocol: 'udp' },
+      { rd: true, ad: true, cd: true, do: true, protocol: 'tcp' },
+    ]);
+    expect(firstA(big)).toBe('192.0.2.20');
+    expect(c.stats.tcpFallbacks).toBe(1);
+  });
+
+  it('returns the upstream message byte for byte, AD as the upstream set it', async () => {
+    let sent: Buffer | undefined;
+    const up = await scriptedUpstream((s, q, r) => {
+      sent = reply(q, '192.0.2.1', {
+        flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHENTIC_DATA,
+      });
+      s.send(sent, r.port, r.address);
+    });
+    cleanups.push(up.close);
+    const c = client([up.port]);
+    const res = await c.resolve(ask('signed.example'));
+    expect(res.kind === 'answer' && res.message.equals(sent!)).toBe(true);
+    expect(res.kind === 'answer' && res.rcode).toBe(0);
+    expect((decoded(res)?.flags ?? 0) & dnsPacket.AUTHENTIC_DATA).not.toBe(0);
+  });
 });
 
 describe('UpstreamClient health', () => {
   let a: FakeUpstream;
   let b: FakeUpstream;
 
-  async function two(opts: { probeIntervalMs?: number } = {}): Promise<UpstreamClient> {
-    a = await startFakeUpstream();
-    b = await startFakeUpstream();
-    const client = new UpstreamClient(
-      [
-        { host: '127.0.0.1', port: a.port },
-        { host: '127.0.0.1', port: b.port },
-      ],
-      { timeoutMs: 150, maxFailures: 1, probeIntervalMs: opts.probeIntervalMs ?? 60_000 },
-    );
-    cleanups.push(
-      () => a.close(),
-      () => b.close(),
-      () => client.close(),
-    );
-    return client;
+  async function two(opts: UpstreamOptions = {}): Promise<UpstreamClient> {
+    a = await fake();
+    b = await fake();
+    // RTOs long enough that a loaded machine causes no retransmission the counts below do not expect.
+    return client([a.port, b.port], { maxFailures: 1, minRtoMs: 500, maxRtoMs: 500, ...opts });
   }
 
-  it('fails over to the next upstream on timeout, then prefers the healthy one', async () => {
-    const client = await two();
-    a.setDown(true);
-    const first = await client.resolve({ question: wireQuestion('one.example'), dnssecOk: false });
-    expect(firstA(first)).toBe('192.0.2.10');
-    expect(client.stats.timeouts).toBe(1);
-    expect(client.stats.failovers).toBe(1);
-    expect(client.health().map((h) => h.healthy)).toEqual([false, true]);
-    await client.resolve({ question: wireQuestion('two.example'), dnssecOk: false });
-    expect(client.stats.timeouts).toBe(1); // the down upstream was not asked first
-    expect(b.queries.get('two.example')).toBe(1);
+  it('asks the healthy upstreams round-robin', async () => {
+    const c = await two();
+    for (let i = 0; i < 4; i++) expect(firstA(await c.resolve(ask(`rr${i}.example`)))).toBe('192.0.2.10');
+    expect([a.total(), b.total()]).toEqual([2, 2]);
+    expect(c.stats.retransmissions).toBe(0);
   });
 
-  it('fails over on SERVFAIL, and returns SERVFAIL only when every upstream says so', async () => {
-    const client = await two();
+  it('returns an upstream SERVFAIL at once, without asking the other, and keeps that upstream healthy', async () => {
+    const c = await two();
     a.setServfail(true);
-    expect(firstA(await client.resolve({ question: wireQuestion('sf.example'), dnssecOk: false }))).toBe('192.0.2.10');
-    expect(client.stats.servfails).toBe(1);
+    const first = await c.resolve(ask('sf.example')); // round-robin starts at a
+    expect(first.kind === 'answer' && first.rcode).toBe(2);
+    expect(((decoded(first)?.flags ?? 0) & 0xf) === 2).toBe(true);
     expect(a.queries.get('sf.example')).toBe(1);
-    b.setServfail(true);
-    const both = await client.resolve({ question: wireQuestion('sf2.example'), dnssecOk: false });
-    expect((both?.flags ?? 0) & 0xf).toBe(2);
-    a.setDown(true);
-    b.setDown(true);
-    expect(await client.resolve({ question: wireQuestion('none.example'), dnssecOk: false })).toBeNull();
+    expect(b.total()).toBe(0);
+    expect(c.stats.servfails).toBe(1);
+    expect(c.stats.retransmissions).toBe(0);
+    // More queries: each asks one upstream only, and a stays healthy (maxFailures is 1).
+    for (let i = 0; i < 4; i++) await c.resolve(ask(`sf${i}.example`));
+    expect(a.total() + b.total()).toBe(5);
+    expect(c.health().map((h) => [h.healthy, h.consecutiveFailures])).toEqual([
+      [true, 0],
+      [true, 0],
+    ]);
   });
 
-  it('fails over at once when the upstream port refuses (ICMP port unreachable)', async () => {
-    const closed = dgram.createSocket('udp4');
-    await new Promise<void>((r) => closed.bind(0, '127.0.0.1', () => r()));
-    const deadPort = closed.address().port;
-    await new Promise<void>((r) => closed.close(() => r()));
-    b = await startFakeUpstream();
-    const client = new UpstreamClient(
-      [
-        { host: '127.0.0.1', port: deadPort },
-        { host: '127.0.0.1', port: b.port },
-      ],
-      { timeoutMs: 5000 },
-    );
-    cleanups.push(
-      () => b.close(),
-      () => client.close(),
-    );
+  it('moves a query on to the next upstream when one is dead, and marks the dead one down', async () => {
+    const c = await two({ minRtoMs: 150, maxRtoMs: 150 });
+    a.setDown(true);
+    expect(firstA(await c.resolve(ask('one.example')))).toBe('192.0.2.10'); // a first, then b
+    expect(c.stats.failovers).toBe(1);
+    expect(c.health().map((h) => h.healthy)).toEqual([false, true]);
+    expect(c.health()[0]?.consecutiveFailures).toBe(1);
+    for (let i = 0; i < 3; i++) expect(firstA(await c.resolve(ask(`next${i}.example`)))).toBe('192.0.2.10');
+    expect(b.total()).toBe(4); // every later query went to b first, and b answered
+    expect(c.stats.retransmissions).toBe(1);
+  });
+
+  it('moves on at once when an upstream port refuses (ICMP port unreachable)', async () => {
+    b = await fake();
+    const c = client([await closedPort(), b.port], { timeoutMs: 5000, minRtoMs: 2000, maxRtoMs: 2000 });
     const t0 = Date.now();
-    expect(firstA(await client.resolve({ question: wireQuestion('r.example'), dnssecOk: false }))).toBe('192.0.2.10');
-    expect(Date.now() - t0).toBeLessThan(4000); // well before the 5 s timeout: not a speed assertion
-    expect(client.stats.errors).toBeGreaterThanOrEqual(1);
+    expect(firstA(await c.resolve(ask('r.example')))).toBe('192.0.2.10');
+    expect(Date.now() - t0).toBeLessThan(1500); // before the 2 s RTO: the refusal moved it on, not a speed assertion
+    expect(c.stats.errors).toBeGreaterThanOrEqual(1);
+    expect(c.health().map((h) => h.healthy)).toEqual([true, true]); // maxFailures 2 by default: one failure so far
+    expect(c.health()[0]?.consecutiveFailures).toBe(1);
+  });
+
+  it('reports network when an upstream refused and the other stayed silent', async () => {
+    b = await fake();
+    b.setDown(true);
+    const c = client([await closedPort(), b.port], { timeoutMs: 300 });
+    expect(await c.resolve(ask('mixed.example'))).toEqual({ kind: 'failure', reason: 'network' });
   });
 
   it('probes a down upstream and takes it back when it answers again', async () => {
-    const client = await two({ probeIntervalMs: 50 });
+    const c = await two({ probeIntervalMs: 50 });
     a.setDown(true);
-    await client.resolve({ question: wireQuestion('x.example'), dnssecOk: false });
-    expect(client.health()[0]?.healthy).toBe(false);
+    await c.resolve(ask('x.example'));
+    expect(c.health()[0]?.healthy).toBe(false);
     a.setDown(false);
-    await within(2000, () => client.health()[0]?.healthy === true);
-    expect(client.stats.probes).toBeGreaterThanOrEqual(1);
-    expect(client.stats.recoveries).toBe(1);
+    await within(2000, () => c.health()[0]?.healthy === true);
+    expect(c.stats.probes).toBeGreaterThanOrEqual(1);
+    expect(c.stats.recoveries).toBe(1);
     expect(a.queries.get('.')).toBeGreaterThanOrEqual(1); // the probe: `. NS`
-    await client.resolve({ question: wireQuestion('back.example'), dnssecOk: false });
-    expect(a.queries.get('back.example')).toBe(1);
-  });
-
-  it('falls back to TCP at the same upstream when the UDP answer is truncated', async () => {
-    const client = await two();
-    const res = await client.resolve({ question: wireQuestion('big.example'), dnssecOk: true });
-    expect(firstA(res)).toBe('192.0.2.20');
-    expect(client.stats.tcpFallbacks).toBe(1);
+    await c.resolve(ask('back1.example'));
+    await c.resolve(ask('back2.example'));
+    expect((a.queries.get('back1.example') ?? 0) + (a.queries.get('back2.example') ?? 0)).toBe(1);
   });
 });

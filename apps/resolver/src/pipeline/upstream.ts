@@ -1,7 +1,8 @@
 import { parseResolverAddress } from '@cordon/shared';
+import dnsPacket, { type Packet } from 'dns-packet';
 import { compileAnswer, renderAnswer } from '../cache/compiled-answer.ts';
 import type { Middleware } from '../request.ts';
-import type { UpstreamClient, UpstreamServer } from '../upstream/client.ts';
+import type { UpstreamClient, UpstreamResult, UpstreamServer } from '../upstream/client.ts';
 import { servfailAnswer } from './answers.ts';
 
 /** Parsed static-route targets kept at most; past it the memo starts over (targets are few). */
@@ -32,16 +33,26 @@ export function upstreamLink(client: UpstreamClient): Middleware {
   };
   return (_next) => async (ctx) => {
     const req = ctx.request;
-    const question = { question: req.raw.subarray(12, req.questionEnd), dnssecOk: req.edns?.dnssecOk === true };
+    const question = {
+      question: req.raw.subarray(12, req.questionEnd),
+      dnssecOk: req.edns?.dnssecOk === true,
+      checkingDisabled: (req.flags & 0x10) !== 0,
+    };
     const forwardTo = ctx.decision?.forwardTo;
-    let res: Awaited<ReturnType<UpstreamClient['resolve']>>;
+    let res: UpstreamResult | null;
     if (forwardTo === undefined) res = await client.resolve(question);
     else {
       const server = serverOf(forwardTo);
       res = server === null ? null : await client.resolveAt(server, question);
     }
-    if (res === null) return servfailAnswer(ctx);
-    const compiled = compileAnswer(res, req.question.qname);
+    if (res === null || res.kind === 'failure') return servfailAnswer(ctx);
+    let packet: Packet;
+    try {
+      packet = dnsPacket.decode(res.message);
+    } catch {
+      return servfailAnswer(ctx);
+    }
+    const compiled = compileAnswer(packet, req.question.qname);
     const wire = renderAnswer(req, compiled, 0);
     return { wire, rcode: compiled.rcode, source: 'upstream', context: ctx, upstream: compiled };
   };

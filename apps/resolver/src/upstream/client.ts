@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket, { type Packet } from 'dns-packet';
 import { MAX_UDP_PAYLOAD } from '../dns/message.ts';
-import { equalsIgnoreCase, questionEnd } from '../dns/wire.ts';
+import { equalsIgnoreCase, questionEnd, skipName } from '../dns/wire.ts';
 
 /** An upstream resolver address. */
 export interface UpstreamServer {
@@ -11,11 +10,18 @@ export interface UpstreamServer {
   readonly port: number;
 }
 
-/** Upstream settings. */
+/** Upstream settings (docs/operations.md "Upstreams"). */
 export interface UpstreamOptions {
-  /** Per-attempt timeout, ms. Default 1500. */
+  /**
+   * The budget of one query across all its attempts (first send, retransmissions, a TCP retry), ms:
+   * past it the query ends as a `timeout` failure. Default 3000.
+   */
   timeoutMs?: number;
-  /** Consecutive failures (timeout, send error, SERVFAIL) after which an upstream is marked down. Default 2. */
+  /** Smallest retransmission timeout (RTO), ms. Default 200. */
+  minRtoMs?: number;
+  /** Largest first RTO, ms (later waits double from it: RFC 1035 §4.2.1). Default 800. */
+  maxRtoMs?: number;
+  /** Consecutive queries an upstream got attempts in and did not answer, after which it is marked down. Default 2. */
   maxFailures?: number;
   /** How often each down upstream is probed (`. NS`), ms. Default 5000. */
   probeIntervalMs?: number;
@@ -23,27 +29,54 @@ export interface UpstreamOptions {
 
 /**
  * The question sent upstream: the wire question section (qname as the client spelled it, qtype,
- * qclass; RFC 1035 §4.1.2) and the client's DO bit (RFC 3225), mirrored in our EDNS(0) OPT.
+ * qclass; RFC 1035 §4.1.2) and the client's DNSSEC bits, which the upstream query carries as the
+ * client set them: DO (RFC 3225) in our EDNS(0) OPT, CD (RFC 4035 §3.2.2) in the header.
  */
 export interface UpstreamQuestion {
   /** qname + qtype + qclass exactly as on the wire (uncompressed). */
   readonly question: Buffer;
+  /** The client's DO bit (RFC 3225 §3). */
   readonly dnssecOk: boolean;
+  /** The client's CD bit (RFC 4035 §3.2.2, RFC 6840 §5.9). */
+  readonly checkingDisabled: boolean;
 }
+
+/**
+ * What {@link UpstreamClient.resolve} and {@link UpstreamClient.resolveAt} resolve to.
+ *
+ * - `answer`: the first upstream response accepted — the wire message exactly as received, which
+ *   passed {@link checkAnswer} (source, id, question: RFC 5452 §9.1) and whose records all lie
+ *   within it ({@link answerRcode}). Any RCODE, SERVFAIL included (an upstream's SERVFAIL is its
+ *   answer). `rcode` is the full RCODE: the OPT's EXTENDED-RCODE over the header's four bits
+ *   (RFC 6891 §6.1.3). With TC=1 over UDP the message is the TCP retry's (RFC 7766 §5).
+ * - `failure`: no upstream answered within the budget. `reason` is `network` when a send, bind,
+ *   ICMP (e.g. port unreachable) or TCP error was seen during the query (→ EDE 23 Network Error,
+ *   RFC 8914 §4.24), else `timeout`: every attempt went unanswered (→ EDE 22 No Reachable
+ *   Authority, RFC 8914 §4.23).
+ */
+export type UpstreamResult =
+  | { readonly kind: 'answer'; readonly message: Buffer; readonly rcode: number }
+  | { readonly kind: 'failure'; readonly reason: 'timeout' | 'network' };
 
 /** Counters, for metrics (monotonic since start). */
 export interface UpstreamStats {
-  /** Attempts sent (UDP queries, excluding TCP retries and probes). */
+  /** UDP attempts sent: first sends and retransmissions (excluding TCP retries and probes). */
   queries: number;
+  /** Attempts after a query's first (RFC 1035 §4.2.1 retransmissions). */
+  retransmissions: number;
+  /** Queries that ended without an answer when their budget ran out. */
   timeouts: number;
   tcpFallbacks: number;
-  /** Datagrams ignored: wrong source, id or question, or not a response (RFC 5452 §9.1). */
+  /**
+   * Datagrams ignored: wrong source, id or question, or not a response (RFC 5452 §9.1), or a
+   * response whose records run past the message.
+   */
   mismatched: number;
   /** Send, bind, ICMP-refused and TCP errors. */
   errors: number;
-  /** SERVFAIL answers (each counts as a failure of that upstream). */
+  /** SERVFAIL answers received (an answer: not a failure of that upstream). */
   servfails: number;
-  /** Queries that moved on to a further upstream after a failure. */
+  /** Retransmissions sent to another upstream than the query's attempt before. */
   failovers: number;
   /** Health probes sent to down upstreams. */
   probes: number;
@@ -56,19 +89,27 @@ export interface UpstreamHealth {
   readonly host: string;
   readonly port: number;
   readonly healthy: boolean;
-  /** Failures since the last success. */
+  /** Queries in a row it got attempts in and did not answer. */
   readonly consecutiveFailures: number;
-  /** Smoothed round-trip time of successful UDP answers, ms (EWMA, α = 0.2); 0 before the first. */
+  /** Smoothed round-trip time of its UDP answers, ms (RFC 6298 §2, α = 1/8); 0 before the first. */
   readonly rttMs: number;
+  /** Its retransmission timeout, ms: SRTT + 4·RTTVAR (RFC 6298 §2) clamped to `minRtoMs`–`maxRtoMs`. */
+  readonly rtoMs: number;
 }
 
 interface ServerState {
   readonly server: UpstreamServer;
   failures: number;
   healthy: boolean;
-  rttMs: number;
+  /** Whether {@link srtt} holds a sample yet. */
+  sampled: boolean;
+  srtt: number;
+  rttvar: number;
   probing: boolean;
 }
+
+/** How a run of attempts is accounted: the pool's health and stats, a static route's stats only, or a probe's nothing. */
+type RunMode = 'pool' | 'route' | 'probe';
 
 /** A datagram's verdict against the query it might answer. */
 export type AnswerCheck = 'ok' | 'wrong-source' | 'not-response' | 'wrong-id' | 'wrong-question';
@@ -95,29 +136,89 @@ export function checkAnswer(
   return 'ok';
 }
 
+/**
+ * Walks the answer, authority and additional records of a response that passed {@link checkAnswer}
+ * (RFC 1035 §4.1.3: owner name, type, class, TTL, RDLENGTH, RDATA) and returns its full RCODE —
+ * the first OPT record's EXTENDED-RCODE over the header's four bits (RFC 6891 §6.1.3) — or -1 when
+ * a name or record runs past the message. RDATA is not parsed; bytes after the last record are
+ * ignored.
+ */
+export function answerRcode(msg: Buffer): number {
+  let off = questionEnd(msg);
+  if (off < 0) return -1;
+  const an = msg.readUInt16BE(6);
+  const ns = msg.readUInt16BE(8);
+  const total = an + ns + msg.readUInt16BE(10);
+  let extended = -1;
+  for (let i = 0; i < total; i++) {
+    off = skipName(msg, off);
+    if (off < 0 || off + 10 > msg.length) return -1;
+    if (i >= an + ns && extended < 0 && msg.readUInt16BE(off) === 41) extended = msg[off + 4]!;
+    off += 10 + msg.readUInt16BE(off + 8);
+    if (off > msg.length) return -1;
+  }
+  return ((extended < 0 ? 0 : extended) << 4) | (msg[3]! & 0xf);
+}
+
 /** The probe question: `. NS IN` (what resolvers commonly use; any non-SERVFAIL answer counts). */
-const PROBE_QUESTION = Buffer.from([0, 0, 2, 0, 1]);
+const PROBE_QUESTION: UpstreamQuestion = {
+  question: Buffer.from([0, 0, 2, 0, 1]),
+  dnssecOk: false,
+  checkingDisabled: false,
+};
+
+/** RTO of an upstream without an RTT sample yet, ms, before clamping (RFC 6298 §2.1 says 1 s for TCP; DNS answers come sooner). */
+const INITIAL_RTO_MS = 400;
+
+/** Header flags of a query: RD (RFC 1035 §4.1.1) and AD, asking for AD in the answer (RFC 6840 §5.7). */
+const QUERY_FLAGS = 0x0100 | 0x0020;
+/** The CD bit (RFC 4035 §3.2.2). */
+const CD = 0x0010;
+/** The DO bit of the OPT TTL's flags (RFC 3225 §3). */
+const DO = 0x8000;
+/** The TC bit (RFC 1035 §4.1.1). */
+const TC = 0x0200;
+/** RCODE SERVFAIL (RFC 1035 §4.1.1). */
+const SERVFAIL = 2;
+
+const TIMEOUT: UpstreamResult = Object.freeze({ kind: 'failure', reason: 'timeout' });
+const NETWORK: UpstreamResult = Object.freeze({ kind: 'failure', reason: 'network' });
 
 /**
- * Forwards questions to the configured upstreams (docs/architecture.md "Data plane").
+ * Forwards questions to the configured upstreams (docs/architecture.md "Data plane",
+ * docs/operations.md "Upstreams").
+ *
+ * Retransmission (RFC 1035 §4.2.1): a query has a budget (`timeoutMs`, default 3 s). Its first
+ * attempt goes to the next healthy upstream in round-robin order; when no answer has come after
+ * that upstream's RTO (RFC 6298 §2 from its smoothed RTT, clamped to 200–800 ms), the query is
+ * sent again, to the next upstream in the rotation (down upstreams last), each wait twice the one
+ * before. Earlier attempts keep listening: the first acceptable answer to any attempt wins. An
+ * attempt that fails at once (ICMP port unreachable, send error) moves the query on to the next
+ * upstream without waiting; a query whose every upstream failed so, with nothing left in flight,
+ * ends there.
  *
  * Anti-spoofing (RFC 5452 §4, §9.1, §10): every UDP attempt uses a fresh socket bound to a port
  * drawn from a CSPRNG over 1024–65535 (the OS's ephemeral choice after repeated collisions) and
  * connected to the upstream, so the kernel drops datagrams from any other address or port; ids
  * are CSPRNG-random too, and {@link checkAnswer} still checks source, id and question of every
- * datagram. A mismatching datagram is counted and ignored: the attempt keeps waiting for the
- * real answer.
+ * datagram, then {@link answerRcode} that its records lie within it. A datagram failing either is
+ * counted and ignored: the query keeps waiting for the real answer.
  *
- * Health: each upstream counts consecutive failures (timeout, send error or ICMP refusal,
- * SERVFAIL) and a smoothed RTT. After `maxFailures` it is marked down: queries try healthy
- * upstreams first (configured order), and down ones only as a last resort, while a timer probes
- * each down upstream every `probeIntervalMs` and marks it healthy on any non-SERVFAIL answer.
- * A query moves to the next upstream on timeout or SERVFAIL; a truncated UDP answer (TC=1) is
- * retried over TCP at the same upstream (RFC 7766 §5).
+ * An upstream's answer is returned whatever its RCODE: a SERVFAIL is not sent on to the other
+ * upstreams and is no failure of the upstream (it is counted in `servfails`). A truncated UDP
+ * answer (TC=1) is retried over TCP at the same upstream (RFC 7766 §5) with the rest of the
+ * budget (at least `maxRtoMs`).
+ *
+ * Health: an upstream that got attempts in a query and did not answer (refused one, or was
+ * given at least its RTO: a slower peer's answer does not count against the one asked after it)
+ * counts one failure; an answer resets its count. After `maxFailures` in a row it is marked down: it is
+ * asked only after the healthy ones, and a timer probes it every `probeIntervalMs`, marking it
+ * healthy on any non-SERVFAIL answer (so does a non-SERVFAIL answer to a query).
  */
 export class UpstreamClient {
   readonly stats: UpstreamStats = {
     queries: 0,
+    retransmissions: 0,
     timeouts: 0,
     tcpFallbacks: 0,
     mismatched: 0,
@@ -128,17 +229,24 @@ export class UpstreamClient {
     recoveries: 0,
   };
   private readonly states: ServerState[];
-  private readonly timeoutMs: number;
+  private readonly budgetMs: number;
+  private readonly minRtoMs: number;
+  private readonly maxRtoMs: number;
   private readonly maxFailures: number;
   private readonly probeTimer: NodeJS.Timeout;
-  private readonly open = new Set<dgram.Socket | net.Socket>();
+  /** Aborts of the runs in flight, called by {@link close}. */
+  private readonly running = new Set<() => void>();
+  /** Round-robin position among the healthy upstreams. */
+  private next = 0;
   private closed = false;
 
   /** @throws when `servers` is empty */
   constructor(servers: readonly UpstreamServer[], opts: UpstreamOptions = {}) {
     if (servers.length === 0) throw new Error('at least one upstream is required');
-    this.states = servers.map((server) => ({ server, failures: 0, healthy: true, rttMs: 0, probing: false }));
-    this.timeoutMs = opts.timeoutMs ?? 1500;
+    this.states = servers.map((server) => newState(server));
+    this.budgetMs = Math.max(1, opts.timeoutMs ?? 3000);
+    this.minRtoMs = Math.max(1, opts.minRtoMs ?? 200);
+    this.maxRtoMs = Math.max(this.minRtoMs, opts.maxRtoMs ?? 800);
     this.maxFailures = Math.max(1, opts.maxFailures ?? 2);
     this.probeTimer = setInterval(() => this.probeDown(), opts.probeIntervalMs ?? 5000);
     this.probeTimer.unref();
@@ -151,67 +259,228 @@ export class UpstreamClient {
       port: s.server.port,
       healthy: s.healthy,
       consecutiveFailures: s.failures,
-      rttMs: Math.round(s.rttMs * 100) / 100,
+      rttMs: Math.round(s.srtt * 100) / 100,
+      rtoMs: Math.round(this.rto(s)),
     }));
   }
 
   /**
-   * Resolves `question`: healthy upstreams first, each tried once, the next one after a timeout,
-   * error or SERVFAIL. Resolves to the first usable response (any RCODE but SERVFAIL), else the
-   * last SERVFAIL response, else null when no upstream answered. Never rejects.
+   * Resolves `question` through the configured upstreams within the budget: round-robin among
+   * the healthy ones, retransmitting with backoff to the next ones (see {@link UpstreamClient}).
+   * Resolves to the first acceptable answer (any RCODE), else a failure (see
+   * {@link UpstreamResult}). Never rejects.
    */
-  async resolve(question: UpstreamQuestion): Promise<Packet | null> {
-    let servfail: Packet | null = null;
-    let attempt = 0;
-    for (const state of this.order()) {
-      if (this.closed) break;
-      if (attempt++ > 0) this.stats.failovers++;
-      this.stats.queries++;
-      const started = performance.now();
-      let res = await this.queryUdp(state.server, question.question, question.dnssecOk);
-      if (res !== null && (res.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
-        this.stats.tcpFallbacks++;
-        res = await this.queryTcp(state.server, question.question, question.dnssecOk);
-      }
-      if (res === null) {
-        this.failed(state);
-        continue;
-      }
-      if (((res.flags ?? 0) & 0xf) === 2) {
-        this.stats.servfails++;
-        this.failed(state);
-        servfail = res;
-        continue;
-      }
-      this.succeeded(state, performance.now() - started);
-      return res;
-    }
-    return servfail;
+  resolve(question: UpstreamQuestion): Promise<UpstreamResult> {
+    return this.run(this.rotation(), question, 'pool');
   }
 
   /**
    * Resolves `question` at one given server, a static route's resolver (docs/architecture.md
-   * "Decision order" step 2), with the same anti-spoofing and TCP fallback as {@link resolve}: one
-   * attempt, no failover to the configured upstreams (a private zone must not leak to them) and no
-   * health bookkeeping. Resolves to the response (any RCODE, SERVFAIL included), else null when the
-   * server did not answer. Never rejects.
+   * "Decision order" step 2), with the same retransmission, anti-spoofing and TCP fallback as
+   * {@link resolve} but every attempt to that server: no failover to the configured upstreams (a
+   * private zone must not leak to them) and no health bookkeeping (its RTO is the initial one).
+   * Resolves like {@link resolve}. Never rejects.
    */
-  async resolveAt(server: UpstreamServer, question: UpstreamQuestion): Promise<Packet | null> {
-    this.stats.queries++;
-    let res = await this.queryUdp(server, question.question, question.dnssecOk);
-    if (res !== null && (res.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) {
-      this.stats.tcpFallbacks++;
-      res = await this.queryTcp(server, question.question, question.dnssecOk);
-    }
-    return res;
+  resolveAt(server: UpstreamServer, question: UpstreamQuestion): Promise<UpstreamResult> {
+    return this.run([newState(server)], question, 'route');
   }
 
-  /** Healthy upstreams in configured order, then down ones (last resort). */
-  private order(): ServerState[] {
+  /** Stops probing and closes every socket; queries in flight resolve to a `network` failure. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.probeTimer);
+    for (const abort of [...this.running]) abort();
+    this.running.clear();
+  }
+
+  /** The order of a query's attempts: the healthy upstreams from the round-robin position on, then the down ones. */
+  private rotation(): ServerState[] {
     const healthy: ServerState[] = [];
     const down: ServerState[] = [];
     for (const s of this.states) (s.healthy ? healthy : down).push(s);
-    return down.length === 0 ? healthy : healthy.concat(down);
+    if (healthy.length === 0) return down;
+    const start = this.next++ % healthy.length;
+    if (this.next >= 0x40000000) this.next = 0;
+    const out = start === 0 ? healthy : healthy.slice(start).concat(healthy.slice(0, start));
+    return down.length === 0 ? out : out.concat(down);
+  }
+
+  /** RFC 6298 §2: SRTT + max(1 ms, 4·RTTVAR), the initial RTO before a sample; clamped to min–max RTO. */
+  private rto(s: ServerState): number {
+    const raw = s.sampled ? s.srtt + Math.max(1, 4 * s.rttvar) : INITIAL_RTO_MS;
+    return Math.min(this.maxRtoMs, Math.max(this.minRtoMs, raw));
+  }
+
+  /**
+   * One query's attempts over `targets` (cycled), within the budget. `pool` runs keep the
+   * upstreams' health and the query stats; `route` runs the query stats only; `probe` neither.
+   */
+  private run(targets: readonly ServerState[], question: UpstreamQuestion, mode: RunMode): Promise<UpstreamResult> {
+    if (this.closed) return Promise.resolve(NETWORK);
+    const started = performance.now();
+    const deadline = started + this.budgetMs;
+    const counted = mode !== 'probe';
+    const distinct = new Set(targets).size;
+    /** Per target asked in this query: when its first attempt went out. */
+    const firstSent = new Map<ServerState, number>();
+    /** Targets whose latest attempt failed at once (send, bind or ICMP error). */
+    const refused = new Set<ServerState>();
+    /** Targets any attempt of which failed at once in this query. */
+    const erred = new Set<ServerState>();
+    const sockets = new Set<dgram.Socket>();
+    let tcp: net.Socket | null = null;
+    let attempts = 0;
+    let position = 0;
+    let previous: ServerState | null = null;
+    let inFlight = 0;
+    let sending = false;
+    let sawError = false;
+    let done = false;
+    let retransmitTimer: NodeJS.Timeout | null = null;
+
+    return new Promise<UpstreamResult>((resolvePromise) => {
+      const closeUdp = () => {
+        if (retransmitTimer !== null) clearTimeout(retransmitTimer);
+        retransmitTimer = null;
+        for (const socket of sockets) closeQuietly(socket);
+        sockets.clear();
+      };
+      const finish = (result: UpstreamResult, answeredBy: ServerState | null) => {
+        if (done) return;
+        done = true;
+        clearTimeout(budgetTimer);
+        closeUdp();
+        if (tcp !== null) tcp.destroy();
+        this.running.delete(abort);
+        if (mode === 'pool') {
+          const now = performance.now();
+          for (const [state, sentAt] of firstSent) {
+            if (state === answeredBy) continue;
+            if (result.kind === 'failure' || erred.has(state) || now - sentAt >= this.rto(state)) this.failed(state);
+          }
+        }
+        resolvePromise(result);
+      };
+      const abort = () => finish(NETWORK, null);
+      this.running.add(abort);
+      const budgetTimer = setTimeout(() => {
+        if (counted) this.stats.timeouts++;
+        finish(sawError ? NETWORK : TIMEOUT, null);
+      }, this.budgetMs);
+
+      /** The next target in the cycle that has not refused, or null when all have. */
+      const pick = (): ServerState | null => {
+        for (let i = 0; i < targets.length; i++) {
+          const t = targets[(position + i) % targets.length]!;
+          if (!refused.has(t)) {
+            position += i + 1;
+            return t;
+          }
+        }
+        return null;
+      };
+
+      /** An attempt that failed at once: move on without waiting, or end when nothing is left. */
+      const attemptFailed = () => {
+        sawError = true;
+        if (done || inFlight > 0 || sending) return;
+        if (refused.size >= distinct) finish(NETWORK, null);
+        else void send();
+      };
+
+      const onAnswer = (state: ServerState, msg: Buffer, rcode: number, rttMs: number) => {
+        this.sample(state, rttMs);
+        const flags = msg.readUInt16BE(2);
+        if ((flags & TC) !== 0) {
+          // RFC 7766 §5: the same upstream over TCP, with the rest of the budget.
+          closeUdp();
+          if (mode === 'pool') this.succeeded(state);
+          firstSent.delete(state);
+          if (counted) this.stats.tcpFallbacks++;
+          const timeoutMs = Math.max(deadline - performance.now(), this.maxRtoMs);
+          clearTimeout(budgetTimer);
+          tcp = this.queryTcp(state.server, question, timeoutMs, (result) => finish(result, state));
+          return;
+        }
+        if (rcode === SERVFAIL) {
+          if (counted) this.stats.servfails++;
+          if (mode === 'pool' && state.healthy) state.failures = 0;
+        } else if (mode === 'pool') this.succeeded(state);
+        finish({ kind: 'answer', message: msg, rcode }, state);
+      };
+
+      const send = async (): Promise<void> => {
+        if (done) return;
+        if (retransmitTimer !== null) clearTimeout(retransmitTimer);
+        retransmitTimer = null;
+        const state = pick();
+        if (state === null) return;
+        const index = attempts++;
+        if (counted) {
+          this.stats.queries++;
+          if (index > 0) {
+            this.stats.retransmissions++;
+            if (state !== previous) this.stats.failovers++;
+          }
+        }
+        previous = state;
+        refused.delete(state);
+        if (!firstSent.has(state)) firstSent.set(state, performance.now());
+        sending = true;
+        const socket = await this.openSocket(state.server);
+        sending = false;
+        if (done || socket === null) {
+          if (socket !== null) closeQuietly(socket);
+          else if (!done) {
+            this.stats.errors++;
+            refused.add(state);
+            erred.add(state);
+            attemptFailed();
+          }
+          return;
+        }
+        sockets.add(socket);
+        inFlight++;
+        const id = randomInt(0, 0x10000);
+        const sentAt = performance.now();
+        let live = true;
+        const end = () => {
+          if (!live) return;
+          live = false;
+          inFlight--;
+          sockets.delete(socket);
+          closeQuietly(socket);
+        };
+        socket.on('error', () => {
+          // ICMP port unreachable on a connected socket, or a send error: this attempt failed.
+          if (done || !live) return;
+          this.stats.errors++;
+          end();
+          refused.add(state);
+          erred.add(state);
+          attemptFailed();
+        });
+        socket.on('message', (msg, rinfo) => {
+          if (done) return;
+          if (checkAnswer(msg, rinfo, state.server, id, question.question) !== 'ok') {
+            this.stats.mismatched++;
+            return;
+          }
+          const rcode = answerRcode(msg);
+          if (rcode < 0) {
+            this.stats.mismatched++;
+            return;
+          }
+          onAnswer(state, msg, rcode, performance.now() - sentAt);
+        });
+        socket.send(this.queryMessage(id, question));
+        // RFC 1035 §4.2.1: the next retransmission after this upstream's RTO, doubled per attempt.
+        const wait = this.rto(state) * 2 ** Math.min(index, 16);
+        if (performance.now() + wait < deadline) retransmitTimer = setTimeout(() => void send(), wait);
+      };
+
+      void send();
+    });
   }
 
   private failed(state: ServerState): void {
@@ -219,13 +488,24 @@ export class UpstreamClient {
     if (state.failures >= this.maxFailures) state.healthy = false;
   }
 
-  private succeeded(state: ServerState, rttMs: number): void {
+  private succeeded(state: ServerState): void {
     state.failures = 0;
     if (!state.healthy) {
       state.healthy = true;
       this.stats.recoveries++;
     }
-    state.rttMs = state.rttMs === 0 ? rttMs : state.rttMs * 0.8 + rttMs * 0.2;
+  }
+
+  /** RFC 6298 §2.2–2.3: SRTT and RTTVAR updated with one round-trip sample, ms. */
+  private sample(state: ServerState, rttMs: number): void {
+    if (!state.sampled) {
+      state.sampled = true;
+      state.srtt = rttMs;
+      state.rttvar = rttMs / 2;
+      return;
+    }
+    state.rttvar = 0.75 * state.rttvar + 0.25 * Math.abs(state.srtt - rttMs);
+    state.srtt = 0.875 * state.srtt + 0.125 * rttMs;
   }
 
   private probeDown(): void {
@@ -233,25 +513,26 @@ export class UpstreamClient {
       if (state.healthy || state.probing || this.closed) continue;
       state.probing = true;
       this.stats.probes++;
-      const started = performance.now();
-      void this.queryUdp(state.server, PROBE_QUESTION, false).then((res) => {
+      void this.run([state], PROBE_QUESTION, 'probe').then((res) => {
         state.probing = false;
-        if (res !== null && ((res.flags ?? 0) & 0xf) !== 2) this.succeeded(state, performance.now() - started);
+        if (res.kind === 'answer' && res.rcode !== SERVFAIL) this.succeeded(state);
       });
     }
   }
 
-  private queryMessage(id: number, question: Buffer, dnssecOk: boolean): Buffer {
-    const out = Buffer.alloc(12 + question.length + 11);
+  /** The query message: header (RD, AD, the client's CD), the question, our OPT with the client's DO (RFC 6891 §6.1.2). */
+  private queryMessage(id: number, question: UpstreamQuestion): Buffer {
+    const q = question.question;
+    const out = Buffer.alloc(12 + q.length + 11);
     out.writeUInt16BE(id, 0);
-    out.writeUInt16BE(0x0100, 2); // RD
+    out.writeUInt16BE(QUERY_FLAGS | (question.checkingDisabled ? CD : 0), 2);
     out.writeUInt16BE(1, 4); // QDCOUNT
     out.writeUInt16BE(1, 10); // ARCOUNT: our OPT
-    question.copy(out, 12);
-    const opt = 12 + question.length; // OPT (RFC 6891 §6.1.2): root name, type 41, class = payload size
+    q.copy(out, 12);
+    const opt = 12 + q.length; // OPT: root name, type 41, class = payload size
     out.writeUInt16BE(41, opt + 1);
     out.writeUInt16BE(MAX_UDP_PAYLOAD, opt + 3);
-    out.writeUInt16BE(dnssecOk ? dnsPacket.DNSSEC_OK : 0, opt + 7);
+    out.writeUInt16BE(question.dnssecOk ? DO : 0, opt + 7);
     return out;
   }
 
@@ -277,108 +558,72 @@ export class UpstreamClient {
     return null;
   }
 
-  private async queryUdp(server: UpstreamServer, question: Buffer, dnssecOk: boolean): Promise<Packet | null> {
-    if (this.closed) return null;
-    const socket = await this.openSocket(server);
-    if (socket === null) {
-      this.stats.errors++;
-      return null;
-    }
-    this.open.add(socket);
+  /**
+   * The TCP retry of a truncated answer (RFC 7766 §5): one framed query to `server`, the answer
+   * checked like a datagram. Calls `done` once with the result; returns the socket (destroyed by
+   * the caller when the query ends first).
+   */
+  private queryTcp(
+    server: UpstreamServer,
+    question: UpstreamQuestion,
+    timeoutMs: number,
+    done: (result: UpstreamResult) => void,
+  ): net.Socket {
     const id = randomInt(0, 0x10000);
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (p: Packet | null) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.open.delete(socket);
-        closeQuietly(socket);
-        resolve(p);
-      };
-      const timer = setTimeout(() => {
-        this.stats.timeouts++;
-        finish(null);
-      }, this.timeoutMs);
-      socket.on('close', () => finish(null));
-      socket.on('error', () => {
-        // ICMP port unreachable on a connected socket, or a send error: this upstream failed.
-        this.stats.errors++;
-        finish(null);
-      });
-      socket.on('message', (msg, rinfo) => {
-        if (checkAnswer(msg, rinfo, server, id, question) !== 'ok') {
-          this.stats.mismatched++;
-          return;
-        }
-        try {
-          finish(dnsPacket.decode(msg));
-        } catch {
-          this.stats.mismatched++;
-        }
-      });
-      socket.send(this.queryMessage(id, question, dnssecOk));
+    const query = this.queryMessage(id, question);
+    const frame = Buffer.allocUnsafe(query.length + 2);
+    frame.writeUInt16BE(query.length, 0);
+    query.copy(frame, 2);
+    let buffered: Buffer = Buffer.alloc(0);
+    let finished = false;
+    const finish = (result: UpstreamResult) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.destroy();
+      done(result);
+    };
+    const fail = () => {
+      if (finished) return;
+      this.stats.errors++;
+      finish(NETWORK);
+    };
+    const socket = net.connect({ host: server.host, port: server.port });
+    const timer = setTimeout(() => {
+      this.stats.timeouts++;
+      finish(TIMEOUT);
+    }, timeoutMs);
+    socket.on('error', fail);
+    socket.on('close', fail);
+    socket.on('connect', () => socket.write(frame));
+    socket.on('data', (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (buffered.length < 2) return;
+      const len = buffered.readUInt16BE(0);
+      if (buffered.length < len + 2) return;
+      const msg = Buffer.from(buffered.subarray(2, len + 2));
+      const rcode =
+        checkAnswer(msg, { address: server.host, port: server.port }, server, id, question.question) === 'ok'
+          ? answerRcode(msg)
+          : -1;
+      if (rcode < 0) {
+        this.stats.mismatched++;
+        fail();
+        return;
+      }
+      if (rcode === SERVFAIL) this.stats.servfails++;
+      finish({ kind: 'answer', message: msg, rcode });
     });
-  }
-
-  private queryTcp(server: UpstreamServer, question: Buffer, dnssecOk: boolean): Promise<Packet | null> {
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const id = randomInt(0, 0x10000);
-      const query = this.queryMessage(id, question, dnssecOk);
-      const frame = Buffer.allocUnsafe(query.length + 2);
-      frame.writeUInt16BE(query.length, 0);
-      query.copy(frame, 2);
-      let buffered: Buffer = Buffer.alloc(0);
-      let done = false;
-      const finish = (p: Packet | null) => {
-        if (done) return;
-        done = true;
-        this.open.delete(socket);
-        socket.destroy();
-        if (p === null) this.stats.errors++;
-        resolve(p);
-      };
-      const socket = net.connect({ host: server.host, port: server.port });
-      this.open.add(socket);
-      socket.setTimeout(this.timeoutMs, () => finish(null));
-      socket.on('error', () => finish(null));
-      socket.on('close', () => finish(null));
-      socket.on('connect', () => socket.write(frame));
-      socket.on('data', (chunk: Buffer) => {
-        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-        if (buffered.length < 2) return;
-        const len = buffered.readUInt16BE(0);
-        if (buffered.length < len + 2) return;
-        const msg = buffered.subarray(2, len + 2);
-        if (checkAnswer(msg, { address: server.host, port: server.port }, server, id, question) !== 'ok') {
-          this.stats.mismatched++;
-          finish(null);
-          return;
-        }
-        try {
-          finish(dnsPacket.decode(msg));
-        } catch {
-          finish(null);
-        }
-      });
-    });
-  }
-
-  /** Stops probing and closes every socket; attempts in flight resolve to null. */
-  close(): void {
-    this.closed = true;
-    clearInterval(this.probeTimer);
-    for (const s of this.open) {
-      if (s instanceof net.Socket) s.destroy();
-      else closeQuietly(s);
-    }
-    this.open.clear();
+    return socket;
   }
 }
 
 /** The EDNS(0) payload size we advertise upstream, bytes. */
 export const UPSTREAM_PAYLOAD = MAX_UDP_PAYLOAD;
+
+function newState(server: UpstreamServer): ServerState {
+  return { server, failures: 0, healthy: true, sampled: false, srtt: 0, rttvar: 0, probing: false };
+}
 
 function sameHost(a: string, b: string): boolean {
   if (a === b) return true;

@@ -9,16 +9,34 @@ import dnsPacket, { type Answer, type Packet } from 'dns-packet';
  * - `many.*` → 40 A records (too large for a 512-byte UDP answer);
  * - `fail.*` → no answer at all (timeout);
  * - anything else: `A 192.0.2.10` / `AAAA 2001:db8::10` (TTL 300), other qtypes NODATA with SOA.
- * `setDown(true)` stops answering anything; `setServfail(true)` answers everything SERVFAIL.
- * `queries` counts questions received, by qname (`.` for health probes).
+ * `setDown(true)` stops answering anything; `setServfail(true)` answers everything SERVFAIL;
+ * `dropEvery(n)` loses every n-th UDP datagram that arrives (the 2nd, 4th, … for n = 2), as a lossy
+ * path would, before it is counted or logged.
+ * `queries` counts questions received, by qname (`.` for health probes); `received` logs each
+ * query received, in order, with its header flags and DO bit.
  */
 export interface FakeUpstream {
   readonly port: number;
   readonly queries: Map<string, number>;
+  /** Every query received (UDP and TCP, not the dropped ones), in arrival order. */
+  readonly received: ReceivedQuery[];
   total(): number;
   setDown(down: boolean): void;
   setServfail(servfail: boolean): void;
+  /** Drop every n-th UDP datagram received from now on (counting from the next one); 0 drops none. */
+  dropEvery(n: number): void;
   close(): Promise<void>;
+}
+
+/** One query as the fake upstream received it. */
+export interface ReceivedQuery {
+  /** qname, lower-cased (`.` for the root). */
+  readonly name: string;
+  readonly protocol: 'udp' | 'tcp';
+  /** The 16-bit header flags word as received (RFC 1035 §4.1.1; AD 0x20 and CD 0x10: RFC 4035 §3.2). */
+  readonly flags: number;
+  /** The DO bit of the query's OPT record (RFC 3225 §3); false without EDNS(0). */
+  readonly dnssecOk: boolean;
 }
 
 const SOA = (zone: string): Answer => ({
@@ -72,16 +90,28 @@ function answer(query: Packet, protocol: 'udp' | 'tcp', servfail = false): Packe
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const queries = new Map<string, number>();
+  const received: ReceivedQuery[] = [];
   let down = false;
   let servfail = false;
-  const count = (p: Packet) => {
+  let dropEvery = 0;
+  let datagrams = 0;
+  const count = (p: Packet, raw: Buffer, protocol: 'udp' | 'tcp') => {
     const n = p.questions?.[0]?.name.toLowerCase() ?? '';
     queries.set(n, (queries.get(n) ?? 0) + 1);
+    const opt = p.additionals?.find((rr) => rr.type === 'OPT') as { flags?: number } | undefined;
+    received.push({
+      name: n === '' ? '.' : n,
+      protocol,
+      flags: raw.readUInt16BE(2),
+      dnssecOk: ((opt?.flags ?? 0) & dnsPacket.DNSSEC_OK) !== 0,
+    });
   };
   const onMessage = (udp: dgram.Socket) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
     if (down) return;
+    datagrams++;
+    if (dropEvery > 0 && datagrams % dropEvery === 0) return;
     const query = dnsPacket.decode(msg);
-    count(query);
+    count(query, msg, 'udp');
     const res = answer(query, 'udp', servfail);
     if (res) udp.send(dnsPacket.encode(res), rinfo.port, rinfo.address);
   };
@@ -92,10 +122,11 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       buf = Buffer.concat([buf, chunk]);
       while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
         const len = buf.readUInt16BE(0);
-        const query = dnsPacket.decode(buf.subarray(2, 2 + len));
+        const raw = buf.subarray(2, 2 + len);
+        const query = dnsPacket.decode(raw);
         buf = buf.subarray(2 + len);
         if (down) continue;
-        count(query);
+        count(query, raw, 'tcp');
         const res = answer(query, 'tcp', servfail);
         if (!res) continue;
         const wire = dnsPacket.encode(res);
@@ -133,12 +164,17 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   return {
     port,
     queries,
+    received,
     total: () => [...queries.values()].reduce((a, b) => a + b, 0),
     setDown: (d) => {
       down = d;
     },
     setServfail: (v) => {
       servfail = v;
+    },
+    dropEvery: (n) => {
+      dropEvery = n;
+      datagrams = 0;
     },
     close: async () => {
       await new Promise<void>((r) => boundUdp.close(() => r()));
