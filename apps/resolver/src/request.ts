@@ -31,8 +31,11 @@ export interface DnsAnswer {
   readonly source: AnswerSource;
   /** The context as the answering link saw it, so outer links (the query log) see identity and decision. */
   readonly context: QueryContext;
-  /** For `upstream` answers: the sections as compiled for the cache link to store. */
-  readonly upstream?: CompiledAnswer;
+  /**
+   * The compiled upstream answer `wire` was rendered from (sources `upstream`, `cache`, `stale`):
+   * the answer check reads its aliases, the cache link stores it when the source is `upstream`.
+   */
+  readonly compiled?: CompiledAnswer;
 }
 
 /**

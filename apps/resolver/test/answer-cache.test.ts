@@ -30,13 +30,15 @@ const negative = (soaTtl: number, minimum: number): Packet => ({
   ],
 });
 
-const compile = (p: Packet, qname = 'www.example'): CompiledAnswer => compileAnswer(p, qname);
+/** Compiles `p` as the upstream's answer to `qname` `type` (the wire message, its question included). */
+const compile = (p: Packet, qname = 'www.example', type = 'A'): CompiledAnswer =>
+  compileAnswer(dnsPacket.encode({ ...p, questions: [{ name: qname, type: type as 'A', class: 'IN' }] }), qname);
 
-function request(name: string, type = 'A', id = 99, edns = true): DnsRequest {
+function request(name: string, type = 'A', id = 99, edns = true, flags = 0): DnsRequest {
   const raw = dnsPacket.encode({
     id,
     type: 'query',
-    flags: dnsPacket.RECURSION_DESIRED,
+    flags: dnsPacket.RECURSION_DESIRED | flags,
     questions: [{ name, type: type as 'A' }],
     additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 4096, flags: 0, options: [] } as never] : [],
   });
@@ -196,10 +198,11 @@ describe('compiled answers (wire bytes with TTL offsets)', () => {
     ],
   };
 
-  it('round-trips every section through dns-packet, keeping AD and dropping AA and the upstream OPT', () => {
-    const compiled = compileAnswer(rich, 'www.example.com');
+  it('round-trips every section through dns-packet, keeping AD for a client that set AD and dropping AA and the upstream OPT', () => {
+    const compiled = compile(rich, 'www.example.com');
     expect(compiled.cacheTtl).toBe(50);
-    const wire = renderAnswer(request('WWW.example.com', 'A', 7, true), compiled, 0);
+    expect(compiled.aliases).toEqual(['cdn.example.net']);
+    const wire = renderAnswer(request('WWW.example.com', 'A', 7, true, dnsPacket.AUTHENTIC_DATA), compiled, 0);
     const d = dnsPacket.decode(wire);
     expect(d.id).toBe(7);
     expect(d.flags! & 0x8000 ? 1 : 0).toBe(0); // dns-packet's flags omit QR; type says response
@@ -236,7 +239,7 @@ describe('compiled answers (wire bytes with TTL offsets)', () => {
         { name: 'x.example', type: 'TXT', class: 'IN', ttl: 5000, data: [Buffer.from([0, 0x7f, 0x80, 0xff])] },
       ],
     };
-    const compiled = compileAnswer(many, 'www.example.com');
+    const compiled = compile(many, 'www.example.com', 'AAAA');
     expect(compiled.bodyLength).toBeGreaterThan(600);
     const d = dnsPacket.decode(renderAnswer(request('www.example.com', 'AAAA', 9, false), compiled, 999));
     expect(d.answers).toEqual(
@@ -246,7 +249,7 @@ describe('compiled answers (wire bytes with TTL offsets)', () => {
   });
 
   it('patches every TTL in place (elapsed, floored at 0) and omits OPT for a client without EDNS(0)', () => {
-    const compiled = compileAnswer(rich, 'www.example.com');
+    const compiled = compile(rich, 'www.example.com');
     const wire = renderAnswer(request('www.example.com', 'A', 8, false), compiled, 60);
     const d = dnsPacket.decode(wire);
     expect(d.answers!.map((a) => (a as { ttl: number }).ttl)).toEqual([40, 0, 10]);

@@ -14,32 +14,45 @@ import { type FakeUpstream, startFakeUpstream } from './helpers/fake-upstream.ts
 import { seedTenants } from './helpers/seed.ts';
 
 describe('pipeline order', () => {
-  it('is querylog → identify → policy → safe-search → minimal-any → cache → upstream (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 1)', () => {
+  it('is querylog → identify → chaos → policy → safe-search → minimal-any → answer-check → cache → upstream (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 1)', () => {
     // Rate-limit (after identify) and bypass (before policy) will join in later issues.
+    // chaos below identify (unknown clients already REFUSED), above policy: non-IN classes are never filtered or forwarded.
     // minimal-any below policy: a blocked ANY stays blocked; above cache: ANY never goes upstream.
     // safe-search below policy (only allowed names are rewritten), above cache (the target is cached under its own name).
+    // answer-check below policy, above cache: cached answers are checked per client, so the cache stays shared.
     expect(PIPELINE.map((l) => l.name)).toEqual([
       'querylog',
       'identify',
+      'chaos',
       'policy',
       'safe-search',
       'minimal-any',
+      'answer-check',
       'cache',
       'upstream',
     ]);
   });
 });
 
-function request(name: string, type: string, clientIp = '127.0.0.1', id = 4242): DnsRequest {
+function request(name: string, type: string, clientIp = '127.0.0.1', id = 4242, edns = false): DnsRequest {
   const raw = dnsPacket.encode({
     id,
     type: 'query',
     flags: dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type: type as 'A' }],
+    additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [] } as never] : [],
   });
   const r = decodeQuery(raw, clientIp, 'udp');
   if (r.kind !== 'ok') throw new Error('bad test query');
   return r.request;
+}
+
+/** The INFO-CODEs of the Extended DNS Error options (RFC 8914 §2) of a response's OPT. */
+function ednsErrors(wire: Buffer): number[] {
+  const opt = dnsPacket.decode(wire).additionals?.find((a) => a.type === 'OPT') as
+    | { options: { code: number; data: Buffer }[] }
+    | undefined;
+  return (opt?.options ?? []).filter((o) => o.code === 15).map((o) => o.data.readUInt16BE(0));
 }
 
 describe('composed pipeline', () => {
@@ -93,10 +106,24 @@ describe('composed pipeline', () => {
     const stale = await handler({ request: request('stale.example', 'A'), identity: null, decision: null });
     expect(stale.source).toBe('stale');
     expect(dnsPacket.decode(stale.wire).answers?.[0]).toMatchObject({ data: '192.0.2.10', ttl: 30 });
+    // With EDNS(0), the stale answer says so: EDE 3 Stale Answer (RFC 8914 §4.4).
+    const staleEdns = await handler({
+      request: request('stale.example', 'A', '127.0.0.1', 7, true),
+      identity: null,
+      decision: null,
+    });
+    expect(ednsErrors(staleEdns.wire)).toEqual([3]);
     const none = await handler({ request: request('never.example', 'A'), identity: null, decision: null });
     expect(none.source).toBe('error');
     expect(none.rcode).toBe(2);
     expect((dnsPacket.decode(none.wire).flags ?? 0) & 0xf).toBe(2);
+    // No upstream answered in time: EDE 22 No Reachable Authority (RFC 8914 §4.23).
+    const noneEdns = await handler({
+      request: request('never2.example', 'A', '127.0.0.1', 8, true),
+      identity: null,
+      decision: null,
+    });
+    expect(ednsErrors(noneEdns.wire)).toEqual([22]);
     upstream.setDown(false);
   });
 

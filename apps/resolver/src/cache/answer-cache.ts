@@ -33,7 +33,7 @@ export const STALE_TTL = 30;
 /**
  * The shared answer cache (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 6): below policy, so it holds only upstream
  * answers and is safe to share between tenants. Keyed by (qname lower-cased, qtype, qclass, DO
- * bit). Bounded LRU over a `Map`'s insertion order. Entries are {@link CompiledAnswer}s (wire
+ * bit, CD bit). Bounded LRU over a `Map`'s insertion order. Entries are {@link CompiledAnswer}s (wire
  * bytes plus TTL offsets), so a hit is rendered by {@link renderAnswer} as one copy, the id and
  * question of the asker, and a TTL patch per record. The LRU order is refreshed at most once a
  * second per entry ({@link LRU_REFRESH_MS}).
@@ -67,13 +67,22 @@ export class AnswerCache {
 
   /**
    * The cache key of a question. `qname` must be lower case. The commonest question (qtype A, class
-   * IN, no DO bit) is keyed by the qname itself when it holds no `|`, so a hit builds no string and
-   * hashes only the name; every other question by `qname|qtype|qclass|DO`, which always holds a `|`
-   * and, read from the right, names one question: the two kinds never collide.
+   * IN, no DO or CD bit) is keyed by the qname itself when it holds no `|`, so a hit builds no string
+   * and hashes only the name; every other question by `qname|qtype|qclass|DO`, with `|CD` appended
+   * when the client set CD (RFC 4035 §3.2.2: a CD answer may hold data a validating upstream
+   * withholds from others), which always holds a `|` and, read from the right, names one question:
+   * the kinds never collide.
    */
-  static key(qname: string, qtype: number, qclass: number | string, dnssecOk: boolean): string {
-    if (qtype === 1 && (qclass === 1 || qclass === 'IN') && !dnssecOk && qname.indexOf('|') === -1) return qname;
-    return `${qname}|${qtype}|${qclass}|${dnssecOk ? 1 : 0}`;
+  static key(
+    qname: string,
+    qtype: number,
+    qclass: number | string,
+    dnssecOk: boolean,
+    checkingDisabled = false,
+  ): string {
+    if (qtype === 1 && (qclass === 1 || qclass === 'IN') && !dnssecOk && !checkingDisabled && qname.indexOf('|') === -1)
+      return qname;
+    return `${qname}|${qtype}|${qclass}|${dnssecOk ? 1 : 0}${checkingDisabled ? '|CD' : ''}`;
   }
 
   /** Stores a compiled upstream answer if cacheable. Returns the TTL used, seconds, or 0 when nothing was stored. */

@@ -121,6 +121,7 @@ export function decodeQuery(
         classCode: q.qclass,
       },
       edns: q.edns,
+      irregularName: q.irregularName,
       pathKey,
       receivedAt: batchReceiveTime.set ? batchReceiveTime.wall : Date.now(),
       startedAt: batchReceiveTime.set ? batchReceiveTime.mono : performance.now(),
@@ -143,8 +144,10 @@ function headerOnly(raw: Buffer, rcode: number): Buffer {
   const out = Buffer.alloc(12);
   out.writeUInt16BE(raw.readUInt16BE(0), 0);
   const qflags = raw.length >= 4 ? raw.readUInt16BE(2) : 0;
-  // QR, the query's opcode and RD, RA, the RCODE.
-  out.writeUInt16BE(0x8000 | (qflags & 0x7800) | (qflags & Flag.RD) | Flag.RA | rcode, 2);
+  // QR, the query's opcode and RD, the RCODE; RA only when the opcode is one we serve (QUERY):
+  // an unknown opcode's NOTIMP claims nothing about recursion (RFC 1035 §4.1.1, RFC 6891 §7 nits).
+  const ra = (qflags & 0x7800) === 0 ? Flag.RA : 0;
+  out.writeUInt16BE(0x8000 | (qflags & 0x7800) | (qflags & Flag.RD) | ra | rcode, 2);
   return out;
 }
 
@@ -171,13 +174,59 @@ export function badversResponse(raw: Buffer, q: WireQuery): Buffer {
 /** Bytes of our OPT pseudo-record (RFC 6891 §6.1.2): root name, type 41, payload size, TTL word, RDLEN 0. */
 export const OPT_LENGTH = 11;
 
-/** Writes our OPT record at `off` (payload {@link MAX_UDP_PAYLOAD}, version 0, DO mirrored: RFC 3225 §3). */
-export function writeOpt(out: Buffer, off: number, dnssecOk: boolean): void {
+/**
+ * Writes our OPT record at `off` (payload {@link MAX_UDP_PAYLOAD}, version 0, DO mirrored: RFC 3225
+ * §3) with `options` (EDNS(0) option TLVs, RFC 6891 §6.1.2: code, length, data) as its RDATA.
+ */
+export function writeOpt(out: Buffer, off: number, dnssecOk: boolean, options: Buffer | null = null): void {
   out[off] = 0;
   put16(out, off + 1, 41);
   put16(out, off + 3, MAX_UDP_PAYLOAD);
   put32(out, off + 5, dnssecOk ? 0x8000 : 0);
-  put16(out, off + 9, 0);
+  if (options === null) {
+    put16(out, off + 9, 0);
+    return;
+  }
+  put16(out, off + 9, options.length);
+  options.copy(out, off + OPT_LENGTH);
+}
+
+/**
+ * Extended DNS Error INFO-CODEs Cordon sends (RFC 8914 §4; the choice of codes: docs/decisions.md
+ * "Extended DNS Errors").
+ */
+export const EdeCode = {
+  STALE_ANSWER: 3,
+  BLOCKED: 15,
+  FILTERED: 17,
+  PROHIBITED: 18,
+  NO_REACHABLE_AUTHORITY: 22,
+  NETWORK_ERROR: 23,
+} as const;
+
+/** Longest EXTRA-TEXT we write, bytes: the reason fits, and a blocked answer stays far below 512 bytes. */
+const EDE_TEXT_MAX = 160;
+
+/**
+ * One Extended DNS Error option TLV (RFC 8914 §2): code 15, length, INFO-CODE, EXTRA-TEXT (UTF-8,
+ * cut to {@link EDE_TEXT_MAX} bytes on a character boundary; none when empty).
+ */
+export function edeOption(infoCode: number, extraText = ''): Buffer {
+  let text = Buffer.from(extraText, 'utf8');
+  if (text.length > EDE_TEXT_MAX)
+    text = Buffer.from(
+      text
+        .subarray(0, EDE_TEXT_MAX)
+        .toString('utf8')
+        .replace(/\uFFFD$/, ''),
+      'utf8',
+    );
+  const out = Buffer.allocUnsafe(6 + text.length);
+  put16(out, 0, 15);
+  put16(out, 2, 2 + text.length);
+  put16(out, 4, infoCode);
+  text.copy(out, 6);
+  return out;
 }
 
 /**
@@ -201,7 +250,8 @@ export const responseSlot: { arena: Buffer | null; offset: number; capacity: num
  * the header (its id; QR; RD and CD copied; RA set — we recurse; `extraFlags` such as AD or TC;
  * the RCODE; QDCOUNT 1 and the given counts, ARCOUNT + 1 when an OPT is added), the question
  * copied byte for byte from the query (the client's case: RFC 1035 §7.3 lets it check), and an
- * EDNS(0) OPT at the end when the query had one (RFC 6891 §7: never to a client that did not).
+ * EDNS(0) OPT at the end when the query had one (RFC 6891 §7: never to a client that did not),
+ * carrying `options` (option TLVs such as {@link edeOption}'s) as its RDATA.
  * The body, `bodyLength` bytes, goes at `request.questionEnd`.
  */
 export function allocResponse(
@@ -212,10 +262,11 @@ export function allocResponse(
   nscount: number,
   arcount: number,
   bodyLength: number,
+  options: Buffer | null = null,
 ): Buffer {
   const qEnd = request.questionEnd;
   const edns = request.edns;
-  const length = qEnd + bodyLength + (edns ? OPT_LENGTH : 0);
+  const length = qEnd + bodyLength + (edns ? OPT_LENGTH + (options === null ? 0 : options.length) : 0);
   const slot = responseSlot;
   let out: Buffer;
   if (slot.arena !== null && length <= slot.capacity) {
@@ -232,7 +283,7 @@ export function allocResponse(
   put16(out, 8, nscount);
   put16(out, 10, arcount + (edns ? 1 : 0));
   copyBytes(request.raw, 12, qEnd, out, 12);
-  if (edns) writeOpt(out, qEnd + bodyLength, edns.dnssecOk);
+  if (edns) writeOpt(out, qEnd + bodyLength, edns.dnssecOk, options);
   return out;
 }
 
@@ -245,9 +296,9 @@ export function truncatedResponse(request: DnsRequest): Buffer {
   return allocResponse(request, Rcode.NOERROR, Flag.TC, 0, 0, 0, 0);
 }
 
-/** A response with no records (REFUSED, SERVFAIL, NODATA…): header, question, OPT when asked. */
-export function emptyResponse(request: DnsRequest, rcode: number): Buffer {
-  return allocResponse(request, rcode, 0, 0, 0, 0, 0);
+/** A response with no records (REFUSED, SERVFAIL, NODATA…): header, question, OPT (with `options`) when asked. */
+export function emptyResponse(request: DnsRequest, rcode: number, options: Buffer | null = null): Buffer {
+  return allocResponse(request, rcode, 0, 0, 0, 0, 0, options);
 }
 
 /**

@@ -95,8 +95,14 @@ export interface WireQuery {
   readonly qclass: number;
   /** Offset just past the question (12 + qname bytes + 4): `raw[12, questionEnd)` is the wire question. */
   readonly questionEnd: number;
-  /** The first OPT record's facts, or null without EDNS(0). */
+  /** The OPT record's facts, or null without EDNS(0). */
   readonly edns: WireEdns | null;
+  /**
+   * True when the qname's text does not fix its wire form: a label holds a `.` or a byte ≥ 0x80
+   * (RFC 2181 §11 allows any octet). Such a question never shares a cached answer, whose
+   * compression pointers assume the layout of a plain name (cache/compiled-answer.ts).
+   */
+  readonly irregularName: boolean;
 }
 
 /**
@@ -138,7 +144,8 @@ function u16(raw: Uint8Array, off: number): number {
  * Checked like dns-packet's decoder (the oracle of the unit tests): names within the buffer, at
  * most 254 bytes of labels, no reserved label types; records within the buffer; trailing bytes
  * are ignored. Then: opcode ≠ QUERY → `notimp`; QDCOUNT ≠ 1 → `formerr`; an OPT with EDNS
- * VERSION ≠ 0 → `badvers`. Stricter than dns-packet on purpose: a compression pointer inside the
+ * VERSION ≠ 0 → `badvers`; two OPT records, or one outside the additional section → `formerr`
+ * (RFC 6891 §6.1.1). Stricter than dns-packet on purpose: a compression pointer inside the
  * query's qname and OPT options that overrun their RDATA are `formerr` (no real client sends
  * either, and the question is echoed byte for byte).
  */
@@ -154,12 +161,13 @@ export function parseQuery(raw: Buffer): WireParse {
   let off = 12;
   let name = '.';
   let upper = false;
+  let dotted = false;
+  let ascii = true;
   let questionEnd = -1;
   let qtype = 0;
   let qclass = 0;
   if (qdcount > 0) {
     let total = 0;
-    let ascii = true;
     let w = 0;
     for (;;) {
       if (off >= len) return FORMERR;
@@ -176,6 +184,7 @@ export function parseQuery(raw: Buffer): WireParse {
         const c = raw[i]!;
         if (c >= 0x80) ascii = false;
         else if (c >= 0x41 && c <= 0x5a) upper = true;
+        else if (c === 0x2e) dotted = true;
         nameScratch[w++] = c;
       }
       off += l + 1;
@@ -203,19 +212,18 @@ export function parseQuery(raw: Buffer): WireParse {
     const rdlen = u16(raw, off + 8);
     const rdata = off + 10;
     if (rdata + rdlen > len) return FORMERR;
-    if (type === 41 && r >= rrcount) {
-      if (!optionsFit(raw, rdata, rdata + rdlen)) return FORMERR;
-      if (edns === null) {
-        const size = u16(raw, off + 2);
-        edns = {
-          udpSize: size < 512 ? 512 : size,
-          dnssecOk: (raw[off + 6]! & 0x80) !== 0,
-          deviceKey: rdlen === 0 ? null : readKeyOption(raw, rdata, rdata + rdlen),
-          user: rdlen === 0 ? null : readUserOption(raw, rdata, rdata + rdlen),
-        };
-        // The TTL field: extended RCODE, VERSION, then the DO bit (RFC 6891 §6.1.3).
-        ednsVersion = raw[off + 5]!;
-      }
+    if (type === 41) {
+      // One OPT at most, in the additional section only (RFC 6891 §6.1.1).
+      if (r < rrcount || edns !== null || !optionsFit(raw, rdata, rdata + rdlen)) return FORMERR;
+      const size = u16(raw, off + 2);
+      edns = {
+        udpSize: size < 512 ? 512 : size,
+        dnssecOk: (raw[off + 6]! & 0x80) !== 0,
+        deviceKey: rdlen === 0 ? null : readKeyOption(raw, rdata, rdata + rdlen),
+        user: rdlen === 0 ? null : readUserOption(raw, rdata, rdata + rdlen),
+      };
+      // The TTL field: extended RCODE, VERSION, then the DO bit (RFC 6891 §6.1.3).
+      ednsVersion = raw[off + 5]!;
     }
     off = rdata + rdlen;
   }
@@ -223,7 +231,8 @@ export function parseQuery(raw: Buffer): WireParse {
   if (((flags >> 11) & 0xf) !== 0) return NOTIMP;
   if (qdcount !== 1) return FORMERR;
   const qname = upper ? name.toLowerCase() : name;
-  const query: WireQuery = { id: u16(raw, 0), flags, name, qname, qtype, qclass, questionEnd, edns };
+  const irregularName = dotted || !ascii;
+  const query: WireQuery = { id: u16(raw, 0), flags, name, qname, qtype, qclass, questionEnd, edns, irregularName };
   return ednsVersion === 0 ? { kind: 'ok', query } : { kind: 'badvers', query };
 }
 

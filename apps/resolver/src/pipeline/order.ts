@@ -4,8 +4,10 @@ import type { QueryLogSink } from '../querylog/writer.ts';
 import type { Handler, Middleware } from '../request.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import { answerCheckLink } from './answer-check.ts';
 import { type BlockAddresses, servfailAnswer } from './answers.ts';
 import { cacheLink } from './cache.ts';
+import { type ChaosIdentity, chaosLink } from './chaos.ts';
 import { identifyLink } from './identify.ts';
 import { minimalAnyLink } from './minimal-any.ts';
 import { policyLink } from './policy.ts';
@@ -21,7 +23,11 @@ export interface PipelineDeps {
   readonly queryLog: QueryLogSink;
   readonly counters: ResolverCounters;
   readonly blockAddresses: BlockAddresses;
+  /** CHAOS TXT answers (pipeline/chaos.ts); absent: every CHAOS question is REFUSED. */
+  readonly chaos?: ChaosIdentity;
 }
+
+const NO_CHAOS: ChaosIdentity = Object.freeze({ version: '', identity: '' });
 
 /** A named pipeline link factory. */
 export interface PipelineLink {
@@ -38,6 +44,9 @@ export const PIPELINE: readonly PipelineLink[] = [
   { name: 'querylog', build: (d) => queryLogLink(d.queryLog, d.counters) },
   // Before anything tenant-specific: everything below needs the customer and policy it finds.
   { name: 'identify', build: (d) => identifyLink(d.store, d.counters) },
+  // Below identify (unknown clients are already REFUSED), above policy: a class other than IN is
+  // never a domain to filter or forward; CHAOS identity questions are answered locally or REFUSED.
+  { name: 'chaos', build: (d) => chaosLink(d.chaos ?? NO_CHAOS, d.counters) },
   // (rate-limit goes here in a later issue: per identified client, before any work is spent on it.)
   // (bypass goes here in a later issue: an active cloud-key bypass must skip policy, docs/architecture.md "Decision order" step 1.)
   // Above the cache, so policy runs on every query and a cached answer never leaks past a block.
@@ -48,6 +57,9 @@ export const PIPELINE: readonly PipelineLink[] = [
   // Below policy (a blocked name stays blocked and logged), above cache and upstream: ANY is
   // answered with a synthesized HINFO and never forwarded (RFC 8482 §4.2).
   { name: 'minimal-any', build: (d) => minimalAnyLink(d.counters) },
+  // Below policy, above cache: every upstream answer (fresh, cached or stale) of an allowed qname is
+  // checked per client for blocked aliases (CNAME/DNAME cloaking), so the cache stays tenant-agnostic.
+  { name: 'answer-check', build: (d) => answerCheckLink(d.store, d.blockAddresses, d.counters) },
   // Below policy and tenant-agnostic: holds only upstream answers, shared by all tenants (docs/contributing.md "Conventions" 6).
   { name: 'cache', build: (d) => cacheLink(d.cache, d.counters) },
   // Terminal: only cache misses reach the network.

@@ -51,6 +51,7 @@ export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Mi
       user_id: identity.userId,
       user_name: identity.userName ?? '',
       group_id: identity.groupId,
+      matched_name: decision?.matchedName ?? '',
     });
     return answer;
   };

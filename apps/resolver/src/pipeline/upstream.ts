@@ -1,6 +1,6 @@
 import { parseResolverAddress } from '@cordon/shared';
-import dnsPacket, { type Packet } from 'dns-packet';
-import { compileAnswer, renderAnswer } from '../cache/compiled-answer.ts';
+import { type CompiledAnswer, compileAnswer, renderAnswer } from '../cache/compiled-answer.ts';
+import { EdeCode, Flag } from '../dns/message.ts';
 import type { Middleware } from '../request.ts';
 import type { UpstreamClient, UpstreamResult, UpstreamServer } from '../upstream/client.ts';
 import { servfailAnswer } from './answers.ts';
@@ -9,10 +9,13 @@ import { servfailAnswer } from './answers.ts';
 const TARGETS_MAX = 4096;
 
 /**
- * upstream: the terminal link — forwards the wire question to the upstream resolvers and relays
- * their answer: the sections as received (decoded once by dns-packet, compiled to wire bytes for
- * the cache link above), the upstream's OPT replaced by ours, AD kept. No answer from any
- * upstream → SERVFAIL with source `error` (the cache link above may still serve stale).
+ * upstream: the terminal link — forwards the wire question to the upstream resolvers, with the
+ * client's DO and CD bits (RFC 4035 §3.2.2, RFC 6840 §5.9), and relays their answer: the sections as
+ * received, compiled straight from the wire (cache/compiled-answer.ts: compressed, the upstream's
+ * OPT replaced by ours carrying its Extended DNS Errors, AD kept for clients that ask for it).
+ * No answer from any upstream → SERVFAIL with source `error` and EDE 22 No Reachable Authority
+ * (every attempt timed out) or 23 Network Error (RFC 8914 §4.23–4.24); the cache link above may
+ * still serve stale. A message that does not parse is SERVFAIL too.
  *
  * Target selection per query: a `static_route` decision (`forwardTo`, docs/architecture.md
  * "Decision order" step 2) sends the question to that resolver only ({@link UpstreamClient.resolveAt});
@@ -36,7 +39,7 @@ export function upstreamLink(client: UpstreamClient): Middleware {
     const question = {
       question: req.raw.subarray(12, req.questionEnd),
       dnssecOk: req.edns?.dnssecOk === true,
-      checkingDisabled: (req.flags & 0x10) !== 0,
+      checkingDisabled: (req.flags & Flag.CD) !== 0,
     };
     const forwardTo = ctx.decision?.forwardTo;
     let res: UpstreamResult | null;
@@ -45,15 +48,17 @@ export function upstreamLink(client: UpstreamClient): Middleware {
       const server = serverOf(forwardTo);
       res = server === null ? null : await client.resolveAt(server, question);
     }
-    if (res === null || res.kind === 'failure') return servfailAnswer(ctx);
-    let packet: Packet;
-    try {
-      packet = dnsPacket.decode(res.message);
-    } catch {
-      return servfailAnswer(ctx);
+    if (res === null) return servfailAnswer(ctx, EdeCode.NETWORK_ERROR);
+    if (res.kind === 'failure') {
+      return servfailAnswer(ctx, res.reason === 'timeout' ? EdeCode.NO_REACHABLE_AUTHORITY : EdeCode.NETWORK_ERROR);
     }
-    const compiled = compileAnswer(packet, req.question.qname);
+    let compiled: CompiledAnswer;
+    try {
+      compiled = compileAnswer(res.message, req.question.qname);
+    } catch {
+      return servfailAnswer(ctx, EdeCode.NETWORK_ERROR);
+    }
     const wire = renderAnswer(req, compiled, 0);
-    return { wire, rcode: compiled.rcode, source: 'upstream', context: ctx, upstream: compiled };
+    return { wire, rcode: compiled.rcode, source: 'upstream', context: ctx, compiled };
   };
 }

@@ -15,6 +15,11 @@ export interface Decision {
   readonly categories: readonly number[];
   /** For `static_route`: the resolver (`host:port`) the name is forwarded to. */
   readonly forwardTo?: string;
+  /**
+   * Set when the decision was made on a name of the upstream answer's alias chain rather than on the
+   * qname (docs/architecture.md "Answer check"): that name (lower case, no trailing dot).
+   */
+  readonly matchedName?: string;
 }
 
 /**
