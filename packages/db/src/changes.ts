@@ -41,6 +41,11 @@ export type ChangeListener = (topic: ChangeTopic) => void;
  * sends `NOTIFY cordon_changes` in the same statement and a started feed LISTENs on one dedicated
  * connection, reading the versions as soon as a notification arrives; the poll stays as the
  * safety net (a lost LISTEN connection, reconnected with backoff) and is all SQLite has.
+ *
+ * After an outage — a read of the versions failed, or the LISTEN connection was lost — the first
+ * read that succeeds reports every topic as changed (a full resync): notifications were missed, and
+ * a reload a listener tried meanwhile failed and kept its last value, so the version rows alone
+ * cannot tell what is stale (docs/operations.md "When the database goes away").
  */
 export interface ChangeFeed {
   /** Records a change of `topic` and notifies subscribers. Call after the change has committed. */
@@ -76,7 +81,10 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
   let pollAgain = false;
-  /** False until the versions were read once: the first successful read then reports every topic. */
+  /**
+   * False until the versions were read once, and again after a failed read or a lost LISTEN
+   * connection: the next successful read then reports every topic.
+   */
   let primed = false;
   let closed = false;
   let listener: pg.Client | null = null;
@@ -114,7 +122,7 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
         pollAgain = false;
         const rows = await readVersions();
         if (!primed) {
-          // Started while the database was unreachable: everything may have changed meanwhile.
+          // Started while the database was unreachable, or back from an outage: anything may have changed meanwhile.
           primed = true;
           for (const row of rows) seen.set(row.key, row.value);
           for (const topic of CHANGE_TOPICS) notify(topic);
@@ -129,7 +137,9 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
         }
       } while (pollAgain && !closed);
     } catch {
-      // Database unreachable: keep the last snapshot and try again next tick (docs/architecture.md "Data plane").
+      // Database unreachable: keep the last snapshot and try again next tick (docs/architecture.md
+      // "Data plane"); the first read that succeeds resyncs everything.
+      primed = false;
     } finally {
       polling = false;
     }
@@ -137,7 +147,11 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
 
   /** Drops a LISTEN connection that failed or ended and schedules the next one. */
   const lost = (client: pg.Client) => {
-    if (listener === client) listener = null;
+    // A connection that listened and is gone: notifications were missed, resync once it is back.
+    if (listener === client) {
+      listener = null;
+      if (!closed) primed = false;
+    }
     client.removeAllListeners('notification');
     client.end().catch(() => undefined);
     if (closed || retry) return;
@@ -178,7 +192,7 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
       }
       listener = client;
       retryMs = LISTEN_RETRY_MS[0];
-      // Changes made while no connection was listening.
+      // Changes made while no connection was listening (every topic after a lost connection).
       void poll();
     } catch {
       drop();

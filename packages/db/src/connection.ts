@@ -33,6 +33,19 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL pool size; default 10. */
   pgPoolSize?: number;
   /**
+   * PostgreSQL: longest wait for a connection, ms — opening one, or a free one of a full pool; the
+   * query then fails with an error {@link isDatabaseUnreachable} recognises. Default
+   * {@link PG_CONNECT_TIMEOUT_MS}: an address that drops packets fails queries instead of holding
+   * them forever (docs/operations.md "When the database goes away").
+   */
+  pgConnectTimeoutMs?: number;
+  /**
+   * PostgreSQL: told of each error of a pooled connection that no query was waiting for — the
+   * server ended it (a restart, a failover, `pg_terminate_backend`) or the network did. The
+   * connection is already discarded; the next query opens a new one. Default: nothing.
+   */
+  onPoolError?: (err: Error) => void;
+  /**
    * SQLite page cache of this connection, KiB (`PRAGMA cache_size = -N`). Default: better-sqlite3's
    * build, 16,000 KiB, held for as long as the connection is open once filled. A connection that only
    * appends (the query-log writer thread) needs far less (bench/README.md "Resolver memory").
@@ -41,6 +54,9 @@ export interface OpenDatabaseOptions {
 }
 
 const INT8_OID = 20;
+
+/** Default {@link OpenDatabaseOptions.pgConnectTimeoutMs}, ms. */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
 
 const requireHere = createRequire(import.meta.url);
 
@@ -57,6 +73,14 @@ export function loadPg(): typeof pg {
  * committed transaction survives a process crash, not a power loss or OS crash (the last transactions
  * before one may roll back; docs/security.md). Its file is private (0600, and its directory 0700 when
  * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
+ *
+ * A PostgreSQL pool survives losing its server (docs/operations.md "When the database goes away"):
+ * node-postgres emits `error` on a pooled connection the server or the network ends, and an
+ * `error` event nobody listens to ends the process (Node.js "Events", error events). Every
+ * connection gets a listener for as long as it lives — checked out too, where a query waiting on it
+ * gets the error as its rejection — and the pool one for its idle connections, which it discards;
+ * the next query opens a new connection, so the pool reconnects by itself once the server answers.
+ * TCP keep-alive is on, so a peer that vanished without a reset is noticed.
  * @throws Error when `url` is given but is not a PostgreSQL URL; RangeError when `sqliteCacheKiB` is
  *   not a whole number ≥ 1 (no file or directory is created)
  */
@@ -69,11 +93,20 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.pgPoolSize ?? 10,
+      keepAlive: true,
+      connectionTimeoutMillis: options.pgConnectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as never,
       },
+    });
+    const onPoolError = options.onPoolError ?? (() => undefined);
+    // An idle connection's error: the pool has already removed it (pg-pool's idle listener).
+    pool.on('error', (err) => onPoolError(err));
+    // A checked-out connection's error: its query, if any, rejects with it; released, it is discarded.
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };

@@ -9,3 +9,4 @@ export * from './query-log-lock.ts';
 export type * from './schema.ts';
 export * from './sqlite-file.ts';
 export * from './time.ts';
+export * from './unreachable.ts';

@@ -23,6 +23,11 @@ export const ErrorCatalogue = {
   ERR_RATE_LIMITED: { status: 429, message: ErrorTexts.tooManyRequests },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'Client error: Request header fields too large.' },
   ERR_INTERNAL: { status: 500, message: ErrorTexts.serverError },
+  /** The database cannot be reached (docs/api.md "Conventions"; docs/operations.md "When the database goes away"). */
+  ERR_UNAVAILABLE: {
+    status: 503,
+    message: 'Service unavailable: the database cannot be reached. Please try again shortly.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalogue;

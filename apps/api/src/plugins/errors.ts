@@ -1,3 +1,4 @@
+import { isDatabaseUnreachable } from '@cordon/db';
 import { ApiError, type ApiErrorBody, Messages } from '@cordon/shared';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -28,11 +29,17 @@ function isDecimal(value: unknown): boolean {
  * Turns any error into the one envelope `{ error, code, fields? }` (docs/api.md; docs/contributing.md "Conventions" 11).
  * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message (but a path id of
  * decimal digits naming nothing, such as `0`, → 404 ERR_NOT_FOUND); `ApiError` → its
- * status; Fastify's own 4xx (bad JSON, body too large) → 400; anything else → 500, logged, with the
- * spec §8 text and no detail.
+ * status; Fastify's own 4xx (bad JSON, body too large) → 400; the database unreachable (a refused,
+ * reset or terminated connection: `isDatabaseUnreachable` of @cordon/db) → 503 ERR_UNAVAILABLE,
+ * logged at warn (docs/operations.md "When the database goes away"); anything else → 500, logged,
+ * with the spec §8 text and no detail.
  */
 export function toErrorBody(error: unknown, request: FastifyRequest): { status: number; body: ApiErrorBody } {
   if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
+  if (isDatabaseUnreachable(error)) {
+    request.log.warn({ err: error }, 'database unreachable');
+    return { status: 503, body: new ApiError('ERR_UNAVAILABLE').toBody() };
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const fields: Record<string, string> = {};
     const context = (error as { validationContext?: string }).validationContext;
@@ -77,6 +84,9 @@ export function toErrorBody(error: unknown, request: FastifyRequest): { status: 
   return { status: 500, body: new ApiError('ERR_INTERNAL').toBody() };
 }
 
+/** `Retry-After` of a 503 ERR_UNAVAILABLE answer, seconds. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
 /** A route path pattern (`/restapi/users/:id`) as a RegExp matching concrete paths. */
 function patternOf(url: string): RegExp {
   const body = url
@@ -104,6 +114,8 @@ export const errorsPlugin = fp(
 
     app.setErrorHandler((error, request, reply) => {
       const { status, body } = toErrorBody(error, request);
+      // RFC 9110 §10.2.3: when to try again; a pool reconnects as soon as the database answers.
+      if (status === 503) void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
       return reply.status(status).send(body);
     });
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createChangeFeed, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
+import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
 import type { RunningDataPlane } from '@cordon/resolver/dataplane';
@@ -56,7 +56,11 @@ export async function startCordon(
     tuneNativeHeap();
   }
   const handle = openConfiguredDatabase(config);
-  const closers: Array<() => Promise<void>> = [() => handle.close()];
+  // Held until close: a process without a listening socket (`--roles worker`) would otherwise end,
+  // status 0, once an outage closed its last database connection (docs/operations.md "When the
+  // database goes away"); every other timer of the roles is unref'd.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  const closers: Array<() => Promise<void>> = [async () => clearInterval(keepAlive), () => handle.close()];
   let dataPlane: RunningDataPlane | null = null;
   let fail: (err: Error) => void = () => undefined;
   const running: RunningCordon = {
@@ -85,7 +89,7 @@ export async function startCordon(
         return true;
       },
       (err: unknown) => {
-        if (!(fromDisk && isUnreachable(err))) throw err;
+        if (!(fromDisk && isDatabaseUnreachable(err))) throw err;
         logger.warn({ err }, 'database unreachable: the resolver starts from its snapshot on disk');
         return false;
       },
@@ -158,10 +162,20 @@ export async function startCordon(
         import('@cordon/core'),
         import('../worker-jobs.ts'),
       ]);
-      const running = worker.startWorker({ handle, changes, now: Date.now, secrets }, workerJobs(config), {
-        log: logger.child({ role: 'worker' }),
+      // Jobs retry while the database is unreachable; stopping ends the retries (docs/operations.md
+      // "When the database goes away").
+      const stopping = new AbortController();
+      const running = worker.startWorker(
+        { handle, changes, now: Date.now, secrets },
+        workerJobs(config, stopping.signal),
+        {
+          log: logger.child({ role: 'worker' }),
+        },
+      );
+      closers.push(() => {
+        stopping.abort();
+        return running.close();
       });
-      closers.push(() => running.close());
       // The resolvers append raw rows; the roll-ups are folded here every second (docs/architecture.md "Statistics").
       const folder = rollups.startQueryLogFolder(handle, { log: logger.child({ role: 'worker' }) });
       closers.push(() => folder.close());
@@ -203,28 +217,6 @@ export async function startCordon(
     )}`,
   );
   return running;
-}
-
-/** PostgreSQL SQLSTATE classes and socket errors that mean "the database does not answer" rather than a refusal of SQL. */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57P03',
-]);
-
-/** True when `err` says the database cannot be reached (connection refused, reset, timed out, SQLSTATE class 08, starting up). */
-function isUnreachable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown; errors?: unknown } | null;
-  if (!e) return false;
-  if (Array.isArray(e.errors) && e.errors.some(isUnreachable)) return true; // AggregateError of a dual-stack connect
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (UNREACHABLE_CODES.has(code) || code.startsWith('08')) return true;
-  return typeof e.message === 'string' && /Connection terminated|timeout expired/i.test(e.message);
 }
 
 /** True when the data plane runs on the main thread: nothing else (API, worker) shares this process. */

@@ -10,10 +10,11 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OpenDatabaseOptions } from '@cordon/db';
 import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
+import { isDatabaseUnreachable } from '@cordon/db/unreachable';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import type { QueryLogRow } from './row.ts';
-import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange } from './spool.ts';
+import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange, SpoolAppender } from './spool.ts';
 import { insertQueryLogBatchesSqlite, type WritePace } from './sqlite-raw.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
@@ -179,7 +180,8 @@ async function writeSpooledRows(): Promise<void> {
     count,
     source,
   );
-  // Past these frames whether written or lost (a failed batch is counted, as from memory).
+  // Past these frames whether written or lost (a failed batch is counted, as from memory); kept in
+  // the file for the next start when closing with the database unreachable (`parked`).
   if (ok === null) return;
   if (head.kind === 'leftover' && used > 0 && used < head.length) {
     queue.unshift({ ...head, offset: head.offset + used, length: head.length - used });
@@ -195,9 +197,47 @@ async function writeSpooledRows(): Promise<void> {
 }
 
 /**
+ * Backoff of the inserts retried while the database is unreachable, ms: doubles from the first to
+ * the last (docs/operations.md "When the database goes away").
+ */
+const UNREACHABLE_RETRY_MS = [250, 5000] as const;
+
+/**
+ * Once the resolver is closing, how long inserts are still retried while the database is
+ * unreachable, ms; then the rows still in memory go to the spool for the next start.
+ */
+const CLOSING_RETRY_MS = 2000;
+
+/** When the database was first found unreachable in the current outage (ms), else null. */
+let unreachableSince: number | null = null;
+/** When the current retries began after a `close` arrived (ms), else null. */
+let closingSince: number | null = null;
+/**
+ * Set once the resolver is closing with the database unreachable: nothing more is inserted; rows
+ * from memory are kept in {@link parkedSpool}, spooled ranges stay in their files, and no spool file
+ * is deleted, so the next start writes them all (its leftovers).
+ */
+let parked = false;
+/** The spool file of rows kept at a close with the database unreachable, opened on first use. */
+let parkedSpool: SpoolAppender | null = null;
+
+/** True once a `close` message waits in the queue: the resolver is shutting down. */
+function closeRequested(): boolean {
+  return queue.some((m) => m.kind === 'close');
+}
+
+/**
  * Inserts the rows of the messages `read` returns and reports them to the resolving thread: as many
  * as they hold, or `announced` when `read` failed or was not called (no connection).
- * @returns true when written, false when lost, null when the connection is closed
+ *
+ * While the database is unreachable (`isDatabaseUnreachable`: refused, reset or terminated
+ * connections) the insert is retried with backoff ({@link UNREACHABLE_RETRY_MS}) instead of losing
+ * the rows: the batches behind it wait in the queue, and the resolving thread spools what exceeds its
+ * memory bound as at any backlog (docs/decisions.md "Query-log spool"), so the log drains once the
+ * database is back. Closing with the database still unreachable after {@link CLOSING_RETRY_MS}, rows
+ * of `source` `memory` are appended to a spool file for the next start and spooled ones left where
+ * they are (without a spool directory they are lost and counted, as any other failed batch).
+ * @returns true when written, false when lost, null when the connection is closed or the rows were kept for the next start
  */
 async function insertAndReport(
   read: () => readonly RowsMessage[],
@@ -209,15 +249,74 @@ async function insertAndReport(
     send({ kind: 'batch', count, error: openError, source });
     return null;
   }
+  let retryMs: number = UNREACHABLE_RETRY_MS[0];
+  for (;;) {
+    let batches: readonly RowsMessage[] = [];
+    try {
+      if (parked) return keepForNextStart(read, source);
+      batches = read();
+      count = 0;
+      for (const b of batches) count += b.count;
+      await handle.insert(batches, PACE);
+      if (unreachableSince !== null) {
+        send({
+          kind: 'warning',
+          message: `query-log writer: the database answers again after ${Date.now() - unreachableSince} ms; writing the rows that waited`,
+        });
+        unreachableSince = null;
+      }
+      send({ kind: 'batch', count, error: null, source });
+      return true;
+    } catch (err) {
+      if (!isDatabaseUnreachable(err)) {
+        send({ kind: 'batch', count, error: err instanceof Error ? err.message : String(err), source });
+        return false;
+      }
+      if (unreachableSince === null) {
+        unreachableSince = Date.now();
+        send({
+          kind: 'warning',
+          message: `query-log writer: database unreachable (${(err as Error).message}); rows wait in memory, then in the spool, and are retried`,
+        });
+      }
+      if (closeRequested()) {
+        closingSince ??= Date.now();
+        if (Date.now() - closingSince >= CLOSING_RETRY_MS && spool !== null) parked = true;
+        else if (Date.now() - closingSince >= CLOSING_RETRY_MS) {
+          send({ kind: 'batch', count, error: (err as Error).message, source });
+          return false;
+        }
+      }
+      if (!parked) {
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+        retryMs = Math.min(retryMs * 2, UNREACHABLE_RETRY_MS[1]);
+      }
+    }
+  }
+}
+
+/**
+ * Closing with the database unreachable ({@link parked}): rows from memory are appended to a spool
+ * file of their own, which the next start writes as a leftover; spooled rows stay in their file.
+ * Nothing is reported as written or lost for them (the resolving thread is closing).
+ * @returns null (kept), or false when they could not be kept (reported lost)
+ */
+function keepForNextStart(read: () => readonly RowsMessage[], source: 'memory' | 'spool' | 'leftover'): null | false {
+  if (source !== 'memory') return null;
+  const batches = read();
+  let count = 0;
+  for (const b of batches) count += b.count;
   try {
-    const batches = read();
-    count = 0;
-    for (const b of batches) count += b.count;
-    await handle.insert(batches, PACE);
-    send({ kind: 'batch', count, error: null, source });
-    return true;
+    // `spool` is set whenever `parked` is; its own run prefix keeps it apart from the resolving thread's files.
+    parkedSpool ??= new SpoolAppender(spool!.dir, `${spool!.run}-closing`);
+    for (const b of batches) parkedSpool.append(b);
+    send({
+      kind: 'warning',
+      message: `query-log writer: database unreachable at close; ${count} rows kept in the spool for the next start`,
+    });
+    return null;
   } catch (err) {
-    send({ kind: 'batch', count, error: err instanceof Error ? err.message : String(err), source });
+    send({ kind: 'batch', count, error: (err as Error).message, source });
     return false;
   }
 }
@@ -246,12 +345,14 @@ function deleteSpoolFile(file: string): void {
 async function handleControl(m: Extract<ToWriter, { kind: 'flush' | 'close' | 'spoolEnd' }>): Promise<void> {
   switch (m.kind) {
     case 'spoolEnd':
-      deleteSpoolFile(m.file);
+      // Closing with the database unreachable: the file's frames are not all in the database.
+      if (!parked) deleteSpoolFile(m.file);
       return;
     case 'flush':
       send({ kind: 'flushed', seq: m.seq });
       return;
     case 'close':
+      parkedSpool?.end();
       await handle?.close().catch(() => undefined);
       handle = null;
       openError = 'query log closed';
