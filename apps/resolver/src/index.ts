@@ -9,11 +9,13 @@ import type { Logger } from 'pino';
 import { AnswerCache } from './cache/answer-cache.ts';
 import { ResolverCounters } from './metrics.ts';
 import type { BlockAddresses } from './pipeline/answers.ts';
+import type { ChaosIdentity } from './pipeline/chaos.ts';
 import { composePipeline } from './pipeline/order.ts';
 import { openQueryLog, QueryLogWorkerWriter } from './querylog/threaded.ts';
 import type { QueryLogOptions, QueryLogStats } from './querylog/writer.ts';
 import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
 import { type DohServer, type DohServerOptions, startDohServer } from './transport/doh.ts';
+import { type DotServer, startDotServer } from './transport/dot.ts';
 import { createExchange } from './transport/exchange.ts';
 import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 import { startTcpServer, type TcpOptions, type TcpServer } from './transport/tcp.ts';
@@ -41,6 +43,7 @@ export { insertQueryLogRaw, type QueryLogOptions, type QueryLogRow } from './que
 export type { SnapshotStore } from './snapshot/store.ts';
 export { decideForTool, type ToolAnswer, type ToolQuestion } from './tool/decide.ts';
 export { DNS_MESSAGE } from './transport/doh.ts';
+export type { DotServerOptions } from './transport/dot.ts';
 export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
 export { DEFAULT_UDP_RECV_BUFFER, type UdpBackend } from './transport/udp.ts';
@@ -92,6 +95,10 @@ export interface ResolverOptions {
   udpOnly?: boolean;
   /** DNS over HTTPS (RFC 8484) at `/dns-query/{key}` on its own listener (transport/doh.ts); off when absent. */
   doh?: DohOptions;
+  /** DNS over TLS (RFC 7858) on its own listener (transport/dot.ts), with the TCP limits; off when absent. */
+  dot?: DotOptions;
+  /** CHAOS TXT answers for `version.bind` and `id.server` (pipeline/chaos.ts); absent or empty texts: REFUSED. */
+  chaos?: ChaosIdentity;
   /**
    * Directory of the last good snapshot on disk (docs/operations.md "Fleet"): written after each
    * full load, served at start when the database is unreachable; unset or null: none.
@@ -109,6 +116,19 @@ export interface DohOptions {
   host: string;
   port: number;
   tls: { certPem: string; keyPem: string } | { caSecret: string };
+}
+
+/**
+ * The DoT listener (docs/agent.md "DoT"): its address, the same TLS choices as {@link DohOptions}
+ * (a configured chain, else a leaf per SNI host minted from the root CA), and the host-name suffix
+ * whose leftmost label carries a key (`--dot-hostname`; null: any server name's leftmost label).
+ * Plain data (crosses to the data-plane thread).
+ */
+export interface DotOptions {
+  host: string;
+  port: number;
+  tls: { certPem: string; keyPem: string } | { caSecret: string };
+  hostname: string | null;
 }
 
 /** TCP transport counters (RFC 7766 §6.2 limits), see {@link TcpOptions}. */
@@ -137,6 +157,10 @@ export interface ResolverMetrics {
   unknownClients: number;
   allowed: number;
   blocked: number;
+  /** Of `blocked`: allowed qnames whose upstream answer named a blocked alias (pipeline/answer-check.ts). */
+  blockedByAlias: number;
+  /** Questions of a class other than IN: answered locally (CHAOS identity) or REFUSED, never forwarded. */
+  nonInternetClass: number;
   cacheHits: number;
   cacheMisses: number;
   /** Misses answered by an identical upstream query already in flight. */
@@ -168,15 +192,20 @@ export interface ResolverMetrics {
   upstreamHealth: UpstreamHealth[];
   /** DoH requests answered with a DNS message, and refused with an HTTP error (404 unknown key…). */
   doh: { queries: number; rejected: number };
-  /** Queries identified by a device key (DoH path or EDNS option 65073) and by a roaming/virtual location's DoH key. */
+  /**
+   * DoT (its connections' timeouts and closes count in `tcp`): queries, connections refused at
+   * accept over the caps, failed TLS handshakes, connections open now (past the handshake).
+   */
+  dot: { queries: number; rejected: number; handshakeFailed: number; connections: number };
+  /** Queries identified by a device key (DoH path, DoT server name or EDNS option 65073) and by a roaming/virtual location's key (DoH path or DoT server name). */
   identifiedBy: { deviceKey: number; locationKey: number };
   snapshot: SnapshotStats;
 }
 
 /** A running resolver. */
 export interface RunningResolver {
-  /** The bound UDP and TCP addresses (same host and port), and the DoH listener's when it runs. */
-  readonly address: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo };
+  /** The bound UDP and TCP addresses (same host and port), and the DoH and DoT listeners' when they run. */
+  readonly address: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo; dot?: AddressInfo };
   /** Current counters (a fresh copy on each read). */
   readonly metrics: ResolverMetrics;
   /** Reloads every part of the snapshot in full now. Rejects when the database cannot be read; the old snapshot stays. */
@@ -189,8 +218,8 @@ export interface RunningResolver {
 
 /**
  * Starts the filtering resolver (docs/architecture.md "Data plane"): loads the snapshot parts,
- * follows `changes`, and serves UDP and TCP on `dns.host:dns.port`. With port 0 the UDP port is
- * chosen first and TCP binds the same number.
+ * follows `changes`, and serves UDP and TCP on `dns.host:dns.port`, and DoH and DoT on their own
+ * listeners when configured. With port 0 the UDP port is chosen first and TCP binds the same number.
  * @throws when the first snapshot load fails (and no snapshot on disk can stand in) or an address cannot be bound
  */
 export async function startResolver(opts: ResolverOptions): Promise<RunningResolver> {
@@ -212,6 +241,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     queryLog,
     counters,
     blockAddresses: opts.blockAddresses,
+    ...(opts.chaos ? { chaos: opts.chaos } : {}),
   });
   const exchange = createExchange(handler, counters, logger);
 
@@ -240,27 +270,34 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
     }
   }
   let doh: DohServer | null = null;
-  if (opts.doh && !opts.udpOnly) {
-    try {
+  let dot: DotServer | null = null;
+  const knowsKey = (key: string) => store.knowsKey(key);
+  try {
+    if (opts.doh && !opts.udpOnly) {
       const tls = await dohTls(opts.doh, opts.db, logger);
-      doh = await startDohServer(
-        opts.doh.host,
-        opts.doh.port,
+      doh = await startDohServer(opts.doh.host, opts.doh.port, exchange, logger, { tls, knowsKey }, counters);
+    }
+    if (opts.dot && !opts.udpOnly) {
+      const tls = await dohTls(opts.dot, opts.db, logger);
+      dot = await startDotServer(
+        opts.dot.host,
+        opts.dot.port,
         exchange,
         logger,
-        { tls, knowsKey: (key) => store.knowsKey(key) },
+        { tls, hostname: opts.dot.hostname, knowsKey, ...(opts.tcp ? { limits: opts.tcp } : {}) },
         counters,
       );
-    } catch (err) {
-      await Promise.all([udp.close(), tcp.close()]);
-      store.close();
-      throw err;
     }
+  } catch (err) {
+    await Promise.all([udp.close(), tcp.close(), doh?.close()]);
+    store.close();
+    throw err;
   }
   logger.info(
     {
       udp: `${udp.address.address}:${udp.address.port}`,
       ...(doh ? { doh: `${doh.address.address}:${doh.address.port}` } : {}),
+      ...(dot ? { dot: `${dot.address.address}:${dot.address.port}` } : {}),
       ...(opts.udpOnly ? { udpOnly: true } : { tcp: `${tcp.address.address}:${tcp.address.port}` }),
       upstreams: opts.upstreams.map((u) => `${u.host}:${u.port}`),
       categoryDomains: store.stats.categoryDomains,
@@ -276,7 +313,12 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
 
   let closed = false;
   return {
-    address: { udp: udp.address, tcp: tcp.address, ...(doh ? { doh: doh.address } : {}) },
+    address: {
+      udp: udp.address,
+      tcp: tcp.address,
+      ...(doh ? { doh: doh.address } : {}),
+      ...(dot ? { dot: dot.address } : {}),
+    },
     get metrics(): ResolverMetrics {
       return {
         queries: counters.queries,
@@ -284,6 +326,8 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         unknownClients: counters.unknownClients,
         allowed: counters.allowed,
         blocked: counters.blocked,
+        blockedByAlias: counters.blockedByAlias,
+        nonInternetClass: counters.nonInternetClass,
         cacheHits: counters.cacheHits,
         cacheMisses: counters.cacheMisses,
         coalesced: counters.coalesced,
@@ -313,6 +357,12 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         upstream: { ...upstream.stats },
         upstreamHealth: upstream.health(),
         doh: { queries: counters.dohQueries, rejected: counters.dohRejected },
+        dot: {
+          queries: counters.dotQueries,
+          rejected: counters.dotRejected,
+          handshakeFailed: counters.dotHandshakeFailed,
+          connections: dot?.connections ?? 0,
+        },
         identifiedBy: { deviceKey: counters.byDeviceKey, locationKey: counters.byLocationKey },
         snapshot: { ...store.stats },
       };
@@ -326,7 +376,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       // serves them; bounded, as the database may be the reason for the stop.
       await Promise.race([store.flushed(), new Promise((r) => setTimeout(r, 5000).unref())]);
       store.close();
-      await Promise.all([udp.close(), tcp.close(), doh?.close()]);
+      await Promise.all([udp.close(), tcp.close(), doh?.close(), dot?.close()]);
       upstream.close();
       await queryLog.close();
     },
@@ -334,11 +384,15 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
 }
 
 /**
- * The DoH listener's TLS credentials: the configured PEM pair, or a leaf per SNI host minted from
- * the deployment's root CA (created on first use), with a fallback leaf for `localhost`, the
- * loopback addresses and the listen address for clients that send no SNI (docs/agent.md "DoH").
+ * The DoH or DoT listener's TLS credentials: the configured PEM pair, or a leaf per SNI host minted
+ * from the deployment's root CA (created on first use), with a fallback leaf for `localhost`, the
+ * loopback addresses and the listen address for clients that send no SNI (docs/agent.md "DoH", "DoT").
  */
-async function dohTls(doh: DohOptions, db: DatabaseHandle, logger: Logger): Promise<DohServerOptions['tls']> {
+async function dohTls(
+  doh: Pick<DohOptions, 'host' | 'tls'>,
+  db: DatabaseHandle,
+  logger: Logger,
+): Promise<DohServerOptions['tls']> {
   if ('certPem' in doh.tls) return { cert: doh.tls.certPem, key: doh.tls.keyPem };
   // Loaded here: the X.509 code is evaluated only by a process that signs leaves.
   const { ensureRootCa, LeafMinter } = await import('@cordon/pki/signing');
@@ -354,7 +408,7 @@ async function dohTls(doh: DohOptions, db: DatabaseHandle, logger: Logger): Prom
       context.then(
         (ctx) => done(null, ctx),
         (err: unknown) => {
-          logger.error({ err, servername }, 'doh: minting a certificate failed');
+          logger.error({ err, servername }, 'doh/dot: minting a certificate failed');
           done(err as Error, undefined);
         },
       );

@@ -14,6 +14,10 @@ export class ResolverCounters {
   unknownClients = 0;
   allowed = 0;
   blocked = 0;
+  /** Of {@link blocked}: allowed qnames whose upstream answer named a blocked alias (CNAME/DNAME/HTTPS target: pipeline/answer-check.ts). */
+  blockedByAlias = 0;
+  /** Queries of a class other than IN answered locally (CHAOS identity) or REFUSED, never forwarded (pipeline/chaos.ts). */
+  nonInternetClass = 0;
   cacheHits = 0;
   cacheMisses = 0;
   /** Cache misses that waited for an identical question already in flight upstream (no query of their own). */
@@ -46,6 +50,12 @@ export class ResolverCounters {
   dohQueries = 0;
   /** DoH requests answered with an HTTP error: unknown key or path (404), bad method, type, size or message. */
   dohRejected = 0;
+  /** DoT queries (length-prefixed messages over TLS) handed to the exchange (transport/dot.ts). */
+  dotQueries = 0;
+  /** DoT connections destroyed at accept, before TLS: over the global or the per-source cap. */
+  dotRejected = 0;
+  /** DoT TLS handshakes that failed or timed out (a client not trusting the certificate, or not speaking TLS). */
+  dotHandshakeFailed = 0;
   /** Queries identified by a device key (DoH path or EDNS option 65073), by a location key (DoH path). */
   byDeviceKey = 0;
   byLocationKey = 0;

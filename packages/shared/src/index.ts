@@ -7,6 +7,7 @@ export * from './errors.ts';
 export * from './messages.ts';
 export * from './net.ts';
 export * from './outcome.ts';
+export * from './phone-setup.ts';
 export * from './resolver-address.ts';
 export * from './roles.ts';
 export * from './schemas/admin.ts';

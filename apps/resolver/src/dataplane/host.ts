@@ -74,7 +74,7 @@ export interface DataPlaneOptions {
 /** The running data-plane thread. */
 export interface RunningDataPlane {
   /** The resolver's bound UDP and TCP addresses; null without the `resolver` role. */
-  readonly dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo } | null;
+  readonly dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo; dot?: AddressInfo } | null;
   /** The block page's bound address; null without the `blockpage` role. */
   readonly blockPage: AddressInfo | null;
   /** The block page's bound HTTPS address; null without the role or without `blockPage.https`. */
@@ -204,10 +204,10 @@ export async function startDataPlane(
     : await startOne(opts, resolver, opts.blockPage ?? null, startThread);
   const extra: RunningDataPlane[] = [];
   if (resolver !== null && first.dns !== null) {
-    // The same port as the first thread's UDP (port 0 picked it); DoH and TCP stay on the first.
+    // The same port as the first thread's UDP (port 0 picked it); DoH, DoT and TCP stay on the first.
     // No snapshot directory: its files are written per process (one temporary name per pid), so
     // only the first thread keeps it; the others need the database at start.
-    const { doh: _doh, ...rest } = resolver;
+    const { doh: _doh, dot: _dot, ...rest } = resolver;
     const udpPort = first.dns.udp.port;
     const udpOnly = (thread: number): DataPlaneResolverOptions => ({
       ...rest,

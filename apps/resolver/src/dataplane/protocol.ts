@@ -57,7 +57,7 @@ export type ToDataPlane =
 export type FromDataPlane =
   | {
       kind: 'ready';
-      dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo } | null;
+      dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo; dot?: AddressInfo } | null;
       blockPage: AddressInfo | null;
       blockPageHttps: AddressInfo | null;
     }

@@ -18,7 +18,7 @@ import type { DataPlaneWorkerData } from './protocol.ts';
 
 /** A started data plane, on whichever thread. */
 export interface DataPlaneRun {
-  dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo } | null;
+  dns: { udp: AddressInfo; tcp: AddressInfo; doh?: AddressInfo; dot?: AddressInfo } | null;
   blockPage: AddressInfo | null;
   blockPageHttps: AddressInfo | null;
   /** The resolver's live counters; null without the resolver role. */

@@ -3,8 +3,11 @@
  * resolver — it imports nothing of ours — so `dns/`, `cache/` and the pipeline's context
  * (`request.ts`) all build on it without a cycle (docs/architecture.md "Layers").
  */
-/** The transport a query arrived on (docs/architecture.md "Data plane"): DNS over UDP, TCP, or HTTPS (RFC 8484). */
-export type DnsProtocol = 'udp' | 'tcp' | 'doh';
+/**
+ * The transport a query arrived on (docs/architecture.md "Data plane"): DNS over UDP, TCP, HTTPS
+ * (RFC 8484) or TLS (RFC 7858); the query log's `protocol`.
+ */
+export type DnsProtocol = 'udp' | 'tcp' | 'doh' | 'dot';
 
 /** The one question of a query (RFC 1035 §4.1.2), as read from the wire. */
 export interface DnsQuestion {
@@ -54,8 +57,16 @@ export interface DnsRequest {
   readonly question: DnsQuestion;
   readonly edns: EdnsInfo | null;
   /**
-   * The key of the DoH path `/dns-query/{key}` (a device's, or a virtual or roaming location's),
-   * already known to name one (an unknown key is answered 404 before decoding); null for UDP and TCP.
+   * True when the qname's text does not fix its wire form (a label holding `.` or a byte ≥ 0x80):
+   * such a question is answered without the shared answer cache (cache/compiled-answer.ts). Absent
+   * means false.
+   */
+  readonly irregularName?: boolean;
+  /**
+   * The DoH path's or DoT SNI's key (a device's, or a virtual or roaming location's): the key of
+   * `/dns-query/{key}`, or the one the leftmost label of the TLS server name carries
+   * (docs/agent.md "DoT"); already known to name one (DoH answers 404 to an unknown key before
+   * decoding; DoT passes none and the source address identifies); null for UDP and TCP.
    */
   readonly pathKey: string | null;
   /** Wall-clock receive time, epoch ms (the query log's `ts`). */

@@ -13,7 +13,7 @@ export type Exchange = (
   raw: Buffer,
   clientIp: string,
   protocol: DnsProtocol,
-  /** The DoH path's key (transport/doh.ts); absent for UDP and TCP. */
+  /** The DoH path's or DoT SNI's key (transport/doh.ts, transport/dot.ts); absent for UDP and TCP. */
   pathKey?: string | null,
 ) => Buffer | null | Promise<Buffer | null>;
 

@@ -1,6 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { canonicalIp } from '@cordon/shared';
 import type { Logger } from 'pino';
+import type { DnsProtocol } from '../dns/request.ts';
 import { ResolverCounters } from '../metrics.ts';
 import { connectionSourceKey } from './client-prefix.ts';
 import type { Exchange } from './exchange.ts';
@@ -15,7 +16,8 @@ export interface TcpServer {
 
 /**
  * TCP limits (`ResolverOptions.tcp`; RFC 7766 §6.2, docs/operations.md "Hostile clients"). All
- * plain numbers, so the options stay serialisable.
+ * plain numbers, so the options stay serialisable. DNS over TLS applies the same limits to its
+ * connections (RFC 7858 §3.4 keeps RFC 7766's connection handling).
  */
 export interface TcpOptions {
   /** Close a connection with nothing received and nothing outstanding for this long, ms (RFC 7766 §6.2.3: seconds). Default 10,000. */
@@ -42,6 +44,12 @@ export const TCP_DEFAULTS: Readonly<Required<TcpOptions>> = Object.freeze({
   maxConnectionsPerSource: 20,
 });
 
+/**
+ * The length-prefixed transports that share {@link createStreamHandler}: DNS over TCP (RFC 7766)
+ * and DNS over TLS (RFC 7858), which frames its messages the same way inside TLS (§3.3).
+ */
+export type StreamProtocol = Extract<DnsProtocol, 'tcp' | 'dot'>;
+
 /** One connection's state; a class so every instance has one shape. Times are `performance.now()` ms. */
 class Connection {
   pending: Buffer = Buffer.alloc(0);
@@ -58,7 +66,8 @@ class Connection {
   constructor(
     readonly socket: net.Socket,
     readonly clientIp: string,
-    readonly sourceKey: string,
+    /** The key the connection names (DoT: from its SNI host name), checked again per query; null: none. */
+    readonly key: string | null,
     now: number,
   ) {
     this.lastActive = now;
@@ -66,9 +75,40 @@ class Connection {
 }
 
 /**
- * Serves DNS over TCP (RFC 1035 §4.2.2, RFC 7766): each message is preceded by its 2-byte length;
- * a connection carries any number of queries, answered as they complete (out of order is allowed,
- * RFC 7766 §7). Hardened against hostile clients (RFC 7766 §6.2):
+ * The connection handling of the stream transports: admission under the connection caps, framing,
+ * bounded pipelining, backpressure and deadlines. `admit` takes the accepted socket (before any TLS
+ * work), `serve` the stream that carries the DNS messages — the same socket for TCP, the
+ * `tls.TLSSocket` over it once its handshake is done for DoT.
+ */
+export interface StreamHandler {
+  /**
+   * Counts a newly accepted socket against `maxConnections` and `maxConnectionsPerSource`, until
+   * it closes.
+   * @returns the client's address (canonical, {@link canonicalIp}), or null when over a cap: the
+   *   socket is then destroyed and counted as refused
+   */
+  admit(socket: net.Socket): string | null;
+  /** Serves DNS messages on an admitted connection's stream; `key` is handed to the exchange while `knowsKey` accepts it. */
+  serve(stream: net.Socket, clientIp: string, key: string | null): void;
+  /** Connections being served now. */
+  readonly connections: number;
+  /** Destroys every connection and stops the deadline sweep. */
+  close(): void;
+}
+
+/** Settings of {@link createStreamHandler} beyond the limits. */
+export interface StreamHandlerOptions {
+  /** The protocol handed to the exchange (and so logged); also picks the counters of refusals and queries. */
+  protocol: StreamProtocol;
+  /** True while a connection's key names a device or a location key (DoT); default: never. */
+  knowsKey?: (key: string) => boolean;
+}
+
+/**
+ * Builds the one connection handler of DNS over TCP and DNS over TLS (RFC 1035 §4.2.2, RFC 7766,
+ * RFC 7858 §3.3): each message is preceded by its 2-byte length; a connection carries any number
+ * of queries, answered as they complete (out of order is allowed, RFC 7766 §7). Hardened against
+ * hostile clients (RFC 7766 §6.2, docs/operations.md "Hostile clients"):
  * - reading pauses while the connection's output is unread (a write returned false) and resumes
  *   on 'drain', so a client that never reads holds at most about one write high-water mark
  *   (16 KiB) plus its in-flight answers; output unread for `writeTimeoutMs` closes it;
@@ -76,20 +116,20 @@ class Connection {
  * - a started message must complete within `messageTimeoutMs`, and a connection with nothing
  *   received nor outstanding for `idleMs` is closed;
  * - beyond `maxConnections` in all or `maxConnectionsPerSource` per IPv4 address / IPv6 /64, a
- *   new connection is destroyed at once;
+ *   new connection is destroyed at once (at accept: before any TLS work for DoT);
  * - a frame shorter than a DNS header (12 bytes) closes the connection unanswered.
- * Deadlines are checked by one sweep timer per server (a quarter of the shortest limit, ≥ 5 ms),
- * not a timer per message. Every close is counted in `counters`.
- * @throws RangeError for a limit that is not a positive number; rejects when the address cannot be bound
+ * Deadlines are checked by one sweep timer per handler (a quarter of the shortest limit, ≥ 5 ms),
+ * not a timer per message. Every close is counted in `counters` (the `tcp*` counters, for both
+ * protocols); refusals at accept in `tcpRefused` or `dotRejected`, DoT queries in `dotQueries`.
+ * @throws RangeError for a limit that is not a positive number
  */
-export function startTcpServer(
-  host: string,
-  port: number,
+export function createStreamHandler(
   exchange: Exchange,
   logger: Logger,
-  opts: TcpOptions = {},
-  counters: ResolverCounters = new ResolverCounters(),
-): Promise<TcpServer> {
+  opts: TcpOptions,
+  counters: ResolverCounters,
+  settings: StreamHandlerOptions,
+): StreamHandler {
   const limits = { ...TCP_DEFAULTS };
   for (const k of Object.keys(TCP_DEFAULTS) as (keyof TcpOptions)[]) {
     const v = opts[k];
@@ -98,8 +138,13 @@ export function startTcpServer(
     limits[k] = v;
   }
   const { idleMs, messageTimeoutMs, writeTimeoutMs, maxInFlight, maxConnections, maxConnectionsPerSource } = limits;
+  const protocol = settings.protocol;
+  const dot = protocol === 'dot';
+  const knowsKey = settings.knowsKey ?? (() => false);
   const connections = new Set<Connection>();
   const perSource = new Map<string, number>();
+  /** Sockets admitted and not yet closed (DoT: handshakes in progress included). */
+  let admitted = 0;
 
   const write = (c: Connection, wire: Buffer): void => {
     const socket = c.socket;
@@ -148,7 +193,9 @@ export function startTcpServer(
       const message = Buffer.from(c.pending.subarray(2, len + 2));
       c.pending = c.pending.subarray(len + 2);
       consumed = true;
-      const out = exchange(message, c.clientIp, 'tcp');
+      if (dot) counters.dotQueries++;
+      // A key removed since the handshake no longer identifies: the source address does.
+      const out = exchange(message, c.clientIp, protocol, c.key !== null && knowsKey(c.key) ? c.key : null);
       if (out === null) continue;
       if (!(out instanceof Promise)) {
         write(c, out);
@@ -164,7 +211,7 @@ export function startTcpServer(
         },
         (err: unknown) => {
           c.inFlight--;
-          logger.error({ err }, 'tcp exchange failed');
+          logger.error({ err, protocol }, 'stream exchange failed');
           flow(c);
         },
       );
@@ -173,38 +220,6 @@ export function startTcpServer(
     else if (consumed || c.messageStart < 0) c.messageStart = performance.now();
     flow(c);
   };
-
-  const server = net.createServer((socket) => {
-    socket.on('error', () => socket.destroy());
-    const clientIp = canonicalIp(socket.remoteAddress ?? '');
-    const sourceKey = connectionSourceKey(clientIp);
-    const fromSource = perSource.get(sourceKey) ?? 0;
-    if (connections.size >= maxConnections || fromSource >= maxConnectionsPerSource) {
-      counters.tcpRefused++;
-      socket.destroy();
-      return;
-    }
-    perSource.set(sourceKey, fromSource + 1);
-    const c = new Connection(socket, clientIp, sourceKey, performance.now());
-    connections.add(c);
-    socket.setNoDelay(true);
-    socket.on('close', () => {
-      connections.delete(c);
-      const n = (perSource.get(sourceKey) ?? 1) - 1;
-      if (n > 0) perSource.set(sourceKey, n);
-      else perSource.delete(sourceKey);
-    });
-    socket.on('drain', () => {
-      c.blocked = false;
-      c.blockedSince = -1;
-      flow(c);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      c.lastActive = performance.now();
-      c.pending = c.pending.length === 0 ? chunk : Buffer.concat([c.pending, chunk]);
-      work(c);
-    });
-  });
 
   const sweep = (): void => {
     const now = performance.now();
@@ -224,25 +239,93 @@ export function startTcpServer(
       }
     }
   };
-  const sweepEvery = Math.max(5, Math.min(idleMs, messageTimeoutMs, writeTimeoutMs) / 4);
-  let sweeper: NodeJS.Timeout | undefined;
+  const sweeper = setInterval(sweep, Math.max(5, Math.min(idleMs, messageTimeoutMs, writeTimeoutMs) / 4));
+  sweeper.unref();
 
+  return {
+    admit(socket) {
+      socket.on('error', () => socket.destroy());
+      const clientIp = canonicalIp(socket.remoteAddress ?? '');
+      const sourceKey = connectionSourceKey(clientIp);
+      const fromSource = perSource.get(sourceKey) ?? 0;
+      if (admitted >= maxConnections || fromSource >= maxConnectionsPerSource) {
+        if (dot) counters.dotRejected++;
+        else counters.tcpRefused++;
+        socket.destroy();
+        return null;
+      }
+      admitted++;
+      perSource.set(sourceKey, fromSource + 1);
+      socket.setNoDelay(true);
+      socket.once('close', () => {
+        admitted--;
+        const n = (perSource.get(sourceKey) ?? 1) - 1;
+        if (n > 0) perSource.set(sourceKey, n);
+        else perSource.delete(sourceKey);
+      });
+      return clientIp;
+    },
+    serve(stream, clientIp, key) {
+      if (stream.destroyed) return;
+      const c = new Connection(stream, clientIp, key, performance.now());
+      connections.add(c);
+      stream.on('error', () => stream.destroy());
+      stream.on('close', () => connections.delete(c));
+      stream.on('drain', () => {
+        c.blocked = false;
+        c.blockedSince = -1;
+        flow(c);
+      });
+      stream.on('data', (chunk: Buffer) => {
+        c.lastActive = performance.now();
+        c.pending = c.pending.length === 0 ? chunk : Buffer.concat([c.pending, chunk]);
+        work(c);
+      });
+    },
+    get connections() {
+      return connections.size;
+    },
+    close() {
+      clearInterval(sweeper);
+      for (const c of connections) c.socket.destroy();
+    },
+  };
+}
+
+/**
+ * Serves DNS over TCP (RFC 1035 §4.2.2, RFC 7766) on `host:port` with the connection handling and
+ * hostile-client limits of {@link createStreamHandler} (protocol `tcp`).
+ * @throws RangeError for a limit that is not a positive number; rejects when the address cannot be bound
+ */
+export function startTcpServer(
+  host: string,
+  port: number,
+  exchange: Exchange,
+  logger: Logger,
+  opts: TcpOptions = {},
+  counters: ResolverCounters = new ResolverCounters(),
+): Promise<TcpServer> {
+  const handler = createStreamHandler(exchange, logger, opts, counters, { protocol: 'tcp' });
+  const server = net.createServer((socket) => {
+    const clientIp = handler.admit(socket);
+    if (clientIp !== null) handler.serve(socket, clientIp, null);
+  });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => {
+      handler.close();
+      reject(err);
+    });
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       server.on('error', (err) => logger.error({ err }, 'tcp server error'));
-      sweeper = setInterval(sweep, sweepEvery);
-      sweeper.unref();
       resolve({
         address: server.address() as AddressInfo,
         get connections() {
-          return connections.size;
+          return handler.connections;
         },
         close: () =>
           new Promise((r) => {
-            clearInterval(sweeper);
-            for (const c of connections) c.socket.destroy();
+            handler.close();
             server.close(() => r());
           }),
       });
