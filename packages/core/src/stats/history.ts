@@ -22,11 +22,12 @@ const ORDER_COLUMN = {
 /**
  * `GET /users/{id}/history/{action}/{date}` (spec §7; docs/api.md "History"): the customer's raw
  * query-log rows of the range, `action` `all`, `allowed` (every answered query: allowed and
- * bypassed) or `blocked`; `q` matches part of the qname, the client address, the logged user's name
- * or the device's name (case-insensitive, `%` and `_` literal); ordered by `order_by` then id,
- * `order_dir` (default newest first); paged by `limit` (default 1000) and `offset`. Each row names its
- * device, user and group (migration 0029). The history reads the raw rows: it is a search, not a
- * dashboard.
+ * bypassed) or `blocked`; `q` matches part of the qname, the client address, the logged user's name,
+ * the device's name or the matched name (case-insensitive, `%` and `_` literal); ordered by
+ * `order_by` then id, `order_dir` (default newest first); paged by `limit` (default 1000) and
+ * `offset`. Each row names its device, user and group (migration 0029), and the name of the answer's
+ * alias chain that blocked it, if any (migration 0036). The history reads the raw rows: it is a
+ * search, not a dashboard.
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date)
  */
 export async function searchHistory(
@@ -62,6 +63,7 @@ export async function searchHistory(
         sql<boolean>`query_log.client_ip like ${pattern} escape '\\'`,
         sql<boolean>`lower(query_log.user_name) like ${pattern} escape '\\'`,
         sql<boolean>`lower(devices.name) like ${pattern} escape '\\'`,
+        sql<boolean>`query_log.matched_name like ${pattern} escape '\\'`,
       ]),
     );
   }
@@ -93,6 +95,7 @@ export async function searchHistory(
       'query_log.user_name',
       'query_log.group_id',
       'user_groups.name as group',
+      'query_log.matched_name',
     ])
     .orderBy(ORDER_COLUMN[query.order_by ?? 'time'], dir)
     .orderBy('query_log.id', dir)
@@ -132,6 +135,7 @@ export async function searchHistory(
     user: r.user_name === '' ? null : r.user_name,
     group_id: r.group_id === null ? null : Number(r.group_id),
     group: r.group ?? null,
+    matched_name: r.matched_name === '' ? null : r.matched_name,
   }));
   return { total: Number(total.n), data };
 }

@@ -25,7 +25,8 @@ const whole = (field: string, min: number, max: number) =>
 /**
  * Query of the history (spec §7 "Cloud keys and history"): `limit` (default and at most 1000),
  * `offset`, `order_by` (default `time`), `order_dir` (default `desc`: newest first) and `q`, a
- * case-insensitive part of the qname, the client address, the user's or the device's name.
+ * case-insensitive part of the qname, the client address, the user's or the device's name, or the
+ * matched name of the answer's alias chain.
  */
 export const historyQuerySchema = z.object({
   limit: whole('limit', 1, HISTORY_LIMIT).optional(),
@@ -59,6 +60,12 @@ export const historyEntrySchema = z.object({
   /** That user's effective group and its name now (null when deleted), or null. */
   group_id: z.number().int().nullable(),
   group: z.string().nullable(),
+  /**
+   * The name of the upstream answer's alias chain (CNAME/DNAME owner or target, HTTPS/SVCB target)
+   * whose decision blocked the query, lower case without the trailing dot (issue 24, migration 0036);
+   * null when the decision was made on the qname itself.
+   */
+  matched_name: z.string().nullable(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

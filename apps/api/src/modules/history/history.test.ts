@@ -71,6 +71,26 @@ describe.each(testDialects())('history on %s', (dialect) => {
     expect(page).toMatchObject({ total: 3, data: [{ qname: 'mail_100%.example' }] });
   });
 
+  it('names the alias of the answer that blocked a query, and finds the query by it', async () => {
+    await insertQueryLogRows(t.handle, [
+      {
+        ...row(a.customerId, '2025-06-15T11:00:00Z', 'cloak.example', 'blocked'),
+        categories: '20',
+        rcode: 'NOERROR',
+        matched_name: 'cname-target.example',
+      },
+    ]);
+    const blocked = await search('blocked/today');
+    expect(blocked.data.map((r) => [r.qname, r.matched_name])).toEqual([
+      ['cloak.example', 'cname-target.example'],
+      ['ads.tracker.example', null],
+    ]);
+    expect(blocked.data[0]).toMatchObject({ reason: 'category', categories: [{ id: 20, name: 'Gambling' }] });
+    expect((await search('all/today')).data.filter((r) => r.matched_name !== null)).toHaveLength(1);
+    // `q` matches the matched name too (case-insensitive), not only the qname.
+    expect((await search('all/today?q=CNAME-TARGET')).data.map((r) => r.qname)).toEqual(['cloak.example']);
+  });
+
   it('refuses bad paging and another tenant', async () => {
     for (const q of ['limit=1001', 'limit=0', 'offset=-1', 'order_by=latency', 'order_dir=up']) {
       const res = await call(t.app, a.customerToken, 'GET', `/restapi/users/${a.customerId}/history/all/today?${q}`);

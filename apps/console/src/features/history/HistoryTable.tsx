@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '@cordon/shared';
-import { Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
@@ -10,8 +10,34 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 export type HistorySortKey = 'time' | 'qname' | 'qtype' | 'client_ip' | 'action' | 'reason';
 
 /**
- * The logged queries: time (the admin's time zone and language), qname, qtype, action,
- * categories, client, who asked (the user, else the device; the group in its title), location.
+ * A row's action: the status badge (else the action's name) and, when the decision was made on a
+ * name the upstream answer leads to rather than on the qname (a CNAME/DNAME chain or an HTTPS/SVCB
+ * target: docs/api.md "History"), "via" that name below it, e.g. Blocked via cname-target.example
+ * beside the category that decided.
+ */
+export function HistoryAction({ entry }: { entry: Pick<HistoryEntry, 'action' | 'matched_name'> }) {
+  const { t } = useTranslation();
+  const action =
+    entry.action === 'blocked' || entry.action === 'allowed' ? (
+      <StatusBadge status={entry.action} size="sm" />
+    ) : (
+      <Text size="sm">{t(`history.actions.${entry.action}`, { defaultValue: entry.action })}</Text>
+    );
+  if (!entry.matched_name) return action;
+  return (
+    <Stack gap={2} align="flex-start">
+      {action}
+      <Text size="xs" style={{ overflowWrap: 'anywhere' }} title={t('history.viaTitle', { name: entry.matched_name })}>
+        {t('history.via', { name: entry.matched_name })}
+      </Text>
+    </Stack>
+  );
+}
+
+/**
+ * The logged queries: time (the admin's time zone and language), qname, qtype, action (with the
+ * answer's name that decided it, if not the qname), categories, client, who asked (the user, else
+ * the device; the group in its title), location.
  */
 export function HistoryTable({
   query,
@@ -40,12 +66,7 @@ export function HistoryTable({
       key: 'action',
       header: t('history.action'),
       sortKey: 'action',
-      render: (r) =>
-        r.action === 'blocked' || r.action === 'allowed' ? (
-          <StatusBadge status={r.action} size="sm" />
-        ) : (
-          <Text size="sm">{t(`history.actions.${r.action}`, { defaultValue: r.action })}</Text>
-        ),
+      render: (r) => <HistoryAction entry={r} />,
     },
     {
       key: 'categories',

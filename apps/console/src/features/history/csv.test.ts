@@ -29,11 +29,34 @@ describe('history CSV', () => {
         user: '@alice',
         group_id: null,
         group: null,
+        matched_name: null,
+      },
+      {
+        id: 2,
+        time: '2026-01-05T10:00:01.000Z',
+        qname: 'cloak.example',
+        qtype: 'AAAA',
+        action: 'blocked',
+        reason: 'category',
+        categories: [{ id: 20, name: 'Gambling' }],
+        client_ip: '10.0.0.2',
+        location_id: 3,
+        location: 'HQ',
+        policy_id: 4,
+        rcode: 'NOERROR',
+        protocol: 'doh',
+        device_id: null,
+        device: null,
+        user: null,
+        group_id: null,
+        group: null,
+        matched_name: 'cname-target.example',
       },
     ]);
     expect(csv).toBe(
-      'time,qname,qtype,action,reason,categories,client_ip,location,rcode,user,device,group\r\n' +
-        `2026-01-05T10:00:00.000Z,a.example,A,blocked,category,"Adult, explicit; Ads",10.0.0.1,'=cmd,NXDOMAIN,'@alice,"Laptop, 7",\r\n`,
+      'time,qname,qtype,action,reason,categories,client_ip,location,rcode,user,device,group,matched_name\r\n' +
+        `2026-01-05T10:00:00.000Z,a.example,A,blocked,category,"Adult, explicit; Ads",10.0.0.1,'=cmd,NXDOMAIN,'@alice,"Laptop, 7",,\r\n` +
+        '2026-01-05T10:00:01.000Z,cloak.example,AAAA,blocked,category,Gambling,10.0.0.2,HQ,NOERROR,,,,cname-target.example\r\n',
     );
   });
 });

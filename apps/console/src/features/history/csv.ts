@@ -13,7 +13,10 @@ function field(value: string): string {
 
 /**
  * The history rows as CSV (RFC 4180, CRLF): time (ISO-8601 UTC), qname, qtype, action, reason,
- * categories, client, location, RCODE, and who asked: user, device, group (empty when unknown).
+ * categories, client, location, RCODE, who asked: user, device, group (empty when unknown), and the
+ * matched name: the answer's alias whose decision it was (docs/api.md "History"; empty when the
+ * decision was made on the qname). New columns go last, so an export read by column position keeps
+ * reading the same ones.
  */
 export function historyCsv(rows: readonly HistoryEntry[]): string {
   const head = [
@@ -29,6 +32,7 @@ export function historyCsv(rows: readonly HistoryEntry[]): string {
     'user',
     'device',
     'group',
+    'matched_name',
   ];
   const lines = rows.map((r) =>
     [
@@ -44,6 +48,7 @@ export function historyCsv(rows: readonly HistoryEntry[]): string {
       r.user ?? '',
       r.device ?? '',
       r.group ?? '',
+      r.matched_name ?? '',
     ]
       .map(field)
       .join(','),
