@@ -27,9 +27,29 @@ export interface ServeConfig {
   /** The DoH listener's certificate chain and key (PEM files); both unset: a leaf minted from the deployment root CA. */
   dohCertFile: string | undefined;
   dohKeyFile: string | undefined;
+  /**
+   * DNS over TLS (RFC 7858; docs/agent.md "DoT"); null: `off`. Same certificate choices as DoH
+   * (`dohCertFile`/`dohKeyFile`, else leaves minted from the root CA).
+   */
+  dotAddr: HostPort | null;
+  /**
+   * The DoT host-name suffix (lower case, no trailing dot), e.g. `dot.filter.example.net`: a phone
+   * is given `<key label>.<suffix>` (docs/agent.md "DoT"); null: unset (the resolver tries the
+   * leftmost label of any server name; the console shows no DoT host name).
+   */
+  dotHostname: string | null;
+  /**
+   * The public DoH base URL phones and agents use, e.g. `https://dns.filter.example.net` (no
+   * trailing slash): the console's DoH URLs and the Apple profiles' `ServerURL`; null: unset.
+   */
+  dohPublicUrl: string | null;
   upstreams: HostPort[];
   blockIpv4: string;
   blockIpv6: string;
+  /** CHAOS TXT `version.bind` / `version.server` text (docs/operations.md "CHAOS queries"); '' (default): REFUSED. */
+  chaosVersion: string;
+  /** CHAOS TXT `hostname.bind` / `id.server` text; '' (default): REFUSED. */
+  chaosIdentity: string;
   /** UDP responses per second per client IPv4 /24 or IPv6 /56 (response-rate limiting); 0 turns it off. */
   rrlRate: number;
   /** Every `rrlSlip`-th rate-limited UDP query is answered TC=1, the others dropped; 0 drops them all. */
@@ -161,6 +181,28 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     description: 'DoH private key (PEM), with --doh-cert',
   },
   {
+    key: 'dohPublicUrl',
+    flag: '--doh-public-url <url>',
+    env: 'CORDON_DOH_PUBLIC_URL',
+    description:
+      'public https:// base URL of the DoH listener, e.g. https://dns.filter.example.net (the console and Apple profiles add /dns-query/{key})',
+  },
+  {
+    key: 'dotAddr',
+    flag: '--dot-addr <host:port|off>',
+    env: 'CORDON_DOT_ADDR',
+    description:
+      'DNS-over-TLS listen address of the resolver (RFC 7858; the key in the SNI host name), e.g. 127.0.0.1:8853 (853 in production); certificate as DoH; off: none',
+    defaultValue: 'off',
+  },
+  {
+    key: 'dotHostname',
+    flag: '--dot-hostname <name>',
+    env: 'CORDON_DOT_HOSTNAME',
+    description:
+      'DoT host-name suffix, e.g. dot.filter.example.net: phones use <key label>.<suffix> (needs a wildcard DNS record *.<suffix>)',
+  },
+  {
     key: 'upstreams',
     flag: '--upstream <host:port,...>',
     env: 'CORDON_UPSTREAM',
@@ -179,6 +221,18 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_BLOCK_IPV6',
     description: 'answer of blocked AAAA queries: the block page IPv6 address',
     defaultValue: '::1',
+  },
+  {
+    key: 'chaosVersion',
+    flag: '--chaos-version <text>',
+    env: 'CORDON_CHAOS_VERSION',
+    description: 'CHAOS TXT answer to version.bind / version.server; unset: REFUSED (never forwarded)',
+  },
+  {
+    key: 'chaosIdentity',
+    flag: '--chaos-identity <text>',
+    env: 'CORDON_CHAOS_IDENTITY',
+    description: 'CHAOS TXT answer to hostname.bind / id.server; unset: REFUSED (never forwarded)',
   },
   {
     key: 'rrlRate',
@@ -489,9 +543,14 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     blockPageHttpsAddr: parseHostPort(raw('blockPageHttpsAddr') ?? '', label('blockPageHttpsAddr')),
     dohAddr: raw('dohAddr') === 'off' ? null : parseHostPort(raw('dohAddr') ?? '', label('dohAddr')),
     ...dohCredentials(raw('dohCertFile'), raw('dohKeyFile'), `${label('dohCertFile')}, ${label('dohKeyFile')}`),
+    dotAddr: raw('dotAddr') === 'off' ? null : parseHostPort(raw('dotAddr') ?? '', label('dotAddr')),
+    dotHostname: parseDotHostname(raw('dotHostname'), label('dotHostname')),
+    dohPublicUrl: parsePublicUrl(raw('dohPublicUrl'), label('dohPublicUrl')),
     upstreams,
     blockIpv4,
     blockIpv6,
+    chaosVersion: chaosText(raw('chaosVersion') ?? '', label('chaosVersion')),
+    chaosIdentity: chaosText(raw('chaosIdentity') ?? '', label('chaosIdentity')),
     rrlRate: parseWholeNumber(raw('rrlRate') ?? '', label('rrlRate'), 0, 1_000_000),
     rrlSlip: parseWholeNumber(raw('rrlSlip') ?? '', label('rrlSlip'), 0, 100),
     tcpMaxConnections: parseWholeNumber(raw('tcpMaxConnections') ?? '', label('tcpMaxConnections'), 1, 1_000_000),
@@ -533,6 +592,40 @@ function snapshotDirectory(text: string | undefined, databaseUrl: string | undef
 }
 
 /**
+ * `--dot-hostname`: a DNS name of two labels or more, letters, digits and `-` (RFC 1123 §2.1),
+ * lower-cased, trailing dot dropped; leaves room for a 52-character key label (253 in all, RFC 1035 §2.3.4).
+ * @throws ConfigError for anything else
+ */
+export function parseDotHostname(text: string | undefined, what: string): string | null {
+  if (text === undefined) return null;
+  const name = text.trim().toLowerCase().replace(/\.$/, '');
+  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+  const labels = name.split('.');
+  if (labels.length < 2 || !labels.every((l) => label.test(l)) || name.length > 253 - 53) {
+    throw new ConfigError(`${what}: "${text}" is not a host name such as dot.filter.example.net`);
+  }
+  return name;
+}
+
+/**
+ * `--doh-public-url`: an absolute `https:` URL without query or fragment; the trailing slash dropped.
+ * @throws ConfigError for anything else
+ */
+export function parsePublicUrl(text: string | undefined, what: string): string | null {
+  if (text === undefined) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = null;
+  }
+  if (url === null || url.protocol !== 'https:' || url.hostname === '' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`${what}: "${text}" is not an https:// URL such as https://dns.filter.example.net`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/**
  * The DoH certificate and key files: both or neither (neither: minted from the root CA), resolved.
  * @throws ConfigError when only one is given
  */
@@ -560,6 +653,9 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `blockpage=${fmt(c.blockPageAddr)}`,
     `blockpage_https=${fmt(c.blockPageHttpsAddr)}`,
     `doh=${c.dohAddr === null ? 'off' : `${fmt(c.dohAddr)}${c.dohCertFile === undefined ? ' (root CA)' : ''}`}`,
+    `dot=${c.dotAddr === null ? 'off' : `${fmt(c.dotAddr)}${c.dohCertFile === undefined ? ' (root CA)' : ''}`}`,
+    `dot_hostname=${c.dotHostname ?? 'unset'}`,
+    `doh_public_url=${c.dohPublicUrl ?? 'unset'}`,
     `upstream=${c.upstreams.map(fmt).join(',')}`,
     `block_ipv4=${c.blockIpv4}`,
     `block_ipv6=${c.blockIpv6}`,
@@ -576,4 +672,16 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `jwt_key=${c.jwtKey === undefined ? c.jwtKeyFile : 'CORDON_JWT_KEY'}`,
     `ca_secret=${c.caSecret === undefined ? c.caSecretFile : 'CORDON_CA_SECRET'}`,
   ].join(' ');
+}
+
+/**
+ * A CHAOS TXT text (pipeline/chaos.ts of the resolver): printable, at most 255 bytes of UTF-8 so it
+ * fits one character-string (RFC 1035 §3.3).
+ * @throws ConfigError for a longer text or one with control characters
+ */
+function chaosText(value: string, name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new ConfigError(`${name}: control characters are not allowed`);
+  if (Buffer.byteLength(value, 'utf8') > 255) throw new ConfigError(`${name}: at most 255 bytes`);
+  return value;
 }

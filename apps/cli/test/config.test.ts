@@ -43,6 +43,16 @@ describe('serve configuration', () => {
     expect(() => parseHostPort('1.2.3.4:70000', 'x')).toThrow(/host:port/);
   });
 
+  it('reads the CHAOS texts (unset: REFUSED), refusing control characters and texts over 255 bytes', () => {
+    const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
+    expect(resolveServeConfig({}, base)).toMatchObject({ chaosVersion: '', chaosIdentity: '' });
+    expect(
+      resolveServeConfig({ chaosVersion: 'Cordon 0.1' }, { ...base, CORDON_CHAOS_IDENTITY: 'resolver-eu-1' }),
+    ).toMatchObject({ chaosVersion: 'Cordon 0.1', chaosIdentity: 'resolver-eu-1' });
+    expect(() => resolveServeConfig({ chaosVersion: 'a\nb' }, base)).toThrow(/--chaos-version .*control characters/);
+    expect(() => resolveServeConfig({}, { ...base, CORDON_CHAOS_IDENTITY: 'é'.repeat(128) })).toThrow(/255 bytes/);
+  });
+
   it('reads the resolver hardening limits (RRL, TCP caps, UDP buffer) with their defaults, refusing non-numbers', () => {
     const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
     expect(resolveServeConfig({}, base)).toMatchObject({

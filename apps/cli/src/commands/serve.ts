@@ -17,6 +17,8 @@ export interface RunningCordon {
   blockPageHttps?: HostPort;
   /** The resolver's DoH listener (`--doh-addr`), when it runs. */
   doh?: HostPort;
+  /** The resolver's DoT listener (`--dot-addr`), when it runs. */
+  dot?: HostPort;
   /** The resolver's counters, copied from the data-plane thread; null without the `resolver` role. */
   resolverMetrics(): Promise<ResolverMetrics | null>;
   /**
@@ -141,6 +143,8 @@ export async function startCordon(
         jwtKeys: jwt.ring,
         trustProxy: config.trustProxy,
         upstreams: config.upstreams,
+        // What the console shows for phones, and the Apple profiles' DoH URL (docs/agent.md "Phones").
+        phoneSetup: { dohUrl: config.dohPublicUrl, dotHostname: config.dotHostname },
         logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
         claims: {
           maxPrefixV4: config.claimMaxPrefixV4,
@@ -191,6 +195,7 @@ export async function startCordon(
       }
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
       if (started.dns?.doh && config.dohAddr) running.doh = bound(started.dns.doh, config.dohAddr);
+      if (started.dns?.dot && config.dotAddr) running.dot = bound(started.dns.dot, config.dotAddr);
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
       if (started.blockPageHttps) running.blockPageHttps = bound(started.blockPageHttps, config.blockPageHttpsAddr);
       void started.failed.then(async (err) => {
@@ -212,6 +217,7 @@ export async function startCordon(
         blockPageAddr: running.blockPage ?? config.blockPageAddr,
         blockPageHttpsAddr: running.blockPageHttps ?? config.blockPageHttpsAddr,
         dohAddr: running.doh ?? config.dohAddr,
+        dotAddr: running.dot ?? config.dotAddr,
       },
       handle.location,
     )}`,
@@ -252,6 +258,7 @@ function startDataPlaneRoles(
               dns: config.dnsAddr,
               upstreams: config.upstreams,
               blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
+              chaos: { version: config.chaosVersion, identity: config.chaosIdentity },
               rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
               tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
               udpRecvBufferBytes: config.udpRecvBuffer,
@@ -264,6 +271,22 @@ function startDataPlaneRoles(
                 ? {
                     doh: {
                       ...config.dohAddr,
+                      tls:
+                        config.dohCertFile && config.dohKeyFile
+                          ? {
+                              certPem: readFileSync(config.dohCertFile, 'utf8'),
+                              keyPem: readFileSync(config.dohKeyFile, 'utf8'),
+                            }
+                          : { caSecret },
+                    },
+                  }
+                : {}),
+              // DoT (docs/agent.md "DoT"): the same certificate choices as DoH, the key in the SNI host name.
+              ...(config.dotAddr
+                ? {
+                    dot: {
+                      ...config.dotAddr,
+                      hostname: config.dotHostname,
                       tls:
                         config.dohCertFile && config.dohKeyFile
                           ? {
