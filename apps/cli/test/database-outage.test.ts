@@ -12,7 +12,6 @@
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DatabaseHandle, openDatabase } from '@cordon/db';
@@ -20,6 +19,7 @@ import dnsPacket from 'dns-packet';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
+import { type PgProxy, pgTarget, startPgProxy } from '../../../packages/db/test/helpers/pg-proxy.ts';
 import { authorizeQuery, basic } from '../../api/test/helpers.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 
@@ -68,62 +68,6 @@ async function until(what: string, probe: () => Promise<unknown>, limitMs: numbe
   throw new Error(`${what}: not within ${limitMs} ms (last: ${String(last)})`);
 }
 
-/** A loopback TCP proxy to PostgreSQL that the test cuts (every socket destroyed, new ones refused) and restores on the same port. */
-interface Proxy {
-  readonly port: number;
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startProxy(target: { host: string; port: number }): Promise<Proxy> {
-  const sockets = new Set<net.Socket>();
-  let server: net.Server | null = null;
-  let port = 0;
-  const open = () =>
-    new Promise<void>((resolve, reject) => {
-      const s = net.createServer((client) => {
-        const upstream = net.connect(target.port, target.host);
-        sockets.add(client);
-        sockets.add(upstream);
-        const end = () => {
-          client.destroy();
-          upstream.destroy();
-          sockets.delete(client);
-          sockets.delete(upstream);
-        };
-        for (const sock of [client, upstream]) {
-          sock.on('error', end);
-          sock.on('close', end);
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => {
-        port = (s.address() as net.AddressInfo).port;
-        server = s;
-        resolve();
-      });
-    });
-  const cut = async () => {
-    const s = server;
-    server = null;
-    if (!s) return;
-    const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-    for (const sock of sockets) sock.destroy();
-    await closed;
-  };
-  await open();
-  return {
-    get port() {
-      return port;
-    },
-    cut,
-    restore: open,
-    close: cut,
-  };
-}
-
 /** `url` with its database name (and port) replaced. */
 function withDatabase(url: string, database: string, port?: number): string {
   const u = new URL(url);
@@ -148,7 +92,7 @@ function deployment(name: string, roleSets: readonly string[]) {
   const dirs: string[] = [];
   const processes: CordonProcess[] = [];
   let upstream: FakeUpstream;
-  let proxy: Proxy;
+  let proxy: PgProxy;
   let direct: DatabaseHandle;
   let apiPort = 0;
   let dnsPort = 0;
@@ -255,8 +199,7 @@ function deployment(name: string, roleSets: readonly string[]) {
     await admin.close();
     direct = openDatabase({ url: withDatabase(PG ?? '', database), pgPoolSize: 2 });
     upstream = await startFakeUpstream();
-    const pgAddress = new URL(PG ?? '');
-    proxy = await startProxy({ host: pgAddress.hostname, port: Number(pgAddress.port || 5432) });
+    proxy = await startPgProxy(pgTarget(PG ?? ''));
     // The process with the API first: it migrates the database and creates the system admin.
     const [first, ...rest] = roleSets;
     const started = [await serve(first!), ...(await Promise.all(rest.map((r) => serve(r))))];
