@@ -230,6 +230,19 @@ describe('UpstreamClient retransmission (RFC 1035 §4.2.1)', () => {
     expect(c.health()[0]).toMatchObject({ healthy: true, consecutiveFailures: 0, rttMs: 0 });
   });
 
+  it('retries a truncated answer over TCP at the same upstream, and fails as network when TCP is refused', async () => {
+    // A UDP-only upstream: its truncated answer sends the query to TCP, where nothing listens.
+    const up = await scriptedUpstream((s, q, r) =>
+      s.send(reply(q, '192.0.2.1', { flags: dnsPacket.TRUNCATED_RESPONSE, answers: [] }), r.port, r.address),
+    );
+    cleanups.push(up.close);
+    const c = client([up.port]);
+    expect(await c.resolve(ask('tc.example'))).toEqual({ kind: 'failure', reason: 'network' });
+    expect(c.stats.tcpFallbacks).toBe(1);
+    expect(c.stats.retransmissions).toBe(0);
+    expect(c.health()[0]?.healthy).toBe(true); // it answered over UDP
+  });
+
   it('resolves queries in flight to a network failure on close', async () => {
     const up = await fake();
     up.setDown(true);

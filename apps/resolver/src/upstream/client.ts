@@ -328,7 +328,8 @@ export class UpstreamClient {
     /** Targets any attempt of which failed at once in this query. */
     const erred = new Set<ServerState>();
     const sockets = new Set<dgram.Socket>();
-    let tcp: net.Socket | null = null;
+    /** Cancels the TCP retry in flight, if any. */
+    let cancelTcp: (() => void) | null = null;
     let attempts = 0;
     let position = 0;
     let previous: ServerState | null = null;
@@ -336,10 +337,13 @@ export class UpstreamClient {
     let sending = false;
     let sawError = false;
     let done = false;
+    /** Set when the UDP part is over: the query answered, or moved to TCP on TC=1. */
+    let udpOver = false;
     let retransmitTimer: NodeJS.Timeout | null = null;
 
     return new Promise<UpstreamResult>((resolvePromise) => {
       const closeUdp = () => {
+        udpOver = true;
         if (retransmitTimer !== null) clearTimeout(retransmitTimer);
         retransmitTimer = null;
         for (const socket of sockets) closeQuietly(socket);
@@ -350,7 +354,7 @@ export class UpstreamClient {
         done = true;
         clearTimeout(budgetTimer);
         closeUdp();
-        if (tcp !== null) tcp.destroy();
+        if (cancelTcp !== null) cancelTcp();
         this.running.delete(abort);
         if (mode === 'pool') {
           const now = performance.now();
@@ -383,7 +387,7 @@ export class UpstreamClient {
       /** An attempt that failed at once: move on without waiting, or end when nothing is left. */
       const attemptFailed = () => {
         sawError = true;
-        if (done || inFlight > 0 || sending) return;
+        if (done || udpOver || inFlight > 0 || sending) return;
         if (refused.size >= distinct) finish(NETWORK, null);
         else void send();
       };
@@ -399,7 +403,7 @@ export class UpstreamClient {
           if (counted) this.stats.tcpFallbacks++;
           const timeoutMs = Math.max(deadline - performance.now(), this.maxRtoMs);
           clearTimeout(budgetTimer);
-          tcp = this.queryTcp(state.server, question, timeoutMs, (result) => finish(result, state));
+          cancelTcp = this.queryTcp(state.server, question, timeoutMs, (result) => finish(result, state));
           return;
         }
         if (rcode === SERVFAIL) {
@@ -410,7 +414,7 @@ export class UpstreamClient {
       };
 
       const send = async (): Promise<void> => {
-        if (done) return;
+        if (done || udpOver) return;
         if (retransmitTimer !== null) clearTimeout(retransmitTimer);
         retransmitTimer = null;
         const state = pick();
@@ -429,9 +433,9 @@ export class UpstreamClient {
         sending = true;
         const socket = await this.openSocket(state.server);
         sending = false;
-        if (done || socket === null) {
+        if (done || udpOver || socket === null) {
           if (socket !== null) closeQuietly(socket);
-          else if (!done) {
+          else if (!done && !udpOver) {
             this.stats.errors++;
             refused.add(state);
             erred.add(state);
@@ -453,7 +457,7 @@ export class UpstreamClient {
         };
         socket.on('error', () => {
           // ICMP port unreachable on a connected socket, or a send error: this attempt failed.
-          if (done || !live) return;
+          if (done || udpOver || !live) return;
           this.stats.errors++;
           end();
           refused.add(state);
@@ -461,7 +465,7 @@ export class UpstreamClient {
           attemptFailed();
         });
         socket.on('message', (msg, rinfo) => {
-          if (done) return;
+          if (done || udpOver) return;
           if (checkAnswer(msg, rinfo, state.server, id, question.question) !== 'ok') {
             this.stats.mismatched++;
             return;
@@ -560,15 +564,15 @@ export class UpstreamClient {
 
   /**
    * The TCP retry of a truncated answer (RFC 7766 §5): one framed query to `server`, the answer
-   * checked like a datagram. Calls `done` once with the result; returns the socket (destroyed by
-   * the caller when the query ends first).
+   * checked like a datagram. Calls `done` once with the result, unless cancelled first by the
+   * function it returns.
    */
   private queryTcp(
     server: UpstreamServer,
     question: UpstreamQuestion,
     timeoutMs: number,
     done: (result: UpstreamResult) => void,
-  ): net.Socket {
+  ): () => void {
     const id = randomInt(0, 0x10000);
     const query = this.queryMessage(id, question);
     const frame = Buffer.allocUnsafe(query.length + 2);
@@ -614,7 +618,12 @@ export class UpstreamClient {
       if (rcode === SERVFAIL) this.stats.servfails++;
       finish({ kind: 'answer', message: msg, rcode });
     });
-    return socket;
+    return () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.destroy();
+    };
   }
 }
 
