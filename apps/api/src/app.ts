@@ -23,7 +23,7 @@ import {
   trustProxyOption,
 } from './plugins/hardening.ts';
 import { registerTenancyGuard } from './plugins/tenancy.ts';
-import type { AppDeps } from './types.ts';
+import type { AppDeps, PhoneSetupSettings } from './types.ts';
 
 /** Options of {@link buildApp}. */
 export interface AppOptions {
@@ -56,6 +56,8 @@ export interface AppOptions {
   claims?: Partial<ClaimLimits>;
   /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec §7 `GET /tools/dns`); default: the host's. */
   upstreams?: readonly { host: string; port: number }[];
+  /** The public DoH base URL and DoT host-name suffix the console shows and Apple profiles use (docs/agent.md "Phones"); default: neither. */
+  phoneSetup?: PhoneSetupSettings;
   /**
    * Seals the secrets the API stores (SMTP passwords, TOTP secrets) with the deployment's secret kept
    * outside the database (`createSecretBox` of `@cordon/pki`; `cordon serve` gives one).
@@ -134,6 +136,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     now: opts.now ?? Date.now,
     claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
     upstreams: opts.upstreams,
+    ...(opts.phoneSetup ? { phoneSetup: opts.phoneSetup } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
   };
   // Answers written before Fastify's hooks run carry the same security headers as the rest.

@@ -18,6 +18,7 @@ import { locationModule } from './modules/locations/index.ts';
 import { mailModule } from './modules/mail/index.ts';
 import { mspModule } from './modules/msps/index.ts';
 import { notificationModule } from './modules/notifications/index.ts';
+import { phoneModule } from './modules/phones/index.ts';
 import { policyModule } from './modules/policies/index.ts';
 import { powerBiModule } from './modules/powerbi/index.ts';
 import { reportModule } from './modules/reports/index.ts';
@@ -40,6 +41,7 @@ export const API_MODULES: readonly AnyApiModule[] = [
   notificationModule,
   locationModule,
   deviceModule,
+  phoneModule,
   deviceExceptionModule,
   groupModule,
   internalUserModule,

@@ -49,6 +49,14 @@ export interface AppDeps extends locations.LocationDeps {
   readonly loginThrottle?: LoginThrottleLimits | undefined;
   /** Cordon's upstream resolvers (the DNS lookup tool asks them); undefined: the host's resolvers. */
   readonly upstreams?: readonly { readonly host: string; readonly port: number }[] | undefined;
+  /** The operator's phone set-up settings (`--doh-public-url`, `--dot-hostname`; docs/agent.md "Phones"); undefined: neither set. */
+  readonly phoneSetup?: PhoneSetupSettings | undefined;
+}
+
+/** What phones are set up with: the public DoH base URL (no trailing slash) and the DoT host-name suffix; null: unset. */
+export interface PhoneSetupSettings {
+  readonly dohUrl: string | null;
+  readonly dotHostname: string | null;
 }
 
 declare module 'fastify' {

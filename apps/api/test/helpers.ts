@@ -75,7 +75,12 @@ export interface TestAppOptions {
   claims?: Partial<ClaimLimits>;
   /** Upstream resolvers the DNS lookup tool asks (a loopback test server). */
   upstreams?: readonly { host: string; port: number }[];
+  /** The phone set-up settings (docs/agent.md "Phones"); default {@link TEST_PHONE_SETUP}, null: none set. */
+  phoneSetup?: { dohUrl: string | null; dotHostname: string | null } | null;
 }
+
+/** The public DoH URL and DoT host-name suffix test apps are given unless a test says otherwise. */
+export const TEST_PHONE_SETUP = { dohUrl: 'https://dns.cordon.test', dotHostname: 'dot.cordon.test' } as const;
 
 /** Builds the app on a fresh database of `dialect`, seeds the system admin and logs it in. */
 export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAppOptions = {}): Promise<TestApp> {
@@ -94,6 +99,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
     now: () => clock.now,
     ...(opts.claims ? { claims: opts.claims } : {}),
     ...(opts.upstreams ? { upstreams: opts.upstreams } : {}),
+    ...(opts.phoneSetup === null ? {} : { phoneSetup: opts.phoneSetup ?? TEST_PHONE_SETUP }),
   });
   await app.ready();
   const rootToken = await login(app, ADMIN.email, ADMIN.password);

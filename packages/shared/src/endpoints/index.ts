@@ -17,6 +17,7 @@ import { locationEndpoints } from './locations.ts';
 import { mailEndpoints } from './mail.ts';
 import { mspEndpoints } from './msps.ts';
 import { notificationEndpoints } from './notifications.ts';
+import { phoneEndpoints } from './phones.ts';
 import { policyEndpoints } from './policies.ts';
 import { powerBiEndpoints } from './powerbi.ts';
 import { reportEndpoints } from './reports.ts';
@@ -27,6 +28,7 @@ import { uiEndpoints } from './ui.ts';
 
 export * from './certificates.ts';
 export * from './define.ts';
+export * from './phones.ts';
 export * from './powerbi.ts';
 // The console's first-load modules (login, area layout, overview dashboards) import their resources'
 // descriptors alone: `Endpoints` pulls every schema and the domain/IP parsers into the first load
@@ -64,6 +66,7 @@ export const Endpoints = {
   audit: auditEndpoints,
   feeds: feedEndpoints,
   notifications: notificationEndpoints,
+  phones: phoneEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;
