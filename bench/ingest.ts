@@ -54,6 +54,8 @@ function makeRows(n: number, start: number, distinct = false): QueryLogRow[] {
       user_id: i % 6 === 0 ? customer * 1000 + (domain % 200) : null,
       user_name: i % 6 === 0 ? `user${domain % 200}` : '',
       group_id: i % 6 === 0 ? customer * 10 + (domain % 5) : null,
+      // A tenth of the blocks decided on a name of the answer's alias chain (issue 24), else empty.
+      matched_name: blocked && domain % 10 === 0 ? `edge${domain % 100}.cdn.example.net` : '',
     };
   }
   return rows;
