@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { type DatabaseHandle, loadPg } from './connection.ts';
+import { isDatabaseUnreachable } from './unreachable.ts';
 
 /**
  * What changed. The resolver reloads the parts of its snapshot a topic names (docs/architecture.md "Data plane").
@@ -42,10 +43,11 @@ export type ChangeListener = (topic: ChangeTopic) => void;
  * connection, reading the versions as soon as a notification arrives; the poll stays as the
  * safety net (a lost LISTEN connection, reconnected with backoff) and is all SQLite has.
  *
- * After an outage — a read of the versions failed, or the LISTEN connection was lost — the first
- * read that succeeds reports every topic as changed (a full resync): notifications were missed, and
- * a reload a listener tried meanwhile failed and kept its last value, so the version rows alone
- * cannot tell what is stale (docs/operations.md "When the database goes away").
+ * After an outage — a read of the versions failed for a lost connection (`isDatabaseUnreachable`),
+ * or the LISTEN connection was lost — the first read that succeeds reports every topic as changed
+ * (a full resync): notifications were missed, and a reload a listener tried meanwhile failed and
+ * kept its last value, so the version rows alone cannot tell what is stale (docs/operations.md
+ * "When the database goes away").
  */
 export interface ChangeFeed {
   /** Records a change of `topic` and notifies subscribers. Call after the change has committed. */
@@ -136,10 +138,10 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
           }
         }
       } while (pollAgain && !closed);
-    } catch {
+    } catch (err) {
       // Database unreachable: keep the last snapshot and try again next tick (docs/architecture.md
-      // "Data plane"); the first read that succeeds resyncs everything.
-      primed = false;
+      // "Data plane"); after a lost connection the first read that succeeds resyncs everything.
+      if (isDatabaseUnreachable(err)) primed = false;
     } finally {
       polling = false;
     }
