@@ -113,7 +113,13 @@ for (let c = 1; c <= CUSTOMERS; c++) {
 }
 const groups: GroupsSnapshot = { users, size: CUSTOMERS * 10 };
 
-const lists = { policy: new Map(), msp: new Map(), system: NO_LISTS };
+const lists = {
+  policy: new Map(),
+  msp: new Map(),
+  system: NO_LISTS,
+  digests: { stamps: new Map(), policy: new Map(), global: new Map(), at: 0 },
+  reloadedOwners: 0,
+};
 global.gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
 let t0 = performance.now();

@@ -20,6 +20,8 @@ export const ErrorCatalogue = {
   ERR_2FA_INVALID_CODE: { status: 422, message: 'Invalid code' },
   ERR_2FA_INCORRECT_RECOVERY: { status: 422, message: 'Incorrect code entered' },
   ERR_2FA_ENFORCED: { status: 422, message: '2FA is enforced' },
+  /** A domain list would pass the operator's size limit (docs/operations.md "List sizes"). */
+  ERR_LIST_FULL: { status: 422, message: ErrorTexts.listFull },
   ERR_RATE_LIMITED: { status: 429, message: ErrorTexts.tooManyRequests },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'Client error: Request header fields too large.' },
   ERR_INTERNAL: { status: 500, message: ErrorTexts.serverError },

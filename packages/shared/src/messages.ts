@@ -51,7 +51,15 @@ export const ErrorTexts = {
   badCode: 'The code you entered is not valid. Please try again.',
   uploadFailed: 'Failed Uploaded file.',
   cloudKeyAdded: 'Cloud Key added',
+  listFull: 'This list is full.',
 } as const;
+
+/**
+ * `This list is full: it may hold at most {max} entries.` — the operator's list-size limit
+ * (docs/operations.md "List sizes"); the console shows its own translation by the code `ERR_LIST_FULL`.
+ */
+export const listFullMessage = (max: number): string =>
+  `This list is full: it may hold at most ${max.toLocaleString('en-US')} entries.`;
 
 /** Second-factor texts that the console handles silently (spec §8; docs/api.md "Auth"). */
 export const SILENT_2FA_TEXTS = [

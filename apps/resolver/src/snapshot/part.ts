@@ -16,6 +16,13 @@ export interface SnapshotPart<T> {
    * whole part, and the copy on disk needs a full read of its own: snapshot/disk.ts).
    */
   readonly incremental?: boolean;
+  /**
+   * Coalescing window of change-triggered reloads, ms: a change waits this long for the changes
+   * that follow it, and all of them make one reload (a burst of list edits is a few reloads, not
+   * one per edit; docs/architecture.md "Data plane"). Unset or 0: the reload starts at once (it
+   * still coalesces with one in flight). The store's `settleMs` option overrides it.
+   */
+  readonly settleMs?: number;
   /** The value before the first load: a part that knows nothing. */
   empty(): T;
   /**

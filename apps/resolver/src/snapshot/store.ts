@@ -28,6 +28,9 @@ export interface SnapshotStats {
   /** Customers re-read by the last locations / policies load (all of them on a full load). */
   lastLocationCustomers: number;
   lastPolicyCustomers: number;
+  /** Loads of the lists part that changed it, and the owners (policies, MSPs, the system) the last one re-read. */
+  listReloads: number;
+  lastListOwners: number;
   categoryDomains: number;
   categoryLoadMs: number;
   /** Devices indexed by key, and the customers whose devices the last devices load re-read. */
@@ -64,6 +67,11 @@ export interface SnapshotStoreOptions {
   snapshotDebounceMs?: number;
   /** Backoff of the database retries while serving from disk, ms: doubles from the first to the last; default [500, 10,000]. */
   retryMs?: readonly [number, number];
+  /**
+   * The coalescing window of the parts that declare one (`SnapshotPart.settleMs`: the lists part's
+   * 100 ms), ms; unset: each part's own. 0 reloads at once.
+   */
+  settleMs?: number;
 }
 
 /** One part's current value and its coalesced reload. */
@@ -71,6 +79,8 @@ class Slot<T> {
   value: T;
   readonly reload: (full: boolean) => Promise<void>;
   private readonly announce: (value: unknown) => void;
+  /** The reload that the changes seen in the current settle window will share; null: no window open. */
+  private settling: { timer: NodeJS.Timeout; done: Promise<void> } | null = null;
   constructor(
     readonly part: SnapshotPart<T>,
     load: (part: SnapshotPart<T>, previous: T | null) => Promise<T>,
@@ -97,6 +107,30 @@ class Slot<T> {
     };
   }
 
+  /**
+   * An incremental reload for a change of one of the part's topics: after `settleMs` (every change
+   * until then shares it), or at once with 0. Either way it coalesces with a reload in flight.
+   */
+  changed(settleMs: number): Promise<void> {
+    if (settleMs <= 0) return this.reload(false);
+    if (this.settling) return this.settling.done;
+    let timer!: NodeJS.Timeout;
+    const done = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => {
+        this.settling = null;
+        this.reload(false).then(resolve, reject);
+      }, settleMs);
+    });
+    this.settling = { timer, done };
+    return done;
+  }
+
+  /** Drops a settle window still open (the store is closing); its reload never runs. */
+  cancel(): void {
+    if (this.settling) clearTimeout(this.settling.timer);
+    this.settling = null;
+  }
+
   /** Serves `value` (read from disk) until the next load, which stays a full one. */
   restore(value: T): void {
     this.value = value;
@@ -107,8 +141,9 @@ class Slot<T> {
 /**
  * The resolver's in-memory snapshot, made of parts (docs/architecture.md "Data plane"): locations,
  * policies, categories, the lists, static routes, devices, groups and users, the cloud-key
- * bypasses and the block-page branding. Each part has its own loader and topics; a change reloads only the parts that follow its topic, and the
- * locations and policies parts re-read only the customers whose rows changed. Every `resyncMs` all
+ * bypasses and the block-page branding. Each part has its own loader and topics; a change reloads only the parts that follow its topic, the
+ * locations and policies parts re-read only the customers whose rows changed, and the lists part
+ * only the owners (policy, MSP, system) whose entries changed, once per burst of changes. Every `resyncMs` all
  * parts are read in full (the safety net of the incremental loads).
  *
  * A reload builds a new value and swaps the reference, so queries keep the old one meanwhile; bursts
@@ -132,6 +167,8 @@ export class SnapshotStore implements EngineSnapshot {
     resyncs: 0,
     lastLocationCustomers: 0,
     lastPolicyCustomers: 0,
+    listReloads: 0,
+    lastListOwners: 0,
     categoryDomains: 0,
     categoryLoadMs: 0,
     devices: 0,
@@ -156,7 +193,11 @@ export class SnapshotStore implements EngineSnapshot {
   private readonly lists = new Slot(
     listsPart,
     (p, prev) => this.loadPart(p, prev),
-    () => this.relink(),
+    (v) => {
+      this.stats.listReloads++;
+      this.stats.lastListOwners = v.reloadedOwners;
+      this.relink();
+    },
   );
   private readonly routes = new Slot(
     staticRoutesPart,
@@ -394,13 +435,16 @@ export class SnapshotStore implements EngineSnapshot {
     }
   }
 
-  /** Reloads the parts that follow `topic`, each alone (the locations and policies parts incrementally). */
+  /**
+   * Reloads the parts that follow `topic`, each alone (the locations, policies and lists parts
+   * incrementally; the lists part after its settle window, so a burst of changes is one reload).
+   */
   private onChange(topic: ChangeTopic): void {
     for (const slot of this.slots) {
       if (!slot.part.topics.includes(topic)) continue;
       this.changeGen.set(slot.part.name, (this.changeGen.get(slot.part.name) ?? 0) + 1);
       this.onDisk.delete(slot.part.name);
-      slot.reload(false).catch((err: unknown) => this.failed(err, topic));
+      slot.changed(this.options.settleMs ?? slot.part.settleMs ?? 0).catch((err: unknown) => this.failed(err, topic));
     }
   }
 
@@ -526,6 +570,7 @@ export class SnapshotStore implements EngineSnapshot {
     this.retryTimer = null;
     if (this.diskTimer) clearTimeout(this.diskTimer);
     this.diskTimer = null;
+    for (const slot of this.slots) slot.cancel();
   }
 }
 

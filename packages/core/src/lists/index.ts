@@ -3,10 +3,13 @@ export { formatDomainCsv, parseDomainCsv } from './csv.ts';
 export type { EntryFields, ListOwner } from './repository.ts';
 export {
   createEntry,
+  DEFAULT_LIST_LIMITS,
   deleteEntry,
   exportEntries,
   getEntry,
   importEntries,
+  type ListDeps,
+  type ListLimits,
   type ListTarget,
   listEntries,
   ownerOf,

@@ -149,24 +149,61 @@ export async function getEntry(
   return row ? toEntry(owner, row) : undefined;
 }
 
-/** The domains already in `owner`'s `action` list. */
-export async function domainsOf(
-  db: Kysely<Database>,
-  at: ListScope,
-  owner: ListOwner,
-  action: DomainAction,
-): Promise<Set<string>> {
-  const rows = await entriesOf(db, at, owner, action).execute();
-  return new Set(rows.map((r) => r.domain));
+/**
+ * The number of entries in `owner`'s `action` list: a range of the owner's unique index
+ * (migration 0005), never the rows themselves. The owner was resolved within the caller's scope.
+ */
+export async function countEntries(db: Kysely<Database>, owner: ListOwner, action: DomainAction): Promise<number> {
+  const row =
+    owner.kind === 'policy'
+      ? await db
+          .selectFrom('policy_domains')
+          .select(sql<number | string>`count(*)`.as('n'))
+          .where('policy_id', '=', owner.policyId)
+          .where('action', '=', action)
+          .executeTakeFirstOrThrow()
+      : await db
+          .selectFrom('global_domains')
+          .select(sql<number | string>`count(*)`.as('n'))
+          .where(sql<number>`coalesce(msp_id, 0)`, '=', owner.mspId ?? 0)
+          .where('action', '=', action)
+          .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
-/** Inserts entries into `owner`'s `action` list in chunks. @returns the new ids, in order */
+/**
+ * The `settings` key of an owner's change stamp, which the resolver's lists part reads to find the
+ * owners whose entries changed (docs/architecture.md "Data plane"): `lists:policy:<id>`,
+ * `lists:msp:<id>`, `lists:system`.
+ */
+export function stampKey(owner: ListOwner): string {
+  if (owner.kind === 'policy') return `lists:policy:${owner.policyId}`;
+  return owner.mspId === null ? 'lists:system' : `lists:msp:${owner.mspId}`;
+}
+
+/** Writes a fresh change stamp for `owner` (call in the transaction of the change). */
+export async function stampOwner(db: Kysely<Database>, owner: ListOwner, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key: stampKey(owner), value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}
+
+/**
+ * Inserts entries into `owner`'s `action` list in chunks. With `skipListed`, an entry whose domain
+ * is already in the list (or earlier in `entries`) is left out by the unique index (`on conflict do
+ * nothing`) instead of failing the insert.
+ * @returns the new ids, in order
+ * @throws the unique-index violation (mutate's 409) for a listed domain without `skipListed`
+ */
 export async function insertEntries(
   db: Kysely<Database>,
   owner: ListOwner,
   action: DomainAction,
   entries: readonly EntryFields[],
   at: string,
+  skipListed = false,
 ): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < entries.length; i += 200) {
@@ -184,11 +221,13 @@ export async function insertEntries(
         ? await db
             .insertInto('policy_domains')
             .values(values.map((v) => ({ ...v, policy_id: owner.policyId, customer_id: owner.customerId })))
+            .$if(skipListed, (q) => q.onConflict((oc) => oc.doNothing()))
             .returning('id')
             .execute()
         : await db
             .insertInto('global_domains')
             .values(values.map((v) => ({ ...v, msp_id: owner.mspId })))
+            .$if(skipListed, (q) => q.onConflict((oc) => oc.doNothing()))
             .returning('id')
             .execute();
     ids.push(...rows.map((r) => r.id));

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import {
   ApiError,
@@ -8,8 +10,10 @@ import {
   type DomainImportResult,
   type DomainListKind,
   type ListQuery,
+  listFullMessage,
   Role,
 } from '@cordon/shared';
+import type { Kysely } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
 import { mspVisible, scopeOf } from '../tenancy/index.ts';
@@ -21,6 +25,47 @@ import * as repo from './repository.ts';
 export type ListTarget =
   | { readonly policyId: number; readonly userId?: number | undefined; readonly mspId?: number | undefined }
   | { readonly global: true; readonly mspId?: number | undefined };
+
+/**
+ * The operator's limits on domain lists (`cordon serve --max-list-entries`; docs/operations.md
+ * "List sizes"): they keep one tenant's lists from growing the resolver's snapshot and its reloads
+ * without bound (docs/security.md "Noisy neighbours").
+ */
+export interface ListLimits {
+  /** The most entries one list may hold: a policy's allow list, its block list, an MSP's or the system's global allow or block list. */
+  readonly maxEntries: number;
+}
+
+/** The default list limits: 100,000 entries per list. */
+export const DEFAULT_LIST_LIMITS: ListLimits = { maxEntries: 100_000 };
+
+/** What the list services need: core's dependencies and, optionally, the operator's list limits (default {@link DEFAULT_LIST_LIMITS}). */
+export interface ListDeps extends CoreDeps {
+  readonly listLimits?: ListLimits | undefined;
+}
+
+/**
+ * Refuses a change that leaves `owner`'s `action` list above the limit (checked inside the change's
+ * transaction, after the insert for an import, so it counts what the unique index let in).
+ * @throws ApiError ERR_LIST_FULL (422) naming the limit, its field `field`
+ */
+async function checkRoom(
+  deps: ListDeps,
+  db: Kysely<Database>,
+  owner: ListOwner,
+  action: DomainAction,
+  adding: number,
+  field: string,
+): Promise<void> {
+  const max = (deps.listLimits ?? DEFAULT_LIST_LIMITS).maxEntries;
+  if ((await repo.countEntries(db, owner, action)) + adding > max) {
+    const message = listFullMessage(max);
+    throw new ApiError('ERR_LIST_FULL', message, { [field]: message });
+  }
+}
+
+/** A fresh change stamp: the resolver compares them, never reads them. */
+const stampValue = (deps: CoreDeps) => `${deps.now()}-${randomBytes(4).toString('hex')}`;
 
 const taken = () =>
   new ApiError('ERR_CONFLICT', 'This domain is already in the list.', {
@@ -91,12 +136,14 @@ export async function getEntry(
 }
 
 /**
- * `POST …/domains/{allow|block}`: adds an entry (domain normalised by the body's schema). Audit
- * `domain.create`; publishes `lists`.
- * @throws ApiError as {@link ownerOf}; ERR_CONFLICT when the domain is already in that list
+ * `POST …/domains/{allow|block}`: adds an entry (domain normalised by the body's schema). The
+ * owner's unique index (migration 0005) refuses a listed domain. Writes the owner's change stamp;
+ * audit `domain.create`; publishes `lists`.
+ * @throws ApiError as {@link ownerOf}; ERR_CONFLICT when the domain is already in that list;
+ *   ERR_LIST_FULL when the list holds `deps.listLimits.maxEntries` entries already
  */
 export async function createEntry(
-  deps: CoreDeps,
+  deps: ListDeps,
   caller: Caller,
   target: ListTarget,
   action: DomainAction,
@@ -109,8 +156,9 @@ export async function createEntry(
     caller,
     { topics: ['lists'], audit: { action: 'domain.create', entity: 'domain' }, conflict: taken },
     async (trx, note) => {
-      if ((await repo.domainsOf(trx, at, owner, action)).has(body.domain)) throw taken();
+      await checkRoom(deps, trx, owner, action, 1, 'domain');
       const [id] = await repo.insertEntries(trx, owner, action, [body], nowIso(deps.now()));
+      await repo.stampOwner(trx, owner, stampValue(deps));
       const entry = await repo.getEntry(trx, at, owner, action, id as number);
       if (!entry) throw new ApiError('ERR_NOT_FOUND');
       Object.assign(note, auditTenant(owner), { entityId: entry.id, after: entry });
@@ -120,8 +168,9 @@ export async function createEntry(
 }
 
 /**
- * `PUT /policies/{id}/domains/{action}/{entryId}` (global lists: POST): changes the fields given.
- * Audit `domain.update` with before and after; publishes `lists`.
+ * `PUT /policies/{id}/domains/{action}/{entryId}` (global lists: POST): changes the fields given
+ * (a domain already listed is refused by the owner's unique index). Writes the owner's change
+ * stamp; audit `domain.update` with before and after; publishes `lists`.
  * @throws ApiError ERR_NOT_FOUND; ERR_CONFLICT when the new domain is already in the list
  */
 export async function updateEntry(
@@ -141,10 +190,8 @@ export async function updateEntry(
     async (trx, note) => {
       const before = await repo.getEntry(trx, at, owner, kind, id);
       if (!before) throw new ApiError('ERR_NOT_FOUND');
-      if (body.domain !== undefined && body.domain !== before.domain) {
-        if ((await repo.domainsOf(trx, at, owner, before.object)).has(body.domain)) throw taken();
-      }
       if (!(await repo.updateEntry(trx, at, owner, id, body, nowIso(deps.now())))) throw new ApiError('ERR_NOT_FOUND');
+      await repo.stampOwner(trx, owner, stampValue(deps));
       const after = await repo.getEntry(trx, at, owner, kind, id);
       if (!after) throw new ApiError('ERR_NOT_FOUND');
       Object.assign(note, auditTenant(owner), { entityId: id, before, after });
@@ -153,7 +200,10 @@ export async function updateEntry(
   );
 }
 
-/** `DELETE …/domains/{action}/{entryId}`. Audit `domain.delete` with the entry; publishes `lists`. @throws ApiError ERR_NOT_FOUND */
+/**
+ * `DELETE …/domains/{action}/{entryId}`. Writes the owner's change stamp; audit `domain.delete` with
+ * the entry; publishes `lists`. @throws ApiError ERR_NOT_FOUND
+ */
 export async function deleteEntry(
   deps: CoreDeps,
   caller: Caller,
@@ -171,6 +221,7 @@ export async function deleteEntry(
       const before = await repo.getEntry(trx, at, owner, kind, id);
       if (!before) throw new ApiError('ERR_NOT_FOUND');
       if ((await repo.deleteEntries(trx, at, owner, { id })) === 0) throw new ApiError('ERR_NOT_FOUND');
+      await repo.stampOwner(trx, owner, stampValue(deps));
       Object.assign(note, auditTenant(owner), { entityId: id, before });
     },
   );
@@ -180,12 +231,15 @@ export async function deleteEntry(
 /**
  * `POST …/domains/import/{action}[?overwrite=true]`: a CSV file (spec §9: ≤ 1 MB, one domain per
  * line; columns in {@link parseDomainCsv}) added to the `action` list in one transaction — all or
- * nothing. Domains already listed are skipped (kept as they are); `overwrite` first empties the list.
- * Audit `domain.import` with the counts; publishes `lists`.
- * @throws ApiError as {@link ownerOf}; ERR_VALIDATION naming the first bad line (`Line N: …`); nothing is written then
+ * nothing. Domains already listed (or repeated in the file) are skipped by the owner's unique index
+ * and kept as they are; `overwrite` first empties the list. Writes the owner's change stamp; audit
+ * `domain.import` with the counts; publishes `lists`.
+ * @throws ApiError as {@link ownerOf}; ERR_VALIDATION naming the first bad line (`Line N: …`);
+ *   ERR_LIST_FULL (field `csv`) when the list would hold more than `deps.listLimits.maxEntries`
+ *   entries; nothing is written then
  */
 export async function importEntries(
-  deps: CoreDeps,
+  deps: ListDeps,
   caller: Caller,
   target: ListTarget,
   action: DomainAction,
@@ -201,10 +255,10 @@ export async function importEntries(
     { topics: ['lists'], audit: { action: 'domain.import', entity: 'domain' } },
     async (trx, note) => {
       const removed = overwrite ? await repo.deleteEntries(trx, at, owner, { action }) : 0;
-      const existing = overwrite ? new Set<string>() : await repo.domainsOf(trx, at, owner, action);
-      const fresh = entries.filter((e) => !existing.has(e.domain));
-      await repo.insertEntries(trx, owner, action, fresh, nowIso(deps.now()));
-      const result = { imported: fresh.length, skipped: entries.length - fresh.length, removed };
+      const ids = await repo.insertEntries(trx, owner, action, entries, nowIso(deps.now()), true);
+      await checkRoom(deps, trx, owner, action, 0, 'csv');
+      await repo.stampOwner(trx, owner, stampValue(deps));
+      const result = { imported: ids.length, skipped: entries.length - ids.length, removed };
       Object.assign(note, auditTenant(owner), {
         entityId: owner.kind === 'policy' ? owner.policyId : owner.mspId,
         after: { list: action, overwrite, ...result },
