@@ -7,6 +7,7 @@ import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
+import { PhoneSetupPanel } from '../../components/PhoneSetupPanel.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
@@ -157,6 +158,7 @@ function DeviceDetail({ id }: { id: number }) {
         {(d) => (
           <Stack maw={760}>
             <DeviceFacts device={d} />
+            <PhoneSetupPanel customerId={customerId} secretKey={d.key} subject={{ kind: 'device', deviceId: d.id }} />
             <DeviceForm key={JSON.stringify(d)} customerId={customerId} device={d} />
             <AdvancedConfigPanel
               key={d.configuration ?? ''}

@@ -15,6 +15,7 @@ import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors } from '../../components/form.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
+import { PhoneSetupPanel } from '../../components/PhoneSetupPanel.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
@@ -211,6 +212,13 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
             </Paper>
             <DynamicState location={location} />
             <KeyPanel customerId={customerId} location={location} />
+            {(location.type === 'roaming' || location.type === 'virtual') && location.key !== null ? (
+              <PhoneSetupPanel
+                customerId={customerId}
+                secretKey={location.key}
+                subject={{ kind: 'location', type: location.type, locId: location.id }}
+              />
+            ) : null}
             <Group>
               <ConfirmDeleteButton
                 label={t('common.delete')}
