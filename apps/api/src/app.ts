@@ -54,6 +54,8 @@ export interface AppOptions {
   now?: () => number;
   /** Address-claim limits of MSP and customer admins (docs/security.md "Address claims"); unset fields take {@link DEFAULT_CLAIM_LIMITS}. */
   claims?: Partial<ClaimLimits>;
+  /** The most entries one domain list may hold (docs/operations.md "List sizes"); default core's `DEFAULT_LIST_LIMITS`. */
+  listLimits?: { maxEntries: number };
   /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec §7 `GET /tools/dns`); default: the host's. */
   upstreams?: readonly { host: string; port: number }[];
   /** The public DoH base URL and DoT host-name suffix the console shows and Apple profiles use (docs/agent.md "Phones"); default: neither. */
@@ -136,6 +138,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     now: opts.now ?? Date.now,
     claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
     upstreams: opts.upstreams,
+    ...(opts.listLimits ? { listLimits: opts.listLimits } : {}),
     ...(opts.phoneSetup ? { phoneSetup: opts.phoneSetup } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
   };

@@ -1,4 +1,4 @@
-import type { locations } from '@cordon/core';
+import type { lists, locations } from '@cordon/core';
 import type { Role, RouteScope } from '@cordon/shared';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
 
@@ -49,6 +49,8 @@ export interface AppDeps extends locations.LocationDeps {
   readonly loginThrottle?: LoginThrottleLimits | undefined;
   /** Cordon's upstream resolvers (the DNS lookup tool asks them); undefined: the host's resolvers. */
   readonly upstreams?: readonly { readonly host: string; readonly port: number }[] | undefined;
+  /** The operator's domain-list limits (`--max-list-entries`; docs/operations.md "List sizes"); undefined: core's defaults. */
+  readonly listLimits?: lists.ListLimits | undefined;
   /** The operator's phone set-up settings (`--doh-public-url`, `--dot-hostname`; docs/agent.md "Phones"); undefined: neither set. */
   readonly phoneSetup?: PhoneSetupSettings | undefined;
 }

@@ -77,6 +77,8 @@ export interface TestAppOptions {
   upstreams?: readonly { host: string; port: number }[];
   /** The phone set-up settings (docs/agent.md "Phones"); default {@link TEST_PHONE_SETUP}, null: none set. */
   phoneSetup?: { dohUrl: string | null; dotHostname: string | null } | null;
+  /** The domain-list limits (docs/operations.md "List sizes"); default core's. */
+  listLimits?: { maxEntries: number };
 }
 
 /** The public DoH URL and DoT host-name suffix test apps are given unless a test says otherwise. */
@@ -99,6 +101,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
     now: () => clock.now,
     ...(opts.claims ? { claims: opts.claims } : {}),
     ...(opts.upstreams ? { upstreams: opts.upstreams } : {}),
+    ...(opts.listLimits ? { listLimits: opts.listLimits } : {}),
     ...(opts.phoneSetup === null ? {} : { phoneSetup: opts.phoneSetup ?? TEST_PHONE_SETUP }),
   });
   await app.ready();

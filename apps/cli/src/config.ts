@@ -75,6 +75,11 @@ export interface ServeConfig {
   claimAllowPrivate: boolean;
   /** MSP and customer admins may claim special-purpose ranges (loopback, link-local, …): development only. */
   claimAllowSpecial: boolean;
+  /**
+   * The most entries one domain list may hold (a policy's allow or block list, an MSP's or the
+   * system's global list): the API refuses adds and imports beyond it (docs/operations.md "List sizes").
+   */
+  maxListEntries: number;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   consoleDir: string;
@@ -312,6 +317,13 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     description:
       'let MSP and customer admins claim loopback, link-local, multicast and other special ranges (development on loopback)',
     defaultValue: 'false',
+  },
+  {
+    key: 'maxListEntries',
+    flag: '--max-list-entries <n>',
+    env: 'CORDON_MAX_LIST_ENTRIES',
+    description: "most entries one domain list may hold (a policy's allow or block list, a global list)",
+    defaultValue: '100000',
   },
   {
     key: 'adminEmail',
@@ -565,6 +577,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     claimMaxPrefixV6: parseWholeNumber(raw('claimMaxPrefixV6') ?? '', label('claimMaxPrefixV6'), 1, 128),
     claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
     claimAllowSpecial: parseSwitch(raw('claimAllowSpecial') ?? '', label('claimAllowSpecial')),
+    maxListEntries: parseWholeNumber(raw('maxListEntries') ?? '', label('maxListEntries'), 1, 10_000_000),
     adminEmail: raw('adminEmail'),
     adminPassword: raw('adminPassword'),
     consoleDir: resolve(raw('consoleDir') ?? ''),
@@ -665,6 +678,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `resolver_threads=${c.resolverThreads}`,
     `udp_backend=${c.udpBackend}`,
     `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
+    `max_list_entries=${c.maxListEntries}`,
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,
     `snapshot=${c.snapshotDir ?? 'off'}`,

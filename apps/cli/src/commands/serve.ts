@@ -143,6 +143,8 @@ export async function startCordon(
         jwtKeys: jwt.ring,
         trustProxy: config.trustProxy,
         upstreams: config.upstreams,
+        // One tenant's lists must not grow the resolver's snapshot without bound (docs/operations.md "List sizes").
+        listLimits: { maxEntries: config.maxListEntries },
         // What the console shows for phones, and the Apple profiles' DoH URL (docs/agent.md "Phones").
         phoneSetup: { dohUrl: config.dohPublicUrl, dotHostname: config.dotHostname },
         logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
