@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Database } from '@cordon/db';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 
 /**
  * One throttle rule: `free` failures per window pass without delay; from then on every further failure
@@ -95,24 +95,81 @@ function rowKey(kind: string, value: string): string {
   return `${kind}:${createHash('sha256').update(value).digest('base64url')}`;
 }
 
-/** Login throttling counters in the database, shared by every API process (docs/security.md). */
+/**
+ * An attempt the throttle let through ({@link LoginThrottle.attempt}): it was counted as a failure before
+ * the secret was checked, on these keys; the caller settles it with `succeeded` or `refund` unless it
+ * failed.
+ */
+export interface ThrottleTicket {
+  readonly account: string;
+  readonly client: string;
+  /** The keys the attempt was counted on, with their rules. */
+  readonly counted: ReadonlyArray<{ readonly key: string; readonly rule: ThrottleRule }>;
+}
+
+/** The answer of {@link LoginThrottle.attempt}: let through (and counted), or refused for `waitMs` ms. */
+export type ThrottleAdmission =
+  | { readonly admitted: true; readonly ticket: ThrottleTicket }
+  | {
+      readonly admitted: false;
+      /** How long the caller must wait before its next attempt, ms (> 0; `Retry-After` rounds it up to seconds). */
+      readonly waitMs: number;
+    };
+
+/** Login throttling counters in the database, shared by every API process (docs/security.md "Logins"). */
 export interface LoginThrottle {
   /**
-   * How long `account` from `client` must still wait before its credentials are checked, ms; 0 when it
-   * may try now.
-   * @param account the login e-mail as typed, trimmed and lower-cased
-   * @param client {@link clientKey} of the caller's address
+   * Checks and counts one attempt at once (docs/security.md "Logins": the check-and-count is atomic, so
+   * parallel attempts, from one process or many, cannot all pass before the first is counted). Every
+   * applicable key must let it through; it is then counted as a failure on each, in one transaction,
+   * before any secret is checked. Refused: nothing is counted.
+   * @param account the login e-mail as typed, trimmed and lower-cased (or another namespaced account key)
+   * @param client {@link clientKey} of the caller's address (namespaced likewise)
+   */
+  attempt(account: string, client: string): Promise<ThrottleAdmission>;
+  /** The attempt turned out not to be a failure (e.g. the right password, 2FA still to come): uncounts it. */
+  refund(ticket: ThrottleTicket): Promise<void>;
+  /**
+   * A successful login: clears the account-from-client counter, marks the client as known to the account
+   * and uncounts the attempt from the other keys.
+   */
+  succeeded(ticket: ThrottleTicket): Promise<void>;
+  /**
+   * How long `account` from `client` must still wait, ms; 0 when it may try now. A read only: use
+   * {@link LoginThrottle.attempt} to decide on an attempt.
    */
   waitMs(account: string, client: string): Promise<number>;
-  /** Counts a failed login in all three rules and sets the delays they call for. */
-  failed(account: string, client: string): Promise<void>;
-  /** A successful login: clears the account-from-client counter and marks the client as known to the account. */
-  succeeded(account: string, client: string): Promise<void>;
+}
+
+/** Thrown inside the counting transaction to roll it back when a key refuses the attempt. */
+class Refused extends Error {
+  constructor(readonly waitMs: number) {
+    super('throttled');
+  }
 }
 
 /**
- * Login throttling on table `login_throttle` (migration 0003): counters are updated by single atomic
- * upserts, so concurrent API processes count every failure.
+ * `blocked_until` after `n` failures under `rule` at `t`, as SQL: 0 while failures are free, else
+ * `t + throttleDelayMs(rule, n)`, one CASE branch per doubling until the longest delay.
+ */
+function blockedUntilSql(rule: ThrottleRule, n: RawBuilder<number>, t: number): RawBuilder<number> {
+  const steps: RawBuilder<unknown>[] = [];
+  for (let f = rule.free; f < rule.free + 32; f++) {
+    const delay = throttleDelayMs(rule, f);
+    if (delay >= rule.maxDelayMs) break;
+    steps.push(sql`when ${n} = ${f} then cast(${t + delay} as bigint)`);
+  }
+  const ladder = steps.length > 0 ? sql.join(steps, sql` `) : sql``;
+  return sql<number>`case when ${n} < ${rule.free} then cast(0 as bigint) ${ladder} else cast(${t + rule.maxDelayMs} as bigint) end`;
+}
+
+/**
+ * Login throttling on table `login_throttle` (migration 0003). Each attempt is checked and counted by
+ * one conditional upsert per key (`INSERT … ON CONFLICT DO UPDATE … WHERE blocked_until <= now
+ * RETURNING`), all in one transaction: on PostgreSQL the upsert locks the key's row until commit, on
+ * SQLite the transaction holds the one connection, so concurrent attempts on a key are counted one after
+ * the other and the first one over the limit sets the delay the next one sees (issue 30, "Login limit
+ * race"; OWASP ASVS V2.2.1).
  * @param now clock, epoch ms
  */
 export function createLoginThrottle(
@@ -127,31 +184,43 @@ export function createLoginThrottle(
   });
   let lastSweep = 0;
 
-  /** Adds one failure to `key` under `rule` (a new window when the last one is over); returns the count. */
-  async function countFailure(key: string, rule: ThrottleRule, t: number): Promise<number> {
+  /**
+   * Counts one failure on `key` unless it is blocked at `t` (a new window when the last one is over),
+   * setting the delay the new count calls for, in one statement.
+   * @returns true when counted, false when the key is blocked (nothing written)
+   */
+  async function admit(trx: Kysely<Database>, key: string, rule: ThrottleRule, t: number): Promise<boolean> {
     const expired = sql<boolean>`login_throttle.window_start <= ${t - rule.windowMs}`;
-    const row = await db
+    const n = sql<number>`(case when ${expired} then 1 else login_throttle.failures + 1 end)`;
+    const firstBlock = throttleDelayMs(rule, 1) > 0 ? t + throttleDelayMs(rule, 1) : 0;
+    const row = await trx
       .insertInto('login_throttle')
-      .values({ key, failures: 1, window_start: t, blocked_until: 0, last_success_at: null })
+      .values({ key, failures: 1, window_start: t, blocked_until: firstBlock, last_success_at: null })
       .onConflict((oc) =>
-        oc.column('key').doUpdateSet({
-          failures: sql<number>`case when ${expired} then 1 else login_throttle.failures + 1 end`,
-          window_start: sql<number>`case when ${expired} then ${t} else login_throttle.window_start end`,
-        }),
+        oc
+          .column('key')
+          .doUpdateSet({
+            failures: n,
+            window_start: sql<number>`case when ${expired} then cast(${t} as bigint) else login_throttle.window_start end`,
+            blocked_until: blockedUntilSql(rule, n, t),
+          })
+          .where('login_throttle.blocked_until', '<=', t),
       )
       .returning('failures')
-      .executeTakeFirstOrThrow();
-    const failures = Number(row.failures);
-    const delay = throttleDelayMs(rule, failures);
-    if (delay > 0) {
-      await db
-        .updateTable('login_throttle')
-        .set({ blocked_until: t + delay })
-        .where('key', '=', key)
-        .where('blocked_until', '<', t + delay)
-        .execute();
-    }
-    return failures;
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Takes one counted failure back from `key`; a count back under the free failures lifts the delay. */
+  async function uncount(key: string, rule: ThrottleRule): Promise<void> {
+    await db
+      .updateTable('login_throttle')
+      .set({
+        failures: sql<number>`case when failures > 0 then failures - 1 else 0 end`,
+        blocked_until: sql<number>`case when failures - 1 < ${rule.free} then cast(0 as bigint) else blocked_until end`,
+      })
+      .where('key', '=', key)
+      .execute();
   }
 
   /** Drops rows whose window, delay and known-client mark are all over; at most once a minute per process. */
@@ -167,43 +236,84 @@ export function createLoginThrottle(
       .execute();
   }
 
+  /** The keys and rules that apply to `account` from `client` at `t`: a known client skips the account rule. */
+  async function applicable(account: string, client: string, t: number) {
+    const k = keys(account, client);
+    const rows = await db
+      .selectFrom('login_throttle')
+      .select(['key', 'blocked_until', 'last_success_at'])
+      .where('key', 'in', [k.accountClient, k.account, k.client])
+      .execute();
+    const byKey = new Map(rows.map((r) => [r.key, r]));
+    const lastSuccess = byKey.get(k.accountClient)?.last_success_at;
+    const known = lastSuccess !== null && lastSuccess !== undefined && t - Number(lastSuccess) < limits.knownClientMs;
+    const rules = [
+      { key: k.accountClient, rule: limits.accountClient },
+      ...(known ? [] : [{ key: k.account, rule: limits.account }]),
+      { key: k.client, rule: limits.client },
+    ];
+    return { rules, byKey };
+  }
+
+  /** The longest remaining delay of `rules`' keys at `t`, ms (read in `db`, a transaction or not). */
+  async function longestWait(
+    reader: Kysely<Database>,
+    rules: ReadonlyArray<{ key: string }>,
+    t: number,
+  ): Promise<number> {
+    const rows = await reader
+      .selectFrom('login_throttle')
+      .select('blocked_until')
+      .where(
+        'key',
+        'in',
+        rules.map((r) => r.key),
+      )
+      .execute();
+    return Math.max(0, ...rows.map((r) => Number(r.blocked_until) - t));
+  }
+
   return {
-    async waitMs(account, client) {
+    async attempt(account, client) {
       const t = now();
-      const k = keys(account, client);
-      const rows = await db
-        .selectFrom('login_throttle')
-        .select(['key', 'blocked_until', 'last_success_at'])
-        .where('key', 'in', [k.accountClient, k.account, k.client])
-        .execute();
-      const byKey = new Map(rows.map((r) => [r.key, r]));
-      const lastSuccess = byKey.get(k.accountClient)?.last_success_at;
-      const known = lastSuccess !== null && lastSuccess !== undefined && t - Number(lastSuccess) < limits.knownClientMs;
-      const applicable = known ? [k.accountClient, k.client] : [k.accountClient, k.account, k.client];
-      let until = 0;
-      for (const key of applicable) until = Math.max(until, Number(byKey.get(key)?.blocked_until ?? 0));
-      return Math.max(0, until - t);
-    },
-
-    async failed(account, client) {
-      const t = now();
-      const k = keys(account, client);
-      await countFailure(k.accountClient, limits.accountClient, t);
-      await countFailure(k.account, limits.account, t);
-      await countFailure(k.client, limits.client, t);
+      const { rules } = await applicable(account, client, t);
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const { key, rule } of rules) {
+            if (!(await admit(trx, key, rule, t))) throw new Refused(await longestWait(trx, rules, t));
+          }
+        });
+      } catch (err) {
+        if (err instanceof Refused) return { admitted: false, waitMs: Math.max(1, err.waitMs) };
+        throw err;
+      }
       await sweep(t);
+      return { admitted: true, ticket: { account, client, counted: rules } };
     },
 
-    async succeeded(account, client) {
+    async refund(ticket) {
+      for (const { key, rule } of ticket.counted) await uncount(key, rule);
+    },
+
+    async succeeded(ticket) {
       const t = now();
-      const key = keys(account, client).accountClient;
+      const accountClient = keys(ticket.account, ticket.client).accountClient;
       await db
         .insertInto('login_throttle')
-        .values({ key, failures: 0, window_start: t, blocked_until: 0, last_success_at: t })
+        .values({ key: accountClient, failures: 0, window_start: t, blocked_until: 0, last_success_at: t })
         .onConflict((oc) =>
           oc.column('key').doUpdateSet({ failures: 0, window_start: t, blocked_until: 0, last_success_at: t }),
         )
         .execute();
+      for (const { key, rule } of ticket.counted) if (key !== accountClient) await uncount(key, rule);
+    },
+
+    async waitMs(account, client) {
+      const t = now();
+      const { rules, byKey } = await applicable(account, client, t);
+      let until = 0;
+      for (const { key } of rules) until = Math.max(until, Number(byKey.get(key)?.blocked_until ?? 0));
+      return Math.max(0, until - t);
     },
   };
 }

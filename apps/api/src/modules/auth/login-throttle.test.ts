@@ -117,6 +117,50 @@ describe.each(testDialects())('login throttling on %s', (dialect) => {
     expect((await attempt(second, ADMIN.password, OWNER)).statusCode).toBe(200);
   });
 
+  it('counts 100 parallel wrong passwords atomically: five are checked, 95 refused (issue 30)', async () => {
+    const a = await app();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => attempt(a, WRONG, ATTACKER)));
+    const statuses = answers.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(95);
+    // The five checked attempts are the five free failures; the refused ones were not counted.
+    const failures = await handle.db.selectFrom('login_throttle').select('failures').execute();
+    expect(failures.map((r) => Number(r.failures)).sort()).toEqual([5, 5, 5]);
+    expect((await attempt(a, ADMIN.password, ATTACKER)).statusCode).toBe(429);
+    expect((await attempt(a, ADMIN.password, OWNER)).statusCode).toBe(200);
+  });
+
+  it('holds the count across two API instances guessing in parallel on one database (issue 30)', async () => {
+    const first = await app();
+    const second = await app();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => attempt(i % 2 === 0 ? first : second, WRONG, ATTACKER)),
+    );
+    expect(answers.filter((r) => r.statusCode === 401)).toHaveLength(5);
+    expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(55);
+    // Past the delay, one more guess is checked and the next waits twice as long.
+    clock.now += 2000;
+    const next = await Promise.all([attempt(first, WRONG, ATTACKER), attempt(second, WRONG, ATTACKER)]);
+    expect(next.map((r) => r.statusCode).sort()).toEqual([401, 429]);
+    expect(next.find((r) => r.statusCode === 429)?.headers['retry-after']).toBe('4');
+  });
+
+  it('does not count the right password answered by a second-factor step, nor a refused attempt', async () => {
+    const a = await app();
+    for (let i = 0; i < 4; i++) expect((await attempt(a, WRONG, ATTACKER)).statusCode).toBe(401);
+    // A malformed PKCE pair is not a guess: it does not use up the fifth free failure.
+    const bad = await a.inject({
+      method: 'GET',
+      url: '/restapi/oauth/authorize',
+      query: { ...authorizeQuery(), code_challenge: 'x'.repeat(43) },
+      remoteAddress: ATTACKER,
+      headers: { authorization: basic(ADMIN.email, WRONG) },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect((await attempt(a, WRONG, ATTACKER)).statusCode).toBe(401);
+    expect((await attempt(a, ADMIN.password, ATTACKER)).statusCode).toBe(429);
+  });
+
   it('keys IPv6 clients by /64 behind a trusted proxy', async () => {
     const a = await app({ trustProxy: true });
     const proxy = '10.0.0.2';

@@ -55,21 +55,24 @@ export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): v
   registerEndpoint(app, e.authorize, async ({ query, request, reply }) => {
     const credentials = service.parseBasic(request.headers.authorization);
     const account = credentials.email.trim().toLowerCase();
-    const client = clientKey(request.ip);
-    const waitMs = await throttle.waitMs(account, client);
-    if (waitMs > 0) {
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+    // Checked and counted at once, before the password is (lib/limiter.ts): parallel guesses cannot
+    // all pass before the first is counted.
+    const admission = await throttle.attempt(account, clientKey(request.ip));
+    if (!admission.admitted) {
+      reply.header('retry-after', String(Math.ceil(admission.waitMs / 1000)));
       throw new ApiError('ERR_RATE_LIMITED');
     }
     try {
       const answer = await service.authorize(deps, query, credentials, request.ip);
-      await throttle.succeeded(account, client);
+      await throttle.succeeded(admission.ticket);
       return answer;
     } catch (err) {
       if (err instanceof ApiError && FAILURE_CODES.has(err.code)) {
-        await throttle.failed(account, client);
         const admin = await admins.findAdminByEmail(deps.handle.db, account);
         await admins.recordLoginEvent(deps, admin, account, request.ip, { ok: false, reason: err.code });
+      } else {
+        // Not a wrong secret (a malformed request, or the right password with the second factor to come).
+        await throttle.refund(admission.ticket);
       }
       throw err;
     }
@@ -80,12 +83,11 @@ export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): v
     // keys, apart from the login's): a client cannot flood an inbox or sweep addresses.
     const account = `reset:${body.email}`;
     const client = `reset:${clientKey(request.ip)}`;
-    const waitMs = await throttle.waitMs(account, client);
-    if (waitMs > 0) {
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+    const admission = await throttle.attempt(account, client);
+    if (!admission.admitted) {
+      reply.header('retry-after', String(Math.ceil(admission.waitMs / 1000)));
       throw new ApiError('ERR_RATE_LIMITED');
     }
-    await throttle.failed(account, client);
     const { answer, sending } = await admins.requestPasswordReset(deps, body.email, request.ip);
     void sending.then((error) => {
       if (error) request.log.warn({ err: error.message }, 'password-reset mail not sent');
