@@ -132,7 +132,9 @@ async function copyRawPostgres(
     const copy = client.query(loadPgCopyStreams().from(`copy query_log (${COLUMNS}) from stdin`));
     await new Promise<void>((resolve, reject) => {
       copy.once('finish', resolve);
-      copy.once('error', reject);
+      // `on`, not `once`: a connection the server ends mid-COPY may report more than one error, and an
+      // `error` event nobody listens to ends the process (docs/operations.md "When the database goes away").
+      copy.on('error', reject);
       copy.end(Buffer.from(lines.join('')));
     });
     await client.query('commit');
