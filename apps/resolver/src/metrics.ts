@@ -54,7 +54,7 @@ export class ResolverCounters {
   dotQueries = 0;
   /** DoT connections destroyed at accept, before TLS: over the global or the per-source cap. */
   dotRejected = 0;
-  /** DoT TLS handshakes that failed or timed out (a client not trusting the certificate, or not speaking TLS). */
+  /** DoT connections admitted and closed before their TLS handshake completed: failed (a client not trusting the certificate, or not speaking TLS), timed out or abandoned. */
   dotHandshakeFailed = 0;
   /** Queries identified by a device key (DoH path or EDNS option 65073), by a location key (DoH path). */
   byDeviceKey = 0;

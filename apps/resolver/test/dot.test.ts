@@ -237,12 +237,14 @@ describe('DNS over TLS', () => {
     } finally {
       client.socket.destroy();
     }
-    // A client trusting another root refuses the handshake.
+    // A client trusting another root refuses the handshake, which the server counts as failed.
+    const failedBefore = stack.resolver.metrics.dot.handshakeFailed;
     const other = await import('@cordon/pki');
     const otherDb = await createTestDatabase('sqlite');
     try {
       const foreign = await other.ensureRootCa(otherDb, Buffer.from('another-deployment-secret-0123456789', 'utf8'));
       await expect(connectDot(dot.port, sni, foreign.certificatePem)).rejects.toThrow(/certificate/i);
+      await within(2000, () => stack.resolver.metrics.dot.handshakeFailed === failedBefore + 1);
     } finally {
       await otherDb.close();
     }
@@ -266,6 +268,8 @@ describe('DNS over TLS', () => {
       // The fourth from the same address is destroyed at accept, before any TLS work.
       await expect(connectDot(dot.port, sni, ca)).rejects.toThrow();
       expect(stack.resolver.metrics.dot.rejected).toBe(before.dot.rejected + 1);
+      // Refused at accept is not a failed handshake: no TLS work was done for it.
+      expect(stack.resolver.metrics.dot.handshakeFailed).toBe(before.dot.handshakeFailed);
       // Another address is not affected.
       const other = await connectDot(dot.port, sni, ca, '127.0.0.4');
       expect(await other.ask('www.example', 9)).toBe(ALLOWED);

@@ -69,20 +69,31 @@ export function startDotServer(
   });
   /** Accepted sockets not closed yet, handshakes in progress included (close() ends them). */
   const sockets = new Set<Socket>();
+  /** Admitted sockets still in their handshake, by peer `address|port` (how a TLS socket finds its own). */
+  const handshaking = new Map<string, Socket>();
+  const peer = (s: Socket) => `${s.remoteAddress}|${s.remotePort}`;
   // Caps at accept, before the handshake (docs/operations.md "Hostile clients").
   server.on('connection', (socket: Socket) => {
     if (handler.admit(socket) === null) return;
+    const id = peer(socket);
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    handshaking.set(id, socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      // Closed before its handshake completed: failed, timed out or abandoned.
+      if (handshaking.get(id) === socket) {
+        handshaking.delete(id);
+        counters.dotHandshakeFailed++;
+      }
+    });
   });
   server.on('secureConnection', (stream: tls.TLSSocket) => {
+    handshaking.delete(peer(stream as unknown as Socket));
     handler.serve(stream, canonicalIp(stream.remoteAddress ?? ''), keyOf(stream.servername));
   });
-  // A failed or timed-out handshake (a client that does not trust the certificate) is the client's business.
-  server.on('tlsClientError', (_err: Error, socket: tls.TLSSocket) => {
-    counters.dotHandshakeFailed++;
-    socket.destroy();
-  });
+  // A failed or timed-out handshake (a client that does not trust the certificate) is the client's
+  // business: counted when its socket closes, above.
+  server.on('tlsClientError', (_err: Error, socket: tls.TLSSocket) => socket.destroy());
 
   /** The key the server name carries that names someone now; null: none (the address identifies). */
   const keyOf = (servername: string | false | null | undefined): string | null => {
