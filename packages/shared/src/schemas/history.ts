@@ -51,6 +51,7 @@ export const historyEntrySchema = z.object({
   location: z.string().nullable(),
   policy_id: z.number().int().nullable(),
   rcode: z.string(),
+  /** The transport the query came on: `udp`, `tcp`, `doh` (RFC 8484) or `dot` (RFC 7858). */
   protocol: z.string(),
   /** The device identified by its key, and its name now (null when deleted); null for a location. */
   device_id: z.number().int().nullable(),
