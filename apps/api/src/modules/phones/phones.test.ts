@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { testDialects } from '@cordon/db/testing';
 import { dotHostName } from '@cordon/shared';
 import { XMLValidator } from 'fast-xml-parser';
@@ -17,13 +18,15 @@ type Dict = Record<string, unknown>;
 
 /**
  * Checks a `.mobileconfig` as iOS and macOS read it (Apple's Configuration Profile Reference,
- * "DNSSettings"): well-formed XML (a strict XML validator), a property list (a real plist parser),
+ * "DNSSettings"): well-formed XML (a strict XML validator and xmllint), a property list (a real plist parser),
  * the top-level Configuration payload and one `com.apple.dnsSettings.managed` payload with
  * DNSProtocol HTTPS and the ServerURL given.
  * @returns the parsed profile
  */
 function checkProfile(xml: string, serverUrl: string): Dict {
   expect(XMLValidator.validate(xml)).toBe(true);
+  // libxml2's own check (Debian libxml2-utils, installed by .ci/run): well-formed, no network.
+  expect(execFileSync('xmllint', ['--noout', '--nonet', '-'], { input: xml, encoding: 'utf8' })).toBe('');
   const profile = parse(xml) as Dict;
   const uuid = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
   expect(profile).toMatchObject({ PayloadType: 'Configuration', PayloadVersion: 1, PayloadRemovalDisallowed: false });
