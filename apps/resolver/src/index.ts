@@ -77,7 +77,7 @@ export interface ResolverOptions {
    * responses/s and slip 2; `ratePerSecond: 0` turns it off (see {@link RrlOptions}).
    */
   rrl?: RrlOptions;
-  /** TCP limits (RFC 7766 §6.2): timeouts, pipelining, connection caps; defaults in {@link TCP_DEFAULTS}. */
+  /** TCP limits (RFC 7766 §6.2): timeouts, pipelining, connection caps, for DoT's connections too (counted apart); defaults in {@link TCP_DEFAULTS}. */
   tcp?: TcpOptions;
   /** UDP receive buffer to ask for, bytes (default 8 MiB; capped by the kernel, effective size logged; 0: system default). */
   udpRecvBufferBytes?: number;
