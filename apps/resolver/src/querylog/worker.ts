@@ -221,6 +221,9 @@ let parked = false;
 /** The spool file of rows kept at a close with the database unreachable, opened on first use. */
 let parkedSpool: SpoolAppender | null = null;
 
+/** Ends the current wait between retries at once (a `close` arrived); null when not waiting. */
+let wakeRetry: (() => void) | null = null;
+
 /** True once a `close` message waits in the queue: the resolver is shutting down. */
 function closeRequested(): boolean {
   return queue.some((m) => m.kind === 'close');
@@ -251,10 +254,9 @@ async function insertAndReport(
   }
   let retryMs: number = UNREACHABLE_RETRY_MS[0];
   for (;;) {
-    let batches: readonly RowsMessage[] = [];
     try {
       if (parked) return keepForNextStart(read, source);
-      batches = read();
+      const batches = read();
       count = 0;
       for (const b of batches) count += b.count;
       await handle.insert(batches, PACE);
@@ -288,7 +290,12 @@ async function insertAndReport(
         }
       }
       if (!parked) {
-        await new Promise((resolve) => setTimeout(resolve, retryMs));
+        // Closing: short waits, so the rows are kept within about CLOSING_RETRY_MS of the `close`.
+        await new Promise<void>((resolve) => {
+          wakeRetry = resolve;
+          setTimeout(resolve, closingSince === null ? retryMs : CLOSING_RETRY_MS / 4);
+        });
+        wakeRetry = null;
         retryMs = Math.min(retryMs * 2, UNREACHABLE_RETRY_MS[1]);
       }
     }
@@ -383,6 +390,8 @@ async function drain(): Promise<void> {
 
 port.on('message', (m: ToWriter) => {
   queue.push(m);
+  // Closing during an outage: stop waiting out the backoff (the rows are kept for the next start).
+  if (m.kind === 'close') wakeRetry?.();
   if (!draining) void drain();
 });
 if (queue.length > 0) void drain();
