@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import { dotHostName } from '@cordon/shared';
 import dnsPacket from 'dns-packet';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, startCordon } from '../../../e2e/support/cordon.ts';
+import { startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 import { ConfigError, describeConfig, resolveServeConfig } from '../src/config.ts';
 
 const ADMIN = { email: 'root@cordon.test', password: 'Sup3r-secret' };
@@ -74,8 +76,15 @@ async function token(port: number): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-/** One DoT query over a TLS connection trusting only `ca`; resolves with whether the chain verified and the answer's rcode. */
-function dotQuery(port: number, servername: string, ca: string): Promise<{ authorized: boolean; rcode: string }> {
+/**
+ * One DoT query for `www.example` A over a TLS connection trusting only `ca`; resolves with whether
+ * the chain verified, the answer's rcode and its first A address ('' when none).
+ */
+function dotQuery(
+  port: number,
+  servername: string,
+  ca: string,
+): Promise<{ authorized: boolean; rcode: string; a: string }> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, servername, ca }, () => {
       const wire = dnsPacket.encode({ type: 'query', id: 7, questions: [{ name: 'www.example', type: 'A' }] });
@@ -88,10 +97,15 @@ function dotQuery(port: number, servername: string, ca: string): Promise<{ autho
     socket.on('data', (c: Buffer) => {
       buf = Buffer.concat([buf, c]);
       if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
-        const answer = dnsPacket.decode(buf.subarray(2, buf.readUInt16BE(0) + 2)) as { id?: number; rcode?: string };
+        const answer = dnsPacket.decode(buf.subarray(2, buf.readUInt16BE(0) + 2)) as {
+          id?: number;
+          rcode?: string;
+          answers?: { type: string; data?: unknown }[];
+        };
         socket.destroy();
         expect(answer.id).toBe(7);
-        resolve({ authorized: socket.authorized, rcode: answer.rcode ?? '' });
+        const a = answer.answers?.find((r) => r.type === 'A')?.data;
+        resolve({ authorized: socket.authorized, rcode: answer.rcode ?? '', a: typeof a === 'string' ? a : '' });
       }
     });
     socket.on('error', reject);
@@ -99,12 +113,13 @@ function dotQuery(port: number, servername: string, ca: string): Promise<{ autho
 }
 
 describe('cordon serve: DoT with the root downloaded through the API (docs/agent.md "DoT")', () => {
-  it('serves DoT with a leaf the downloaded root verifies, and passes the phone settings on', async () => {
+  it('serves DoT with a leaf the downloaded root verifies, and identifies a location made through the API by its host name', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'cordon-dot-')), 'data');
     dirs.push(dataDir);
+    const upstream = await startFakeUpstream();
     const cordon = await startCordon(
       {
-        CORDON_UPSTREAM: '127.0.0.1:53',
+        CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
         CORDON_DATA_DIR: dataDir,
         CORDON_ROLES: 'api,resolver',
         CORDON_HTTP_ADDR: '127.0.0.1:0',
@@ -131,12 +146,39 @@ describe('cordon serve: DoT with the root downloaded through the API (docs/agent
       // A phone's host name under the suffix: the chain verifies against the downloaded root; the
       // label names no device and 127.0.0.1 no location, so the answer is REFUSED (never open).
       const answer = await dotQuery(dot, 'mzxw6ytboi.dot.cordon.test', root);
-      expect(answer).toEqual({ authorized: true, rcode: 'REFUSED' });
+      expect(answer).toEqual({ authorized: true, rcode: 'REFUSED', a: '' });
+      // A virtual location made through the API: its host name, built from the API's settings as
+      // the console builds it, identifies it (the upstream's answer instead of REFUSED).
+      const post = async (path: string, body: unknown) => {
+        const r = await fetch(`http://127.0.0.1:${http}/restapi${path}`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(r.status, await r.clone().text()).toBe(201);
+        return (await r.json()) as { id: number; key: string };
+      };
+      const msp = await post('/msp', { name: 'MSP One', company_name: 'MSP One Ltd' });
+      const customer = await post('/users/', { accountName: 'Acme', msp_id: msp.id });
+      const location = await post(`/users/${customer.id}/locations/virtual`, { name: 'Phones' });
+      const settings = (await (
+        await fetch(`http://127.0.0.1:${http}/restapi/users/${customer.id}/phone-setup`, { headers: auth })
+      ).json()) as { dot_hostname: string; doh_url: string };
+      expect(settings).toEqual({ dot_hostname: 'dot.cordon.test', doh_url: 'https://dns.cordon.test' });
+      const host = dotHostName(location.key, settings.dot_hostname)!;
+      // The change reaches the data-plane thread within a second.
+      let identified = await dotQuery(dot, host, root);
+      for (let i = 0; i < 20 && identified.rcode === 'REFUSED'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        identified = await dotQuery(dot, host, root);
+      }
+      expect(identified).toEqual({ authorized: true, rcode: 'NOERROR', a: '192.0.2.10' });
       // The boot line says where DoT listens and what phones are given.
       const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
       expect(line).toContain('dot_hostname=dot.cordon.test doh_public_url=https://dns.cordon.test');
     } finally {
       await cordon.stop();
+      await upstream.close();
     }
   }, 120_000);
 });
