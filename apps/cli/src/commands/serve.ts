@@ -57,7 +57,10 @@ export async function startCordon(
     const { tuneNativeHeap } = await import('@cordon/resolver/dataplane');
     tuneNativeHeap();
   }
-  const handle = openConfiguredDatabase(config);
+  // A lost connection is logged once per connection; the pool opens a new one on the next query.
+  const handle = openConfiguredDatabase(config, (err) =>
+    logger.warn({ err }, 'database connection lost; the next query reconnects'),
+  );
   // Held until close: a process without a listening socket (`--roles worker`) would otherwise end,
   // status 0, once an outage closed its last database connection (docs/operations.md "When the
   // database goes away"); every other timer of the roles is unref'd.
