@@ -49,11 +49,18 @@ interface DotClient {
   ask(name: string, id: number): Promise<string>;
 }
 
-function connectDot(port: number, servername: string | undefined, ca: string, localAddress = '127.0.0.1') {
+function connectDot(
+  port: number,
+  servername: string | undefined,
+  ca: string,
+  localAddress = '127.0.0.1',
+  alpn?: string[],
+) {
   return new Promise<DotClient>((resolve, reject) => {
     const socket = tls.connect({
       socket: net.connect({ host: '127.0.0.1', port, localAddress }),
       ca,
+      ...(alpn ? { ALPNProtocols: alpn } : {}),
       ...(servername === undefined ? { servername: '' } : { servername }),
       // Verified against the name the client meant to reach; without SNI, the fallback leaf's localhost.
       checkServerIdentity: (_host, cert) => tls.checkServerIdentity(servername ?? 'localhost', cert),
@@ -223,7 +230,8 @@ describe('DNS over TLS', () => {
 
   it('serves a Node TLS client that verifies the chain against the root, pipelined, and logs protocol dot', async () => {
     const sni = dotHostName(DEVICE_KEY, SUFFIX)!;
-    const client = await connectDot(dot.port, sni, ca, '127.0.0.2');
+    // Offering ALPN `dot` (RFC 7858 §3.2 allows it; the server negotiates none and serves it).
+    const client = await connectDot(dot.port, sni, ca, '127.0.0.2', ['dot']);
     try {
       expect(client.socket.authorized).toBe(true);
       expect(client.socket.getPeerCertificate().subjectaltname).toBe(`DNS:${sni}`);
@@ -270,8 +278,8 @@ describe('DNS over TLS', () => {
       expect(stack.resolver.metrics.dot.rejected).toBe(before.dot.rejected + 1);
       // Refused at accept is not a failed handshake: no TLS work was done for it.
       expect(stack.resolver.metrics.dot.handshakeFailed).toBe(before.dot.handshakeFailed);
-      // Another address is not affected.
-      const other = await connectDot(dot.port, sni, ca, '127.0.0.4');
+      // Another address is served, a client offering another ALPN protocol too.
+      const other = await connectDot(dot.port, sni, ca, '127.0.0.4', ['h2']);
       expect(await other.ask('www.example', 9)).toBe(ALLOWED);
       other.socket.destroy();
       // Idle connections (nothing asked) are closed after idleMs (400 ms here).

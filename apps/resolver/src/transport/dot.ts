@@ -63,8 +63,8 @@ export function startDotServer(
   const server = tls.createServer({
     ...opts.tls,
     minVersion: 'TLSv1.2',
-    // RFC 7858 §3.2 allows ALPN "dot" (RFC 7301 registry); clients without ALPN are served too.
-    ALPNProtocols: ['dot'],
+    // No ALPN (RFC 7858 needs none): a server that lists protocols refuses a client offering others
+    // with a fatal alert (RFC 7301 §3.2), and a client offering `dot` is served without it.
     handshakeTimeout: opts.handshakeTimeoutMs ?? 5_000,
   });
   /** Accepted sockets not closed yet, handshakes in progress included (close() ends them). */
@@ -88,7 +88,7 @@ export function startDotServer(
     });
   });
   server.on('secureConnection', (stream: tls.TLSSocket) => {
-    handshaking.delete(peer(stream as unknown as Socket));
+    handshaking.delete(peer(stream));
     handler.serve(stream, canonicalIp(stream.remoteAddress ?? ''), keyOf(stream.servername));
   });
   // A failed or timed-out handshake (a client that does not trust the certificate) is the client's
