@@ -49,6 +49,10 @@ interface DotClient {
   ask(name: string, id: number): Promise<string>;
 }
 
+/**
+ * Opens a DoT connection from `localAddress` with SNI `servername` (none when undefined), checking the
+ * chain against `ca` and the name (`localhost` without SNI); resolves once the handshake is done.
+ */
 function connectDot(
   port: number,
   servername: string | undefined,
