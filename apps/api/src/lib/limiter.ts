@@ -103,8 +103,8 @@ function rowKey(kind: string, value: string): string {
 export interface ThrottleTicket {
   readonly account: string;
   readonly client: string;
-  /** The keys the attempt was counted on, with their rules. */
-  readonly counted: ReadonlyArray<{ readonly key: string; readonly rule: ThrottleRule }>;
+  /** The keys the attempt was counted on, with the `blocked_until` (epoch ms) the count set on each. */
+  readonly counted: ReadonlyArray<{ readonly key: string; readonly blockedUntil: number }>;
 }
 
 /** The answer of {@link LoginThrottle.attempt}: let through (and counted), or refused for `waitMs` ms. */
@@ -187,9 +187,10 @@ export function createLoginThrottle(
   /**
    * Counts one failure on `key` unless it is blocked at `t` (a new window when the last one is over),
    * setting the delay the new count calls for, in one statement.
-   * @returns true when counted, false when the key is blocked (nothing written)
+   * @returns the `blocked_until` the count set (epoch ms, 0 while failures are free) when counted;
+   *   undefined when the key is blocked (nothing written)
    */
-  async function admit(trx: Kysely<Database>, key: string, rule: ThrottleRule, t: number): Promise<boolean> {
+  async function admit(trx: Kysely<Database>, key: string, rule: ThrottleRule, t: number): Promise<number | undefined> {
     const expired = sql<boolean>`login_throttle.window_start <= ${t - rule.windowMs}`;
     const n = sql<number>`(case when ${expired} then 1 else login_throttle.failures + 1 end)`;
     const firstBlock = throttleDelayMs(rule, 1) > 0 ? t + throttleDelayMs(rule, 1) : 0;
@@ -206,18 +207,21 @@ export function createLoginThrottle(
           })
           .where('login_throttle.blocked_until', '<=', t),
       )
-      .returning('failures')
+      .returning('blocked_until')
       .executeTakeFirst();
-    return row !== undefined;
+    return row === undefined ? undefined : Number(row.blocked_until);
   }
 
-  /** Takes one counted failure back from `key`; a count back under the free failures lifts the delay. */
-  async function uncount(key: string, rule: ThrottleRule): Promise<void> {
+  /**
+   * Takes one counted failure back from `key`, and the delay its count set (`blockedUntil`) unless a
+   * later failure has set another since: the key was not blocked when the attempt was let through.
+   */
+  async function uncount(key: string, blockedUntil: number): Promise<void> {
     await db
       .updateTable('login_throttle')
       .set({
         failures: sql<number>`case when failures > 0 then failures - 1 else 0 end`,
-        blocked_until: sql<number>`case when failures - 1 < ${rule.free} then cast(0 as bigint) else blocked_until end`,
+        blocked_until: sql<number>`case when blocked_until = ${blockedUntil} then cast(0 as bigint) else blocked_until end`,
       })
       .where('key', '=', key)
       .execute();
@@ -277,10 +281,13 @@ export function createLoginThrottle(
     async attempt(account, client) {
       const t = now();
       const { rules } = await applicable(account, client, t);
+      const counted: Array<{ key: string; blockedUntil: number }> = [];
       try {
         await db.transaction().execute(async (trx) => {
           for (const { key, rule } of rules) {
-            if (!(await admit(trx, key, rule, t))) throw new Refused(await longestWait(trx, rules, t));
+            const blockedUntil = await admit(trx, key, rule, t);
+            if (blockedUntil === undefined) throw new Refused(await longestWait(trx, rules, t));
+            counted.push({ key, blockedUntil });
           }
         });
       } catch (err) {
@@ -288,11 +295,11 @@ export function createLoginThrottle(
         throw err;
       }
       await sweep(t);
-      return { admitted: true, ticket: { account, client, counted: rules } };
+      return { admitted: true, ticket: { account, client, counted } };
     },
 
     async refund(ticket) {
-      for (const { key, rule } of ticket.counted) await uncount(key, rule);
+      for (const { key, blockedUntil } of ticket.counted) await uncount(key, blockedUntil);
     },
 
     async succeeded(ticket) {
@@ -305,7 +312,7 @@ export function createLoginThrottle(
           oc.column('key').doUpdateSet({ failures: 0, window_start: t, blocked_until: 0, last_success_at: t }),
         )
         .execute();
-      for (const { key, rule } of ticket.counted) if (key !== accountClient) await uncount(key, rule);
+      for (const { key, blockedUntil } of ticket.counted) if (key !== accountClient) await uncount(key, blockedUntil);
     },
 
     async waitMs(account, client) {

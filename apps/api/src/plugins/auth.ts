@@ -12,6 +12,6 @@ export function registerAuthentication(app: FastifyInstance, deps: AppDeps): voi
   app.addHook('onRequest', async (request) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!m?.[1]) throw new ApiError('ERR_UNAUTHENTICATED');
-    request.tenant = await authenticateToken(deps, m[1]);
+    request.tenant = await authenticateToken(deps, m[1], request.ip);
   });
 }

@@ -62,6 +62,75 @@ const badLink = () => {
 };
 
 /**
+ * A wrong password given to confirm an action on one's own account (`PUT /auth/password`'s
+ * `current_password`, `DELETE /auth/two-factor-auth`'s `password`): 400 `ERR_VALIDATION` naming the
+ * field. Its own class so the API can count it in the throttle as a guess (docs/security.md "Logins").
+ */
+export class WrongPasswordError extends ApiError {
+  constructor(field: 'current_password' | 'password', message: string) {
+    super('ERR_VALIDATION', message, { [field]: message });
+    this.name = 'WrongPasswordError';
+  }
+}
+
+/** The audit actions of refused attempts on an account (docs/security.md "Accounts"; OWASP ASVS V7.2). */
+export type RefusalAction =
+  | 'admin.password_change_failed'
+  | 'admin.2fa_disable_failed'
+  | 'auth.2fa_code_refused'
+  | 'auth.token_refused';
+
+/**
+ * Records a refused attempt on `admin`'s account — a wrong current password, a refused 2FA code, a
+ * refused token — as an audit row of the admin's tenant (its MSP and customer, so the admins who
+ * manage it see it) with the client address. Nothing changed, so no mutation: the row is written on
+ * its own (`recordEvent`), and a failure audit never needs a successful mutation (OWASP ASVS V7.2.1,
+ * V7.2.2). `reason` is a short code or text, never a secret.
+ */
+export async function recordRefusal(
+  deps: CoreDeps,
+  admin: AdminForToken,
+  ip: string | null,
+  action: RefusalAction,
+  reason: string,
+): Promise<void> {
+  await recordEvent(deps, { ...eventOf(admin, ip), action, after: { reason } });
+}
+
+/**
+ * Records a refused access token whose signature was good: revoked by a logout (`cause` 'revoked'),
+ * or of an older token generation than its admin's (a password or role change, a 2FA reset, "log out
+ * everywhere": 'stale'), or of an admin deleted since. Written as `auth.token_refused` with reason
+ * `revoked`, `superseded` or `admin deleted` in the admin's tenant; when the admin is gone, as a row
+ * of no tenant (system admins only) naming the token's subject id. Forged or malformed tokens name
+ * no admin and are not recorded (docs/security.md "Accounts").
+ */
+export async function recordTokenRefusal(
+  deps: CoreDeps,
+  adminId: number,
+  ip: string | null,
+  cause: 'revoked' | 'stale',
+): Promise<void> {
+  const admin = Number.isSafeInteger(adminId) ? await findAdminById(deps.handle.db, adminId) : undefined;
+  if (admin) {
+    await recordRefusal(deps, admin, ip, 'auth.token_refused', cause === 'revoked' ? 'revoked' : 'superseded');
+    return;
+  }
+  await recordEvent(deps, {
+    adminId: null,
+    email: null,
+    role: null,
+    mspId: null,
+    customerId: null,
+    ip,
+    action: 'auth.token_refused',
+    entity: 'admin',
+    entityId: Number.isSafeInteger(adminId) ? adminId : null,
+    after: { reason: 'admin deleted' },
+  });
+}
+
+/**
  * The admin of a token's subject, checked against the token's generation (docs/security.md
  * "Accounts"): undefined when the admin is gone or the generation was raised since (logout
  * everywhere, a password or role change, a 2FA reset).
@@ -192,15 +261,16 @@ async function own(deps: CoreDeps, caller: Caller): Promise<AdminForToken> {
 
 /**
  * `PUT /auth/password` (profile): checks the current password, sets the new one and refuses every
- * older token of the caller, this one included. Audit `admin.password_change`.
+ * older token of the caller, this one included. Audit `admin.password_change`; a wrong current
+ * password is recorded as `admin.password_change_failed` (docs/security.md "Accounts").
  * @returns the admin row, for the API to sign the caller a new token
- * @throws ApiError ERR_VALIDATION when the current password is wrong
+ * @throws WrongPasswordError (400 ERR_VALIDATION on `current_password`) when the current password is wrong
  */
 export async function changePassword(deps: CoreDeps, caller: Caller, body: PasswordChange): Promise<AdminForToken> {
   const admin = await own(deps, caller);
   if (!(await verifyPassword(admin.password_hash, body.current_password))) {
-    const message = 'The current password is not correct.';
-    throw new ApiError('ERR_VALIDATION', message, { current_password: message });
+    await recordRefusal(deps, admin, caller.ip, 'admin.password_change_failed', 'wrong current password');
+    throw new WrongPasswordError('current_password', 'The current password is not correct.');
   }
   await setPassword(deps, caller, admin, body.password, 'admin.password_change');
   return own(deps, caller);
@@ -295,7 +365,8 @@ export async function beginTwoFactor(
 
 /**
  * Enrolment's second call: the first code of the authenticator app confirms the pending secret;
- * 2FA is then on, with ten recovery codes (stored hashed, shown once). Audit `admin.2fa_enable`.
+ * 2FA is then on, with ten recovery codes (stored hashed, shown once). Audit `admin.2fa_enable`; a
+ * refused code is recorded as `auth.2fa_code_refused`.
  * @throws ApiError ERR_2FA_CODE_REQUIRED for an empty code; ERR_VALIDATION when no enrolment was
  *   started; ERR_2FA_INVALID_CODE for a wrong code; ERR_CONFLICT when 2FA is already on
  */
@@ -312,8 +383,15 @@ export async function confirmTwoFactor(
     const message = 'Start the enrolment first: scan the QR code, then enter its code.';
     throw new ApiError('ERR_VALIDATION', message, { code: message });
   }
-  if (!isTotpCode(code)) throw new ApiError('ERR_2FA_INVALID_CODE');
-  await useTotpCode(deps.handle.db, admin.id, openStored(deps, pending), code, deps.now());
+  try {
+    if (!isTotpCode(code)) throw new ApiError('ERR_2FA_INVALID_CODE');
+    await useTotpCode(deps.handle.db, admin.id, openStored(deps, pending), code, deps.now());
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'ERR_2FA_INVALID_CODE') {
+      await recordRefusal(deps, admin, ip, 'auth.2fa_code_refused', 'enrolment: invalid code');
+    }
+    throw err;
+  }
   return mutate(
     deps,
     selfCaller(admin, ip),
@@ -349,15 +427,16 @@ async function clearTwoFactor(trx: Kysely<Database>, adminId: number, at: string
 
 /**
  * `DELETE /auth/two-factor-auth` (spec §7): with the caller's current password, turns its 2FA off and
- * clears its recovery codes. Audit `admin.2fa_disable`.
- * @throws ApiError ERR_VALIDATION for a wrong password; ERR_CONFLICT when 2FA is off; ERR_FORBIDDEN
+ * clears its recovery codes. Audit `admin.2fa_disable`; a wrong password is recorded as
+ * `admin.2fa_disable_failed`.
+ * @throws WrongPasswordError (400 ERR_VALIDATION on `password`) for a wrong password; ApiError ERR_CONFLICT when 2FA is off; ERR_FORBIDDEN
  *   when the caller's MSP enforces 2FA
  */
 export async function disableTwoFactor(deps: CoreDeps, caller: Caller, password: string): Promise<{ disabled: true }> {
   const admin = await own(deps, caller);
   if (!(await verifyPassword(admin.password_hash, password))) {
-    const message = 'The password is not correct.';
-    throw new ApiError('ERR_VALIDATION', message, { password: message });
+    await recordRefusal(deps, admin, caller.ip, 'admin.2fa_disable_failed', 'wrong password');
+    throw new WrongPasswordError('password', 'The password is not correct.');
   }
   if (admin.twofa_enabled !== 1) throw new ApiError('ERR_CONFLICT', 'Two-factor authentication is off.');
   if ((await toProfile(deps, admin)).enforce_twofa) {

@@ -15,7 +15,10 @@ export {
   getEnforcement,
   getProfile,
   logoutEverywhere,
+  type RefusalAction,
   recordLoginEvent,
+  recordRefusal,
+  recordTokenRefusal,
   regenerateRecoveryCodes,
   registerInvitedAdmin,
   requestPasswordReset,
@@ -25,6 +28,7 @@ export {
   selfCaller,
   setEnforcement,
   updateProfile,
+  WrongPasswordError,
 } from './accounts.ts';
 export { LINK_TTL_MS } from './links.ts';
 export {

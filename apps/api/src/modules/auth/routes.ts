@@ -1,6 +1,6 @@
 import { admins } from '@cordon/core';
 import { ApiError, Endpoints } from '@cordon/shared';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import { clientKey, createLoginThrottle } from '../../lib/limiter.ts';
 import type { AppDeps } from '../../types.ts';
@@ -30,7 +30,7 @@ async function enrollingAdmin(
 ): Promise<{ admin: admins.AdminForToken; enrolOnly: boolean }> {
   const token = bearer(request);
   if (token === undefined) throw new ApiError('ERR_UNAUTHENTICATED');
-  const tenant = await service.authenticateToken(deps, token).catch(() => undefined);
+  const tenant = await service.authenticateToken(deps, token, request.ip).catch(() => undefined);
   if (tenant) {
     const admin = await admins.findAdminById(deps.handle.db, tenant.adminId);
     if (!admin) throw new ApiError('ERR_UNAUTHENTICATED');
@@ -110,21 +110,55 @@ export function registerPublicAuthRoutes(app: FastifyInstance, deps: AppDeps): v
   });
 }
 
+/** The throttle keys of a profile action that checks the caller's password: per admin, per client (namespaced apart from logins). */
+function profileKeys(adminId: number, ip: string): { account: string; client: string } {
+  return { account: `profile:admin:${adminId}`, client: `profile:${clientKey(ip)}` };
+}
+
 /**
  * Authenticated auth routes: logout (this token, or every token), the profile and password change,
- * 2FA off and new recovery codes, an admin's 2FA reset and an MSP's enforcement.
+ * 2FA off and new recovery codes, an admin's 2FA reset and an MSP's enforcement. The two routes that
+ * check the caller's password (`PUT /auth/password`, `DELETE /auth/two-factor-auth`) are throttled
+ * like logins (docs/security.md "Logins"; issue 30: a stolen session must not become a stolen
+ * password): the same atomic counters (`lib/limiter.ts`), keyed by the admin and by the client,
+ * apart from the login's; a wrong password counts, anything else is uncounted; a throttled call
+ * answers 429 with `Retry-After` before the password is checked.
  */
 export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const throttle = createLoginThrottle(deps.handle.db, deps.now, deps.loginThrottle);
   const e = Endpoints.auth;
+
+  /** Runs `check` (which verifies the caller's password) under the profile throttle. */
+  async function throttled<T>(request: FastifyRequest, reply: FastifyReply, check: () => Promise<T>): Promise<T> {
+    const { account, client } = profileKeys(request.tenant.adminId, request.ip);
+    const admission = await throttle.attempt(account, client);
+    if (!admission.admitted) {
+      reply.header('retry-after', String(Math.ceil(admission.waitMs / 1000)));
+      throw new ApiError('ERR_RATE_LIMITED');
+    }
+    try {
+      const result = await check();
+      await throttle.succeeded(admission.ticket);
+      return result;
+    } catch (err) {
+      if (!(err instanceof admins.WrongPasswordError)) await throttle.refund(admission.ticket);
+      throw err;
+    }
+  }
+
   registerEndpoint(app, e.logout, ({ request }) => service.logout(deps, request.tenant));
   registerEndpoint(app, e.logoutAll, ({ caller }) => admins.logoutEverywhere(deps, caller));
   registerEndpoint(app, e.profile, ({ caller }) => admins.getProfile(deps, caller));
   registerEndpoint(app, e.profileUpdate, ({ caller, body }) => admins.updateProfile(deps, caller, body));
-  registerEndpoint(app, e.passwordChange, async ({ caller, body }) => {
-    const admin = await admins.changePassword(deps, caller, body);
-    return { access_token: await service.signAccessToken(deps, admin) };
-  });
-  registerEndpoint(app, e.twoFactorDisable, ({ caller, body }) => admins.disableTwoFactor(deps, caller, body.password));
+  registerEndpoint(app, e.passwordChange, ({ caller, body, request, reply }) =>
+    throttled(request, reply, async () => {
+      const admin = await admins.changePassword(deps, caller, body);
+      return { access_token: await service.signAccessToken(deps, admin) };
+    }),
+  );
+  registerEndpoint(app, e.twoFactorDisable, ({ caller, body, request, reply }) =>
+    throttled(request, reply, () => admins.disableTwoFactor(deps, caller, body.password)),
+  );
   registerEndpoint(app, e.recoveryCodes, ({ caller }) => admins.regenerateRecoveryCodes(deps, caller));
   registerEndpoint(app, e.twoFactorReset, ({ caller, params }) => admins.resetTwoFactor(deps, caller, params.id));
   registerEndpoint(app, e.enforceGet, ({ params }) => admins.getEnforcement(deps, params.id));

@@ -209,12 +209,13 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 30;
  * 12 h lifetime, a lifetime `exp − iat` of at most 12 h (docs/security.md "Tokens and secrets at rest": a token signed with a long
  * `exp` is refused whatever it claims), the claim shape (an enrolment-only token has none of the
  * claims, so it is refused here), revocation, and that its admin still exists with the token's
- * generation (docs/security.md "Accounts").
+ * generation (docs/security.md "Accounts"). A genuine token refused (revoked, superseded, its admin
+ * deleted) is recorded as `auth.token_refused` with the client address `ip` (`admins.recordTokenRefusal`).
  * Role and tenant ids come from the database row, not the claims, so a moved or deleted admin loses
  * access at once.
  * @throws ApiError ERR_UNAUTHENTICATED (401, text contains '401') for any failure
  */
-export async function authenticateToken(deps: AppDeps, token: string): Promise<Tenant> {
+export async function authenticateToken(deps: AppDeps, token: string, ip: string | null = null): Promise<Tenant> {
   let claims: TokenClaims;
   try {
     const { payload } = await jwtVerify(token, keyFor(deps), {
@@ -231,9 +232,17 @@ export async function authenticateToken(deps: AppDeps, token: string): Promise<T
   } catch {
     throw new ApiError('ERR_UNAUTHENTICATED');
   }
-  if (await isRevoked(deps.handle.db, claims.jti)) throw new ApiError('ERR_UNAUTHENTICATED');
+  // From here the token is genuine (our key, in its lifetime): a refusal is worth an audit row in its
+  // admin's tenant (OWASP ASVS V7.2.2; docs/security.md "Accounts").
+  if (await isRevoked(deps.handle.db, claims.jti)) {
+    await admins.recordTokenRefusal(deps, Number(claims.sub), ip, 'revoked');
+    throw new ApiError('ERR_UNAUTHENTICATED');
+  }
   const admin = await admins.adminForToken(deps, Number(claims.sub), generationOf(claims.jti));
-  if (!admin || !isRole(admin.role)) throw new ApiError('ERR_UNAUTHENTICATED');
+  if (!admin || !isRole(admin.role)) {
+    await admins.recordTokenRefusal(deps, Number(claims.sub), ip, 'stale');
+    throw new ApiError('ERR_UNAUTHENTICATED');
+  }
   return {
     adminId: admin.id,
     email: admin.email,
