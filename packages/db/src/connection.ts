@@ -76,7 +76,7 @@ export function loadPg(): typeof pg {
  *
  * A PostgreSQL pool survives losing its server (docs/operations.md "When the database goes away"):
  * node-postgres emits `error` on a pooled connection the server or the network ends, and an
- * `error` event nobody listens to ends the process (Node.js "Events", error events). Every
+ * `error` event nobody listens to ends the process. Every
  * connection gets a listener for as long as it lives — checked out too, where a query waiting on it
  * gets the error as its rejection — and the pool one for its idle connections, which it discards;
  * the next query opens a new connection, so the pool reconnects by itself once the server answers.
@@ -102,7 +102,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       },
     });
     const onPoolError = options.onPoolError ?? (() => undefined);
-    // An idle connection's error: the pool has already removed it (pg-pool's idle listener).
+    // An idle connection's error: the pool has already removed it.
     pool.on('error', (err) => onPoolError(err));
     // A checked-out connection's error: its query, if any, rejects with it; released, it is discarded.
     pool.on('connect', (client) => {

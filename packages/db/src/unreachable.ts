@@ -1,8 +1,8 @@
 /**
  * Socket errors and PostgreSQL SQLSTATEs that mean "the database does not answer" rather than a
- * refusal of the SQL (PostgreSQL "Appendix A. Error Codes": class 08 connection exception; 57P01
- * admin_shutdown, what `pg_terminate_backend` and a fast shutdown send; 57P02 crash_shutdown; 57P03
- * cannot_connect_now, a server starting up or in recovery; 53300 too_many_connections).
+ * refusal of the SQL: SQLSTATE class 08 (connection exception); 57P01 admin_shutdown, what
+ * `pg_terminate_backend` and a fast shutdown send; 57P02 crash_shutdown; 57P03 cannot_connect_now,
+ * a server starting up or in recovery; 53300 too_many_connections.
  */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
