@@ -243,7 +243,7 @@ describe('the resolver as a DNS citizen (dig and raw packets against a scripted 
           'mx2.mail.example',
         ]);
       }
-      if (name === 'nothing.example') expect(decoded.rcode).toBe('NXDOMAIN');
+      if (name === 'nothing.example') expect((decoded.flags ?? 0) & 0xf).toBe(3);
     }
   });
 });
