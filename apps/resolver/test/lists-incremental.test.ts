@@ -128,6 +128,57 @@ describe.each(testDialects())('the lists part reloads per owner on %s', (dialect
   }, 60_000);
 });
 
+describe.each(testDialects())('the row digests over many entries on %s', (dialect) => {
+  it("add up an owner's rows across the digest pass's slices, so unchanged owners are never flagged", async () => {
+    const { handle, s } = await seeded(dialect);
+    try {
+      const ts = new Date().toISOString();
+      const row = (policy_id: number, customer_id: number, domain: string) => ({
+        policy_id,
+        customer_id,
+        domain,
+        action: 'block',
+        include_subdomains: 1,
+        comment: '',
+        log_requests: 1,
+        created_at: ts,
+        updated_at: ts,
+      });
+      // 12,000 entries of the later policy: more than two of SQLite's 5,000-entry digest slices.
+      for (let i = 0; i < 12_000; i += 1_000) {
+        await handle.db
+          .insertInto('policy_domains')
+          .values(Array.from({ length: 1_000 }, (_, j) => row(s.otherPolicyId, s.otherCustomerId, `n${i + j}.example`)))
+          .execute();
+      }
+      let now = 0;
+      const part = createListsPart({ now: () => now, rowDigestEveryMs: 1 });
+      const first = await part.load(handle, silent, null);
+      expect(first.policy.get(s.otherPolicyId)?.block.size).toBe(12_000);
+      // A row by hand for the earlier policy shifts every slice boundary inside the later one's rows.
+      await handle.db
+        .insertInto('policy_domains')
+        .values(row(s.defaultPolicyId, s.customerId, 'hand.example'))
+        .execute();
+      now += 1;
+      const second = await part.load(handle, silent, first);
+      expect(second.reloadedOwners).toBe(1);
+      expect(second.policy.get(s.defaultPolicyId)?.block.lookup('hand.example')).toBe(true);
+      expect(second.policy.get(s.otherPolicyId)).toBe(first.policy.get(s.otherPolicyId));
+      // A change through core, the clock still: found by its stamp, its owner's digest read for it alone…
+      await core(handle).add(s.defaultPolicyId, 'core.example');
+      const third = await part.load(handle, silent, second);
+      expect(third.reloadedOwners).toBe(1);
+      expect(third.policy.get(s.defaultPolicyId)?.block.lookup('core.example')).toBe(true);
+      // …equals the next full pass's, which so finds nothing to do.
+      now += 1;
+      expect(await part.load(handle, silent, third)).toBe(third);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+});
+
 describe.each(testDialects())('core list changes on %s', (dialect) => {
   it('lets the unique index refuse a listed domain and skip it on import, and refuses lists above the limit', async () => {
     const { handle, s } = await seeded(dialect);

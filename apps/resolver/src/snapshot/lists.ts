@@ -3,7 +3,7 @@ import { normalizeDomain } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
 import { type CompiledPolicy, withLists } from '../policy/compiled-policy.ts';
 import { DomainIndex, type DomainLists, NO_LISTS } from '../policy/domain-index.ts';
-import { changedKeys, chunks, collectDigests, digestColumns, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
+import { changedKeys, chunks, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
 
 /**
  * The lists part (decision order steps 3–4, docs/architecture.md): every policy's allow and block
@@ -45,12 +45,10 @@ export interface ListDigests {
 /** Entries per page when reading the lists (bench/README.md "Resolver memory"). */
 const LIST_PAGE = 10_000;
 /**
- * Entries per page of an incremental reload, and owners per page of SQLite's digest query: each
- * page is one synchronous better-sqlite3 call on the data-plane thread, which answers DNS between
+ * Entries per page of an incremental reload: each page is one synchronous better-sqlite3 call on the data-plane thread, which answers DNS between
  * pages (docs/architecture.md "Data plane": the lists part never holds the answering thread long).
  */
 const SLICE_ROWS = 2_000;
-const DIGEST_OWNERS = 200;
 
 /**
  * The key prefix of the owners' change stamps in `settings`: `lists:policy:<policy id>`,
@@ -98,12 +96,44 @@ async function sealAll(lists: Iterable<MutableLists>): Promise<void> {
  * index (SQLite's indexes carry the rowid), so the digest is read from the index alone.
  */
 const ROW = sql`(cast(id as bigint) * 2 + (case when action = 'block' then 1 else 0 end)) * 1024 + length(domain)`;
+/** The prime the digest sums are taken modulo (as `digestColumns` of part.ts). */
+const P = 1_000_000_007;
+const N = sql<number | string>`count(*)`;
+const S = sql<number | string | null>`sum((${ROW}) % ${sql.lit(P)})`;
+const Q = sql<number | string | null>`sum(((${ROW}) % ${sql.lit(P)}) * ((${ROW}) % ${sql.lit(P)}) % ${sql.lit(P)})`;
+
+/** Partial digest sums of one owner, added up across slices. */
+type Sums = { n: number; s: number; q: number };
+
+/** Adds digest rows (`key`, n, s, q) into `into`, summing an owner's rows across slices (modulo {@link P}). */
+function addSums(
+  into: Map<number, Sums>,
+  rows: readonly { key: number; n: number | string; s: number | string | null; q: number | string | null }[],
+): void {
+  for (const r of rows) {
+    const at = into.get(Number(r.key)) ?? { n: 0, s: 0, q: 0 };
+    at.n += Number(r.n);
+    at.s = (at.s + (Number(r.s ?? 0) % P)) % P;
+    at.q = (at.q + (Number(r.q ?? 0) % P)) % P;
+    into.set(Number(r.key), at);
+  }
+}
+
+/** The digest texts of summed owners. */
+function texts(sums: Map<number, Sums>): Map<number, string> {
+  return new Map([...sums].map(([k, v]) => [k, `${v.n}/${v.s}/${v.q}`]));
+}
+
+/** Index entries per slice of SQLite's digest pass: one slice is one synchronous call of a few ms. */
+const DIGEST_SLICE = 5_000;
 
 /**
- * Row digests ({@link ListDigests}) of the owners `policies` and `globals` name (null: every owner).
- * On SQLite every owner's policy digests are read {@link DIGEST_OWNERS} owners at a time along the
- * unique index, the event loop let run between pages; PostgreSQL answers over the network, so one
- * query leaves the thread free meanwhile.
+ * Row digests ({@link ListDigests}) of the owners `policies` and `globals` name (null: every owner):
+ * per owner the count, and the sums modulo {@link P} of {@link ROW} and of its square. On SQLite the
+ * pass over every policy's rows walks the unique index {@link DIGEST_SLICE} entries at a time (an
+ * owner's rows may span slices: their sums add up), the event loop let run between slices, so one
+ * owner's 100,000 entries never hold the answering thread; PostgreSQL answers over the network, so
+ * one query leaves the thread free meanwhile.
  */
 async function rowDigests(
   db: Kysely<Database>,
@@ -111,44 +141,73 @@ async function rowDigests(
   policies: number[] | null,
   globals: number[] | null,
 ): Promise<{ policy: Map<number, string>; global: Map<number, string> }> {
-  const d = digestColumns(ROW);
-  const policy = new Map<number, string>();
-  const global = new Map<number, string>();
+  const policy = new Map<number, Sums>();
+  const global = new Map<number, Sums>();
   const policyDigest = () =>
-    db.selectFrom('policy_domains').select([sql<number>`policy_id`.as('key'), d.n.as('n'), d.s.as('s'), d.q.as('q')]);
+    db.selectFrom('policy_domains').select([sql<number>`policy_id`.as('key'), N.as('n'), S.as('s'), Q.as('q')]);
   if (policies !== null) {
     for (const ids of chunks(policies)) {
-      collectDigests(policy, await policyDigest().where('policy_id', 'in', ids).groupBy('policy_id').execute());
+      addSums(policy, await policyDigest().where('policy_id', 'in', ids).groupBy('policy_id').execute());
     }
   } else if (dialect === 'sqlite') {
-    for (let after = 0; ; ) {
-      const rows = await policyDigest()
-        .where('policy_id', '>', after)
+    // Keyset slices along policy_domains_owner_unique (policy_id, action, domain); `last` is the
+    // slice's last entry: action and domain joined by NUL keep their order ('allow' < 'block').
+    let after: { policy: number; action: string; domain: string } | null = null;
+    for (;;) {
+      const from: { policy: number; action: string; domain: string } | null = after;
+      const slice = db
+        .selectFrom('policy_domains')
+        .select(['policy_id', 'id', 'action', 'domain'])
+        .$if(from !== null, (q) =>
+          q.where(sql<boolean>`(policy_id, action, domain) > (${from?.policy}, ${from?.action}, ${from?.domain})`),
+        )
+        .orderBy('policy_id')
+        .orderBy('action')
+        .orderBy('domain')
+        .limit(DIGEST_SLICE)
+        .as('slice');
+      const rows: {
+        key: number;
+        n: number | string;
+        s: number | string | null;
+        q: number | string | null;
+        last: string;
+      }[] = await db
+        .selectFrom(slice)
+        .select([
+          sql<number>`policy_id`.as('key'),
+          N.as('n'),
+          S.as('s'),
+          Q.as('q'),
+          sql<string>`max(action || char(0) || domain)`.as('last'),
+        ])
         .groupBy('policy_id')
         .orderBy('policy_id')
-        .limit(DIGEST_OWNERS)
         .execute();
-      collectDigests(policy, rows);
-      if (rows.length < DIGEST_OWNERS) break;
-      after = rows[rows.length - 1]!.key;
+      addSums(policy, rows);
+      const read = rows.reduce((n, r) => n + Number(r.n), 0);
+      const end = rows[rows.length - 1];
+      if (read < DIGEST_SLICE || !end) break;
+      const nul = end.last.indexOf('\0');
+      after = { policy: Number(end.key), action: end.last.slice(0, nul), domain: end.last.slice(nul + 1) };
       await breathe();
     }
   } else {
-    collectDigests(policy, await policyDigest().groupBy('policy_id').execute());
+    addSums(policy, await policyDigest().groupBy('policy_id').execute());
   }
   const owner = sql<number>`coalesce(msp_id, 0)`;
   for (const ids of globals === null ? [null] : chunks(globals)) {
-    collectDigests(
+    addSums(
       global,
       await db
         .selectFrom('global_domains')
-        .select([owner.as('key'), d.n.as('n'), d.s.as('s'), d.q.as('q')])
+        .select([owner.as('key'), N.as('n'), S.as('s'), Q.as('q')])
         .$if(ids !== null, (q) => q.where(owner, 'in', ids as number[]))
         .groupBy(owner)
         .execute(),
     );
   }
-  return { policy, global };
+  return { policy: texts(policy), global: texts(global) };
 }
 
 /** The owners' change stamps, `settings` key → value (a range of the primary key). */
@@ -218,7 +277,7 @@ export interface ListsPartOptions {
   now?: () => number;
   /** At most how often a load reads every owner's row digest, ms (default 10,000; 0: every load). */
   rowDigestEveryMs?: number;
-  /** The coalescing window of change-triggered reloads, ms (default 100; `SnapshotPart.settleMs`). */
+  /** The coalescing window of change-triggered reloads, ms (default 200; `SnapshotPart.settleMs`). */
   settleMs?: number;
 }
 
@@ -241,7 +300,7 @@ export function createListsPart(options: ListsPartOptions = {}): SnapshotPart<Li
     name: 'lists',
     incremental: true,
     topics: ['lists'],
-    settleMs: options.settleMs ?? 100,
+    settleMs: options.settleMs ?? 200,
     empty: () => ({
       policy: new Map(),
       msp: new Map(),

@@ -69,7 +69,7 @@ export interface SnapshotStoreOptions {
   retryMs?: readonly [number, number];
   /**
    * The coalescing window of the parts that declare one (`SnapshotPart.settleMs`: the lists part's
-   * 100 ms), ms; unset: each part's own. 0 reloads at once.
+   * 200 ms), ms; unset: each part's own. 0 reloads at once.
    */
   settleMs?: number;
 }
