@@ -209,6 +209,23 @@ describe('the resolver as a DNS citizen (dig and raw packets against a scripted 
     expect((ok?.readUInt16BE(2) ?? -1) & 0xf).toBe(3);
   });
 
+  it('answers a qname with a dot inside a label without the shared cache (its text does not fix its wire layout)', async () => {
+    // `signed\.example` as ONE label: its text equals signed.example's, its wire layout does not.
+    const question = Buffer.concat([Buffer.from([14]), Buffer.from('signed.example'), Buffer.from([0, 0, 1, 0, 1])]);
+    const header = Buffer.from([0, 77, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1]);
+    const hits = stack.resolver.metrics.cacheHits;
+    const misses = stack.resolver.metrics.cacheMisses;
+    for (let i = 0; i < 2; i++) {
+      const answer = await exchange(port, Buffer.concat([header, question, OPT]));
+      expect(answer, 'answered').not.toBeNull();
+      // The question comes back byte for byte: one 14-byte label.
+      expect(answer!.subarray(12, 12 + question.length).equals(question)).toBe(true);
+    }
+    // Neither looked up nor stored: no hit, and no miss counted either (the cache link let it pass).
+    expect(stack.resolver.metrics.cacheHits).toBe(hits);
+    expect(stack.resolver.metrics.cacheMisses).toBe(misses);
+  });
+
   it('compresses relayed answers: no name repeats a suffix in full (RFC 1035 §4.1.4)', async () => {
     for (const [name, type] of [
       ['www.shop.example', 'A'],
