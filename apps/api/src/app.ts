@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
 import { type JwtKeyRing, jwtKeyRing } from './modules/auth/index.ts';
+import type { BatchRate } from './modules/batch/budget.ts';
 import { API_MODULES } from './modules.ts';
 import { registerAuthentication } from './plugins/auth.ts';
 import { errorsPlugin } from './plugins/errors.ts';
@@ -43,6 +44,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** Login throttling limits (tests); default `LOGIN_THROTTLE`. */
   loginThrottle?: LoginThrottleLimits;
+  /** Each admin's `/batch` sub-request budget per API process (tests); default `BATCH_RATE` (docs/api.md "Batch"). */
+  batchRate?: BatchRate;
   /**
    * The built console; when set and its index.html exists, its files are served (looked up per
    * request, so a rebuild needs no restart) with an index.html fallback for client routes.
@@ -135,6 +138,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     changes: opts.changes,
     jwtKeys: opts.jwtKeys ?? jwtKeyRing(opts.jwtSecret ? [opts.jwtSecret] : []),
     loginThrottle: opts.loginThrottle,
+    batchRate: opts.batchRate,
     now: opts.now ?? Date.now,
     claims: { ...DEFAULT_CLAIM_LIMITS, ...opts.claims },
     upstreams: opts.upstreams,

@@ -1,6 +1,7 @@
 import type { lists, locations } from '@cordon/core';
 import type { Role, RouteScope } from '@cordon/shared';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
+import type { BatchRate } from './modules/batch/budget.ts';
 
 export type { RouteScope };
 
@@ -47,6 +48,8 @@ export interface AppDeps extends locations.LocationDeps {
   readonly jwtKeys: JwtKeyRing;
   /** Login throttling limits; default `LOGIN_THROTTLE` (lib/limiter.ts). */
   readonly loginThrottle?: LoginThrottleLimits | undefined;
+  /** Each admin's `/batch` sub-request budget; default `BATCH_RATE` (modules/batch/budget.ts; docs/api.md "Batch"). */
+  readonly batchRate?: BatchRate | undefined;
   /** Cordon's upstream resolvers (the DNS lookup tool asks them); undefined: the host's resolvers. */
   readonly upstreams?: readonly { readonly host: string; readonly port: number }[] | undefined;
   /** The operator's domain-list limits (`--max-list-entries`; docs/operations.md "List sizes"); undefined: core's defaults. */

@@ -42,6 +42,11 @@ export const Constants = {
   blockedAnswerTtl: 60,
   /** Most sub-requests in one POST /batch (docs/api.md). */
   batchMaxRequests: 100,
+  /**
+   * Most bytes of sub-request answers (their JSON bodies) in one POST /batch answer, 1 MiB (docs/api.md
+   * "Batch"; issue 30): items past it answer 413 `ERR_BATCH_TOO_LARGE`.
+   */
+  batchMaxResponseBytes: 1024 * 1024,
 } as const;
 
 /** Offset of a page: size × page − size (spec §9). Pages count from 1. */

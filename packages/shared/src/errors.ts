@@ -22,6 +22,11 @@ export const ErrorCatalogue = {
   ERR_2FA_ENFORCED: { status: 422, message: '2FA is enforced' },
   /** A domain list would pass the operator's size limit (docs/operations.md "List sizes"). */
   ERR_LIST_FULL: { status: 422, message: ErrorTexts.listFull },
+  /**
+   * A `/batch` item whose answer would take the batch's answer past `Constants.batchMaxResponseBytes`,
+   * and the items after it, which do not run (docs/api.md "Batch").
+   */
+  ERR_BATCH_TOO_LARGE: { status: 413, message: ErrorTexts.batchAnswerTooLarge },
   ERR_RATE_LIMITED: { status: 429, message: ErrorTexts.tooManyRequests },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'Client error: Request header fields too large.' },
   ERR_INTERNAL: { status: 500, message: ErrorTexts.serverError },

@@ -52,6 +52,7 @@ export const ErrorTexts = {
   uploadFailed: 'Failed Uploaded file.',
   cloudKeyAdded: 'Cloud Key added',
   listFull: 'This list is full.',
+  batchAnswerTooLarge: 'Client error: The batch answer is too large. Send fewer sub-requests at a time.',
 } as const;
 
 /**

@@ -10,7 +10,7 @@ export type BatchMethod = (typeof BATCH_METHODS)[number];
 export const batchIdMessage = 'Batch ids are 1 to 64 letters, digits, underscores, hyphens, dots or colons.';
 /** Message of a sub-request path that is not an absolute path under `/restapi`. */
 export const batchPathMessage =
-  'The path must start with / and be relative to /restapi (no query, fragment or dot segment).';
+  'The path must start with / and be relative to /restapi (no query, fragment, dot segment or encoded reserved character).';
 /** Message of a sub-request that names `/batch` itself. */
 export const batchNestedMessage = 'A batch cannot contain another batch.';
 /** Message of a batch with more than {@link Constants.batchMaxRequests} sub-requests. */
@@ -19,26 +19,53 @@ export const batchTooLargeMessage = `A batch holds at most ${Constants.batchMaxR
 /** A sub-request id: the key of the body's map, echoed as the key of the answer. */
 const BATCH_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
+/** Characters RFC 3986 §2.3 calls unreserved: percent-encoding them changes nothing (§6.2.2.2). */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
 /**
- * A sub-request's path, relative to `/restapi` (docs/api.md "Batch"): `/` then printable ASCII, no
- * `?` (query values go in `parameters`), no `#`, no backslash, no `//` and no `.`/`..` segment, so it
- * can only name a route of the API itself.
+ * The one form a sub-request's path is checked and routed in (docs/api.md "Batch"; issue 30: `/%62atch`
+ * ran a batch inside a batch): relative to `/restapi`, `/` then printable ASCII without `?` (query values
+ * go in `parameters`), `#` or backslash; percent-encoded unreserved characters decoded (RFC 3986
+ * §6.2.2.2), any other percent-encoding refused (no API path needs one: ids, dates and words); then no
+ * empty segment (`//`) but a trailing slash, and no `.` or `..` segment (RFC 3986 §5.2.4), so the path
+ * can only name a route of the API itself and names it exactly as the router will.
+ * @returns the normalised path, or null when the path is refused
  */
-function isBatchPath(path: string): boolean {
-  if (!/^\/[\x21-\x7e]*$/.test(path) || /[?#\\]/.test(path) || path.includes('//')) return false;
-  return !path.split('/').some((s) => s === '.' || s === '..' || /^%2e{1,2}$/i.test(s) || /%2e%2e|%2f|%5c/i.test(s));
+export function normalizeBatchPath(path: string): string | null {
+  if (path.length > 2048 || !/^\/[\x21-\x7e]*$/.test(path) || /[?#\\]/.test(path)) return null;
+  let out = '';
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i] as string;
+    if (c !== '%') {
+      out += c;
+      continue;
+    }
+    const hex = path.slice(i + 1, i + 3);
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return null;
+    const decoded = String.fromCharCode(Number.parseInt(hex, 16));
+    if (!UNRESERVED.test(decoded)) return null;
+    out += decoded;
+    i += 2;
+  }
+  const segments = out.replace(/\/+$/, '').split('/').slice(1);
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) return null;
+  return out;
 }
 
-/** True when `path` names `POST /batch` itself (trailing slashes ignored, as the router does). */
+/**
+ * True when the (normalised) `path` names `POST /batch` itself: trailing slashes ignored as the router
+ * does, and case too, so no spelling the router might accept passes (docs/api.md "Batch").
+ */
 export function isBatchItself(path: string): boolean {
-  return path.replace(/\/+$/, '') === '/batch';
+  return path.replace(/\/+$/, '').toLowerCase() === '/batch';
 }
 
 /** A query value of a GET or DELETE sub-request: a scalar or a list of scalars (repeated keys). */
 const queryValue = z.union([z.string(), z.number(), z.boolean()]);
 
 /**
- * One sub-request (spec §7 Batch): `method`, `path` relative to `/restapi`, and `parameters` — the
+ * One sub-request (spec §7 Batch): `method`, `path` relative to `/restapi` (answered in the form
+ * {@link normalizeBatchPath} gives, which is what runs), and `parameters` — the
  * query of a GET or DELETE (an object of scalars or lists of scalars), the JSON body of a POST, PUT
  * or PATCH (any JSON value). The method is case-insensitive and answered upper-case.
  */
@@ -51,8 +78,18 @@ export const batchSubRequestSchema = z
     path: z
       .string({ error: Messages.required })
       .max(2048, { error: batchPathMessage })
-      .refine(isBatchPath, { error: batchPathMessage })
-      .refine((p) => !isBatchItself(p), { error: batchNestedMessage }),
+      .transform((p, ctx) => {
+        const normal = normalizeBatchPath(p);
+        if (normal === null) {
+          ctx.addIssue({ code: 'custom', message: batchPathMessage });
+          return z.NEVER;
+        }
+        if (isBatchItself(normal)) {
+          ctx.addIssue({ code: 'custom', message: batchNestedMessage });
+          return z.NEVER;
+        }
+        return normal;
+      }),
     parameters: z.unknown().optional(),
   })
   .superRefine((item, ctx) => {

@@ -9,7 +9,7 @@ import { registerBatchRoutes } from './routes.ts';
 export const batchModule = defineModule({
   name: 'batch',
   resources: ['batch'],
-  register: (app) => registerBatchRoutes(app),
+  register: (app, deps) => registerBatchRoutes(app, deps),
   isolationCases: {
     'batch.run': [
       {

@@ -1,6 +1,21 @@
-import { type BatchResponse, type BatchSubRequest, Endpoints } from '@cordon/shared';
+import {
+  ApiError,
+  type BatchResponse,
+  type BatchSubRequest,
+  batchNestedMessage,
+  Constants,
+  Endpoints,
+} from '@cordon/shared';
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
+import type { AppDeps } from '../../types.ts';
+import { BATCH_RATE, createBatchBudget } from './budget.ts';
+
+/**
+ * The header every sub-request carries: `/batch` refuses a request with it, so no spelling of the path
+ * can run a batch inside a batch even if one got past the path check (defence in depth; issue 30).
+ */
+export const BATCH_ITEM_HEADER = 'x-cordon-batch-item';
 
 /**
  * The query string of a GET or DELETE sub-request from its `parameters` (an object of scalars or
@@ -26,7 +41,7 @@ export function batchQueryString(parameters: unknown): string {
  * audit rows name the real client). `prefix` is the API's (`/restapi`). `parameters` are the query of a GET or DELETE, else the JSON body.
  */
 export function subRequestOf(prefix: string, request: FastifyRequest, item: BatchSubRequest): InjectOptions {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', [BATCH_ITEM_HEADER]: '1' };
   if (request.headers.authorization) headers['authorization'] = request.headers.authorization;
   const bodyless = item.method === 'GET' || item.method === 'DELETE';
   if (!bodyless && item.parameters !== undefined) headers['content-type'] = 'application/json';
@@ -49,19 +64,50 @@ function bodyOf(payload: string): unknown {
   }
 }
 
+/** The answer of an item that does not fit in the batch's answer, or comes after one that did not. */
+function tooLarge(): BatchResponse[string] {
+  return { status: 413, body: new ApiError('ERR_BATCH_TOO_LARGE').toBody() };
+}
+
 /**
  * `POST /batch` (spec §7 Batch; docs/api.md "Batch"). The body was validated whole before anything
- * runs (at most 100 sub-requests, known methods, paths under `/restapi`, no nested `/batch`), so a
- * bad batch changes nothing. The sub-requests then run one after the other, in the order of the
+ * runs (at most 100 sub-requests, known methods, paths normalised and under `/restapi`, no nested
+ * `/batch`), so a bad batch changes nothing. Every item then counts against the caller's sub-request
+ * budget (`budget.ts`): a batch the budget cannot cover answers 429 `ERR_RATE_LIMITED` with
+ * `Retry-After` and runs nothing. The sub-requests run one after the other, in the order of the
  * body's keys, each through `app.inject`; a failing one does not stop the others. Each answers
- * `{ status, body }` under its id; the batch itself answers 200.
+ * `{ status, body }` under its id; the batch itself answers 200. The items' bodies may total
+ * `Constants.batchMaxResponseBytes`: the item that would pass it (it ran) and every item after it
+ * (they do not run) answer 413 `ERR_BATCH_TOO_LARGE`.
  */
-export function registerBatchRoutes(app: FastifyInstance): void {
+export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const prefix = app.prefix;
-  registerEndpoint(app, Endpoints.batch.run, async ({ request, body }) => {
+  const budget = createBatchBudget(deps.batchRate ?? BATCH_RATE, deps.now);
+  registerEndpoint(app, Endpoints.batch.run, async ({ request, reply, body }) => {
+    if (request.headers[BATCH_ITEM_HEADER] !== undefined) {
+      throw new ApiError('ERR_VALIDATION', batchNestedMessage);
+    }
+    const items = Object.entries(body);
+    const waitMs = budget.take(request.tenant.adminId, items.length);
+    if (waitMs > 0) {
+      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      throw new ApiError('ERR_RATE_LIMITED');
+    }
     const answers = new Map<string, BatchResponse[string]>();
-    for (const [id, item] of Object.entries(body)) {
+    let bytes = 0;
+    let full = false;
+    for (const [id, item] of items) {
+      if (full) {
+        answers.set(id, tooLarge());
+        continue;
+      }
       const res = await request.server.inject(subRequestOf(prefix, request, item));
+      bytes += Buffer.byteLength(res.payload);
+      if (bytes > Constants.batchMaxResponseBytes) {
+        full = true;
+        answers.set(id, tooLarge());
+        continue;
+      }
       answers.set(id, { status: res.statusCode, body: bodyOf(res.payload) });
     }
     return Object.fromEntries(answers);
