@@ -3,6 +3,7 @@ import { Button, Checkbox, Group, SegmentedControl, Stack, Text, Textarea, TextI
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { applyServerErrors, schemaValidator } from '../form.ts';
+import { listFullLimit } from './logic.ts';
 
 /** The form's values: an entry's fields and, for a new entry, the list it goes to. */
 export interface DomainEntryFormValues {
@@ -30,7 +31,7 @@ export function DomainEntryForm(props: {
   submit: (list: DomainAction, body: DomainEntryCreate) => Promise<unknown>;
   onCancel?: () => void;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const e = props.entry;
   const form = useForm<DomainEntryFormValues>({
     initialValues: {
@@ -43,9 +44,11 @@ export function DomainEntryForm(props: {
     validate,
   });
   const onSubmit = form.onSubmit((values) => {
-    props
-      .submit(values.list, domainEntryCreateSchema.parse(prepare(values)))
-      .catch((error: unknown) => applyServerErrors(form, error));
+    props.submit(values.list, domainEntryCreateSchema.parse(prepare(values))).catch((error: unknown) => {
+      const max = listFullLimit(error);
+      if (max === null) applyServerErrors(form, error);
+      else form.setErrors({ domain: t('domains.listFull', { max: max.toLocaleString(i18n.language) }) });
+    });
   });
   return (
     <form onSubmit={onSubmit} noValidate>

@@ -4,7 +4,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconFileTypeCsv } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { importErrorText } from './logic.ts';
+import { importErrorText, listFullLimit } from './logic.ts';
 
 /**
  * The CSV import form (spec §7 Domains, §9: CSV, at most 1 MB, one domain per line or the export's
@@ -19,7 +19,7 @@ export function DomainImportForm(props: {
   onDone: (result: DomainImportResult) => void;
   onCancel: () => void;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [list, setList] = useState<DomainAction>(props.list);
   const [file, setFile] = useState<File | null>(null);
   const [overwrite, setOverwrite] = useState(false);
@@ -33,7 +33,10 @@ export function DomainImportForm(props: {
     props
       .run({ list, file, overwrite })
       .then(props.onDone)
-      .catch((e: unknown) => setError(importErrorText(e)))
+      .catch((e: unknown) => {
+        const max = listFullLimit(e);
+        setError(max === null ? importErrorText(e) : t('domains.listFull', { max: max.toLocaleString(i18n.language) }));
+      })
       .finally(unconfirm);
   };
   const onSubmit = (ev: React.FormEvent) => {

@@ -1,7 +1,14 @@
 import { ErrorTexts } from '@cordon/shared';
 import { describe, expect, it } from 'vitest';
 import { ApiCallError } from '../../api/client.ts';
-import { entryPath, fileNameFromDisposition, importErrorText, isDomainListKind, targetList } from './logic.ts';
+import {
+  entryPath,
+  fileNameFromDisposition,
+  importErrorText,
+  isDomainListKind,
+  listFullLimit,
+  targetList,
+} from './logic.ts';
 
 describe('the domain-list view (spec §7 Domains)', () => {
   it('takes the export file name from Content-Disposition as the server sends it (RFC 6266)', () => {
@@ -28,6 +35,14 @@ describe('the domain-list view (spec §7 Domains)', () => {
     );
     expect(importErrorText(new ApiCallError('network', ErrorTexts.connectionLost))).toBe(ErrorTexts.uploadFailed);
     expect(importErrorText(new Error('boom'))).toBe(ErrorTexts.uploadFailed);
+  });
+
+  it('reads the limit of a full list from ERR_LIST_FULL (shown translated), null for any other error', () => {
+    const full = (text: string) => new ApiCallError('http', text, { status: 422, code: 'ERR_LIST_FULL' });
+    expect(listFullLimit(full('This list is full: it may hold at most 100,000 entries.'))).toBe(100_000);
+    expect(listFullLimit(full('This list is full.'))).toBe(0);
+    expect(listFullLimit(new ApiCallError('http', 'x', { status: 409, code: 'ERR_CONFLICT' }))).toBeNull();
+    expect(listFullLimit(new Error('boom'))).toBeNull();
   });
 
   it('adds and imports into the tab\'s list, "All" into the block list', () => {

@@ -52,6 +52,17 @@ export function fileNameFromDisposition(header: string | null): string | null {
 }
 
 /**
+ * The limit named by a refusal of a full list (422 `ERR_LIST_FULL`: the operator's
+ * `--max-list-entries`, docs/operations.md "List sizes"), or null for any other error. The limit is
+ * read from the server's English text ("…at most 100,000 entries."); 0 when the text names none.
+ */
+export function listFullLimit(error: unknown): number | null {
+  if (!(error instanceof ApiCallError) || error.code !== 'ERR_LIST_FULL') return null;
+  const named = /at most ([\d,]+)/.exec(error.message);
+  return named ? Number(named[1]!.replace(/,/g, '')) : 0;
+}
+
+/**
  * What a failed CSV import tells the user: the server's message for the file (`fields.csv`, e.g.
  * "Line 3: Please specify domain or partial domain only, URLs are not permitted."; docs/api.md
  * "Domain lists"), else its error text, else the spec §8 upload failure text.
