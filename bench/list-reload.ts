@@ -117,7 +117,7 @@ async function retried<T>(write: () => Promise<T>): Promise<T> {
       const busy =
         err instanceof Error &&
         /SQLITE_BUSY|database is locked/.test(`${(err as { code?: string }).code} ${err.message}`);
-      if (attempt >= 50 || !busy) throw err;
+      if (attempt >= 400 || !busy) throw err;
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -270,8 +270,14 @@ console.log(
   `storm, ${pairs} add+delete pairs in ${(stormMs / 1000).toFixed(1)} s (${Math.round((2 * pairs * 1000) / stormMs)} changes/s), ${QPS} QPS: ${summary(await sampler.stop())}`,
 );
 
-const snapshot = (await plane.metrics())?.snapshot as unknown as Record<string, unknown> | undefined;
-console.log(`snapshot list reloads: ${snapshot?.listReloads ?? 'not counted'}; last relink ${snapshot?.relinkMs} ms`);
+// Bounded: a thread still busy with reloads answers the metrics late, if at all.
+const metrics = await Promise.race([plane.metrics(), new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+const snapshot = metrics?.snapshot as unknown as Record<string, unknown> | undefined;
+console.log(
+  snapshot
+    ? `snapshot list reloads: ${snapshot.listReloads ?? 'not counted'}; last relink ${snapshot.relinkMs} ms`
+    : 'no metrics from the data-plane thread within 5 s',
+);
 const enforced: number[] = [];
 for (let k = 0; k < ENFORCEMENT_TRIALS; k++) {
   const i = (k * 131) % CUSTOMERS;

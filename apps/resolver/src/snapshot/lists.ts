@@ -42,11 +42,11 @@ export interface ListDigests {
   at: number;
 }
 
-/** Entries per page when reading the lists (bench/README.md "Resolver memory"). */
-const LIST_PAGE = 10_000;
 /**
- * Entries per page of an incremental reload: each page is one synchronous better-sqlite3 call on the data-plane thread, which answers DNS between
- * pages (docs/architecture.md "Data plane": the lists part never holds the answering thread long).
+ * Entries per page when reading the lists, in full or for some owners: never 100,000 row objects
+ * in memory at once (bench/README.md "Resolver memory"), and each page one short synchronous
+ * better-sqlite3 call on the data-plane thread, which answers DNS between pages (docs/architecture.md
+ * "Data plane": the lists part never holds the answering thread long, the 5-minute resync included).
  */
 const SLICE_ROWS = 2_000;
 
@@ -348,9 +348,8 @@ export function createListsPart(options: ListsPartOptions = {}): SnapshotPart<Li
           }
           digests = { stamps, policy, global, at: rows ? at : before.at };
         } else {
-          // Keyset pages in id order, so 100,000 entries never sit in memory as row objects at once.
-          await readEntries(trx, 'policy_domains', null, freshPolicy, LIST_PAGE);
-          await readEntries(trx, 'global_domains', null, freshGlobal, LIST_PAGE);
+          await readEntries(trx, 'policy_domains', null, freshPolicy, SLICE_ROWS);
+          await readEntries(trx, 'global_domains', null, freshGlobal, SLICE_ROWS);
           const all = rows ?? (await rowDigests(trx, handle.dialect, null, null));
           digests = { stamps, policy: all.policy, global: all.global, at };
         }
