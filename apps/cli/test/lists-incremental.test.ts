@@ -4,9 +4,9 @@ import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import { ApiError } from '@cordon/shared';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { createListsPart } from '../src/snapshot/lists.ts';
-import { SnapshotStore } from '../src/snapshot/store.ts';
-import { manualFeed, type Seeded, seedTenants } from './helpers/seed.ts';
+import { createListsPart } from '../../resolver/src/snapshot/lists.ts';
+import { SnapshotStore } from '../../resolver/src/snapshot/store.ts';
+import { manualFeed, type Seeded, seedTenants } from '../../resolver/test/helpers/seed.ts';
 
 const silent = pino({ level: 'silent' });
 const entry = (domain: string, include_subdomains = true) => ({
