@@ -1,10 +1,11 @@
 /**
- * One tenant's list changes must not stop DNS for the others (issue 30, docs/security.md "Noisy
- * neighbours"): after one customer imported a large list, another customer's storm of add+delete
- * pairs runs through core's list service, its topics relayed to the data-plane thread as `cordon
- * serve` relays them, while a thread of its own samples DNS over loopback UDP (so the
- * writes on this thread never delay its clock). At least 99 % of the sampled
- * queries must be answered within 100 ms, and the storm's last entry must be enforced at the end.
+ * One tenant's list changes must not stop DNS for the others (issue 30; docs/security.md
+ * "Availability under hostile clients and heavy use"): after one customer imported a large list,
+ * another customer's storm of add+delete pairs (the incident's 808 pairs in 10 s) runs through
+ * core's list service, its topics relayed to the data-plane thread as `cordon serve` relays them,
+ * while a thread of its own samples DNS over loopback UDP (so the writes on this thread never delay
+ * its clock). At least 99 % of the sampled queries must be answered within 100 ms, and an entry
+ * added after the storm must be enforced within a second.
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -25,6 +26,8 @@ import { seedTenants } from '../../resolver/test/helpers/seed.ts';
 const IMPORTED = 30_000;
 /** How long the storm of add+delete pairs lasts, ms. */
 const STORM_MS = 6_000;
+/** One add+delete pair at most every this many ms: the incident's rate (808 pairs in 10 s). */
+const PAIR_EVERY_MS = 12;
 /** One DNS sample every this many ms during the storm. */
 const SAMPLE_EVERY_MS = 15;
 /** The promise: an answer within this many ms. */
@@ -185,10 +188,13 @@ it('answers ≥ 99 % of DNS queries within 100 ms through a storm of list change
     expect(await until(10_000, () => askA(port, 'allowed.example'), '192.0.2.10')).toBe('192.0.2.10');
 
     const sampler = startSampler(port, ['allowed.example', 'imported-11.example', 'imported-29000.example']);
-    // The storm: Beta adds and deletes entries as fast as core takes them, for STORM_MS.
+    // The storm: Beta adds and deletes entries at the incident's rate (or as fast as core takes
+    // them, if slower), for STORM_MS.
     let pairs = 0;
     const stormStart = Date.now();
     while (Date.now() - stormStart < STORM_MS) {
+      const due = stormStart + pairs * PAIR_EVERY_MS - Date.now();
+      if (due > 0) await new Promise((r) => setTimeout(r, due));
       const entry = await retried(() =>
         lists.createEntry(deps, OPERATOR, beta, 'block', {
           domain: `storm-${pairs}.example`,
@@ -210,7 +216,7 @@ it('answers ≥ 99 % of DNS queries within 100 ms through a storm of list change
       unanswered: results.length - answered.length,
       p99: Math.round(answered[Math.floor(answered.length * 0.99)] ?? Number.NaN),
     };
-    expect(pairs, JSON.stringify(summary)).toBeGreaterThan(100);
+    expect(pairs, JSON.stringify(summary)).toBeGreaterThan(200);
     expect(results.length, JSON.stringify(summary)).toBeGreaterThan(100);
     expect(onTime / results.length, JSON.stringify(summary)).toBeGreaterThanOrEqual(0.99);
 
