@@ -1,7 +1,7 @@
 import type { lists, locations } from '@cordon/core';
 import type { Role, RouteScope } from '@cordon/shared';
+import type { BatchRate } from './lib/batch-budget.ts';
 import type { LoginThrottleLimits } from './lib/limiter.ts';
-import type { BatchRate } from './modules/batch/budget.ts';
 
 export type { RouteScope };
 

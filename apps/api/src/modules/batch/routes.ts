@@ -8,8 +8,8 @@ import {
 } from '@cordon/shared';
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
+import { BATCH_RATE, createBatchBudget } from '../../lib/batch-budget.ts';
 import type { AppDeps } from '../../types.ts';
-import { BATCH_RATE, createBatchBudget } from './budget.ts';
 
 /**
  * The header every sub-request carries: `/batch` refuses a request with it, so no spelling of the path
