@@ -130,6 +130,8 @@ describe('accounts and security story (issue #10)', () => {
       CORDON_UPSTREAM: '127.0.0.1:9',
       CORDON_ADMIN_EMAIL: ADMIN_EMAIL,
       CORDON_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      // The SMTP catcher is on loopback: the outbound guard refuses it unless the operator allows it.
+      CORDON_OUTBOUND_ALLOW: '127.0.0.1/32',
     });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { setOutboundAllow } from '@cordon/shared/outbound';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -26,9 +27,12 @@ export interface SmtpCatcher {
 /**
  * Starts an SMTP server on 127.0.0.1 (a free port) that accepts any sender and recipient without
  * authentication and parses each message with mailparser. Point the mail settings at it with
- * `{ server: '127.0.0.1', port: catcher.port, security: 'none' }`.
+ * `{ server: '127.0.0.1', port: catcher.port, security: 'none' }`. Sets the operator allowance
+ * `127.0.0.1/32` (as `cordon serve --outbound-allow 127.0.0.1/32` would) in this test process: the
+ * outbound guard refuses loopback by default (docs/security.md "Outbound requests").
  */
 export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+  setOutboundAllow(['127.0.0.1/32']);
   const mails: CaughtMail[] = [];
   const waiters = new Set<() => void>();
   const server = new SMTPServer({

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { formatCidr } from '@cordon/shared';
+import { parseOutboundAllow } from '@cordon/shared/outbound';
 
 /** A `host:port` listen or upstream address. */
 export interface HostPort {
@@ -80,6 +82,11 @@ export interface ServeConfig {
    * system's global list): the API refuses adds and imports beyond it (docs/operations.md "List sizes").
    */
   maxListEntries: number;
+  /**
+   * Ranges the outbound-request guard lets through although internal (docs/security.md "Outbound
+   * requests"; canonical CIDR text); empty by default: no tenant's SMTP server or feed URL may be internal.
+   */
+  outboundAllow: string[];
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   consoleDir: string;
@@ -317,6 +324,14 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     description:
       'let MSP and customer admins claim loopback, link-local, multicast and other special ranges (development on loopback)',
     defaultValue: 'false',
+  },
+  // The outbound-request guard's allowance (docs/security.md "Outbound requests").
+  {
+    key: 'outboundAllow',
+    flag: '--outbound-allow <cidr,...>',
+    env: 'CORDON_OUTBOUND_ALLOW',
+    description:
+      'internal ranges tenant SMTP servers and feed URLs may reach (loopback, private, link-local are refused otherwise)',
   },
   {
     key: 'maxListEntries',
@@ -578,6 +593,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
     claimAllowSpecial: parseSwitch(raw('claimAllowSpecial') ?? '', label('claimAllowSpecial')),
     maxListEntries: parseWholeNumber(raw('maxListEntries') ?? '', label('maxListEntries'), 1, 10_000_000),
+    outboundAllow: outboundAllowance(raw('outboundAllow') ?? '', label('outboundAllow')),
     adminEmail: raw('adminEmail'),
     adminPassword: raw('adminPassword'),
     consoleDir: resolve(raw('consoleDir') ?? ''),
@@ -589,6 +605,15 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     caSecretFile: resolve(raw('caSecretFile') ?? join(dataDir, 'ca.key-secret')),
     caSecret,
   };
+}
+
+/** `--outbound-allow`: comma-separated addresses or CIDR ranges, canonicalised. */
+function outboundAllowance(text: string, what: string): string[] {
+  try {
+    return parseOutboundAllow(text).map(formatCidr);
+  } catch (e) {
+    throw new ConfigError(`${what}: ${(e as Error).message}`);
+  }
 }
 
 /** `--udp-backend`: `auto`, `batch` or `dgram`. */
@@ -679,6 +704,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `udp_backend=${c.udpBackend}`,
     `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
     `max_list_entries=${c.maxListEntries}`,
+    `outbound_allow=${c.outboundAllow.join(',') || 'none'}`,
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,
     `snapshot=${c.snapshotDir ?? 'off'}`,

@@ -43,7 +43,8 @@ describe.each(testDialects())('category feeds on %s', (dialect) => {
     close: async () => undefined,
   };
   let deps: CoreDeps;
-  const options = () => ({ fetch: { ca } });
+  // The feed server is on loopback: the outbound guard lets it through only with this explicit allowance.
+  const options = () => ({ fetch: { ca, outbound: { allow: ['127.0.0.1/32'] } } });
   const names = async (id: number) =>
     (
       await handle.db
@@ -83,11 +84,14 @@ describe.each(testDialects())('category feeds on %s', (dialect) => {
     served = { status: 503, body: '' };
     clock += 3_600_000;
     const failed = feeds.runFeed(deps, OPERATOR, feed.id, options());
-    await expect(failed).rejects.toMatchObject({ code: 'ERR_UNPROCESSABLE', message: 'The server answered HTTP 503.' });
+    await expect(failed).rejects.toMatchObject({
+      code: 'ERR_UNPROCESSABLE',
+      message: 'The server could not be reached.',
+    });
     const after = await feeds.getFeed(deps, OPERATOR, feed.id);
     expect(after).toMatchObject({
       last_status: 'error',
-      last_error: 'The server answered HTTP 503.',
+      last_error: 'The server could not be reached.',
       last_rows: 2,
       last_run_at: new Date(clock).toISOString(),
     });

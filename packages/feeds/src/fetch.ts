@@ -1,4 +1,12 @@
 import https from 'node:https';
+import {
+  logOutboundFailure,
+  OUTBOUND_FAILURE,
+  OutboundError,
+  type OutboundOptions,
+  pinnedLookup,
+  resolveOutbound,
+} from '@cordon/shared/outbound';
 
 /** Limits and trust of {@link fetchFeed}. */
 export interface FetchFeedOptions {
@@ -6,34 +14,85 @@ export interface FetchFeedOptions {
   readonly maxBytes?: number;
   /** The longest silence of the connection, ms (default 120 s). */
   readonly timeoutMs?: number;
+  /** The longest wait for a connection (TCP and TLS), ms (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** The longest whole download, redirects included, ms (default 10 min). */
+  readonly totalTimeoutMs?: number;
   /** Extra trusted CA certificates (PEM), e.g. a private feed's; the system's are trusted anyway. */
   readonly ca?: string | readonly string[];
   /** Redirects followed, each to an `https:` URL (default 3). */
   readonly maxRedirects?: number;
+  /** The outbound guard's allow list and resolver (docs/security.md "Outbound requests"); default the process-wide one. */
+  readonly outbound?: OutboundOptions;
 }
 
-/** Why a download failed, in words an operator can act on (shown on the feeds page). */
-export class FeedFetchError extends Error {}
+/**
+ * Why a download failed. `message` is the text shown on the feeds page: "Not a valid URL.", "Only
+ * https:// URLs are fetched." for the URL as typed, else always "The server could not be reached."
+ * (docs/security.md "Outbound requests"); `detail` says what happened, for the operator's log.
+ */
+export class FeedFetchError extends Error {
+  readonly detail: string;
+  constructor(message: string, detail: string = message) {
+    super(message);
+    this.detail = detail;
+  }
+}
+
+/** The generic failure, its detail logged for the operator. */
+function unreachable(target: URL, detail: string): FeedFetchError {
+  logOutboundFailure(target.toString(), detail);
+  return new FeedFetchError(OUTBOUND_FAILURE, detail);
+}
 
 /**
  * Downloads a feed over HTTPS (docs/operations.md "Category feeds"): `https:` URLs only (a feed
  * decides what gets blocked, so it is never read over plain HTTP), certificates verified, at most
- * `maxBytes`, never silent for `timeoutMs`, following up to `maxRedirects` redirects to `https:` URLs.
+ * `maxBytes`, never silent for `timeoutMs`, connected within `connectTimeoutMs`, done within
+ * `totalTimeoutMs`, following up to `maxRedirects` redirects to `https:` URLs. Every hop goes through
+ * the outbound guard (`@cordon/shared/outbound`): its host is resolved and checked, then the
+ * connection is made to the checked address.
  * @returns the body as UTF-8 text
- * @throws FeedFetchError when the URL is not https, the status is not 200, the body is too large,
- *   the time runs out, or the connection or TLS handshake fails
+ * @throws FeedFetchError "Not a valid URL." / "Only https:// URLs are fetched." for the URL given;
+ *   "The server could not be reached." for anything else (refused address, status not 200, too
+ *   large, too slow, connection or TLS failure, a redirect to a non-https URL), the cause in `detail`
  */
 export async function fetchFeed(url: string, options: FetchFeedOptions = {}): Promise<string> {
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  let target = url;
+  const limits: Limits = {
+    maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+    idleMs: options.timeoutMs ?? 120_000,
+    connectMs: options.connectTimeoutMs ?? 10_000,
+    deadline: Date.now() + (options.totalTimeoutMs ?? 600_000),
+  };
+  let parsed = parseHttpsUrl(url);
   for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop++) {
-    const parsed = parseHttpsUrl(target);
-    const answer = await getOnce(parsed, maxBytes, timeoutMs, options.ca);
+    let checked: Awaited<ReturnType<typeof resolveOutbound>>;
+    try {
+      checked = await resolveOutbound(parsed.hostname, options.outbound);
+    } catch (e) {
+      if (!(e instanceof OutboundError)) throw e;
+      throw unreachable(parsed, e.detail);
+    }
+    const answer = await getOnce(parsed, checked, limits, options.ca);
     if (answer.kind === 'body') return answer.text;
-    target = new URL(answer.location, parsed).toString();
+    let next: URL;
+    try {
+      next = new URL(answer.location, parsed);
+    } catch {
+      throw unreachable(parsed, `redirect to an invalid URL: ${answer.location}`);
+    }
+    if (next.protocol !== 'https:') throw unreachable(parsed, `redirect to a non-https URL: ${next.toString()}`);
+    parsed = next;
   }
-  throw new FeedFetchError('Too many redirects.');
+  throw unreachable(parsed, 'too many redirects');
+}
+
+interface Limits {
+  readonly maxBytes: number;
+  readonly idleMs: number;
+  readonly connectMs: number;
+  /** `Date.now()` after which the download is abandoned. */
+  readonly deadline: number;
 }
 
 /** @throws FeedFetchError unless `text` is an https URL */
@@ -48,18 +107,31 @@ function parseHttpsUrl(text: string): URL {
   return url;
 }
 
-/** One GET: the body, or the next location of a redirect. */
+/** One GET to the checked address: the body, or the next location of a redirect. */
 function getOnce(
   url: URL,
-  maxBytes: number,
-  timeoutMs: number,
+  checked: Awaited<ReturnType<typeof resolveOutbound>>,
+  limits: Limits,
   ca: FetchFeedOptions['ca'],
 ): Promise<{ kind: 'body'; text: string } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
-    const fail = (message: string) => reject(new FeedFetchError(message));
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const done = () => {
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+    };
+    const fail = (detail: string) => {
+      if (settled) return;
+      done();
+      req.destroy();
+      reject(unreachable(url, detail));
+    };
     const req = https.get(
       url,
       {
+        lookup: pinnedLookup(checked),
+        agent: false,
         headers: { 'user-agent': 'Cordon category feed fetcher', accept: 'text/plain, */*' },
         ...(ca ? { ca: typeof ca === 'string' ? ca : [...ca] } : {}),
       },
@@ -67,39 +139,47 @@ function getOnce(
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume();
-          resolve({ kind: 'redirect', location: res.headers.location });
+          if (!settled) {
+            done();
+            resolve({ kind: 'redirect', location: res.headers.location });
+          }
           return;
         }
         if (status !== 200) {
-          res.resume();
-          fail(`The server answered HTTP ${status}.`);
+          fail(`the server answered HTTP ${status}`);
           return;
         }
         const declared = Number(res.headers['content-length'] ?? 0);
-        if (declared > maxBytes) {
-          res.destroy();
-          fail(`The feed is larger than ${Math.round(maxBytes / 1048576)} MiB.`);
+        if (declared > limits.maxBytes) {
+          fail(`declared body of ${declared} bytes exceeds ${limits.maxBytes}`);
           return;
         }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > maxBytes) {
-            res.destroy();
-            fail(`The feed is larger than ${Math.round(maxBytes / 1048576)} MiB.`);
+          if (size > limits.maxBytes) {
+            fail(`body exceeds ${limits.maxBytes} bytes`);
             return;
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ kind: 'body', text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (err) => fail(`The download failed: ${err.message}`));
+        res.on('end', () => {
+          if (settled) return;
+          done();
+          resolve({ kind: 'body', text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (err) => fail(`the download failed: ${err.message}`));
       },
     );
-    req.setTimeout(timeoutMs, () => {
-      req.destroy();
-      fail(`No complete answer within ${Math.round(timeoutMs / 1000)} s.`);
+    timers.push(setTimeout(() => fail('no connection within the connect time'), limits.connectMs));
+    req.on('socket', (socket) => {
+      socket.once('secureConnect', () => clearTimeout(timers[0]));
     });
-    req.on('error', (err) => fail(`The download failed: ${err.message}`));
+    timers.push(
+      setTimeout(() => fail('no complete answer within the total time'), Math.max(0, limits.deadline - Date.now())),
+    );
+    req.setTimeout(limits.idleMs, () => fail(`silent for ${limits.idleMs} ms`));
+    req.on('error', (err) => fail(`the download failed: ${err.message}`));
   });
 }

@@ -43,17 +43,31 @@ describe('fetchFeed over HTTPS on loopback', () => {
     await new Promise((r) => server.close(r));
   });
 
+  // The server is on loopback: the outbound guard lets it through only with this explicit allowance.
+  const outbound = { allow: ['127.0.0.1/32'] };
+
   it('downloads a feed from a server whose certificate chains to the given CA, following a redirect', async () => {
-    expect(await fetchFeed(`${base}/hosts.txt`, { ca })).toBe('0.0.0.0 ads.example\n');
-    expect(await fetchFeed(`${base}/moved`, { ca })).toBe('0.0.0.0 ads.example\n');
+    expect(await fetchFeed(`${base}/hosts.txt`, { ca, outbound })).toBe('0.0.0.0 ads.example\n');
+    expect(await fetchFeed(`${base}/moved`, { ca, outbound })).toBe('0.0.0.0 ads.example\n');
   });
 
-  it('refuses untrusted certificates, plain HTTP, error statuses and oversized bodies, saying why', async () => {
-    await expect(fetchFeed(`${base}/hosts.txt`)).rejects.toThrow(/download failed.*certificate/i);
-    await expect(fetchFeed('http://127.0.0.1/hosts.txt', { ca })).rejects.toThrow('Only https:// URLs are fetched.');
-    await expect(fetchFeed(`${base}/insecure`, { ca })).rejects.toThrow('Only https:// URLs are fetched.');
-    await expect(fetchFeed(`${base}/missing`, { ca })).rejects.toThrow('The server answered HTTP 404.');
-    await expect(fetchFeed(`${base}/big`, { ca, maxBytes: 1024 })).rejects.toBeInstanceOf(FeedFetchError);
-    await expect(fetchFeed('not a url', { ca })).rejects.toThrow('Not a valid URL.');
+  it('refuses untrusted certificates, plain HTTP, error statuses and oversized bodies: one message, the cause in detail', async () => {
+    const failure = async (p: Promise<unknown>) => {
+      const e = await p.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(e).toBeInstanceOf(FeedFetchError);
+      expect((e as FeedFetchError).message).toBe('The server could not be reached.');
+      return (e as FeedFetchError).detail;
+    };
+    expect(await failure(fetchFeed(`${base}/hosts.txt`, { outbound }))).toMatch(/certificate/i);
+    await expect(fetchFeed('http://127.0.0.1/hosts.txt', { ca, outbound })).rejects.toThrow(
+      'Only https:// URLs are fetched.',
+    );
+    expect(await failure(fetchFeed(`${base}/insecure`, { ca, outbound }))).toMatch(/non-https/);
+    expect(await failure(fetchFeed(`${base}/missing`, { ca, outbound }))).toMatch(/HTTP 404/);
+    expect(await failure(fetchFeed(`${base}/big`, { ca, outbound, maxBytes: 1024 }))).toMatch(/exceeds 1024/);
+    await expect(fetchFeed('not a url', { ca, outbound })).rejects.toThrow('Not a valid URL.');
   });
 });

@@ -5,6 +5,7 @@ import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenData
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
 import type { RunningDataPlane } from '@cordon/resolver/dataplane';
+import { setOutboundAllow } from '@cordon/shared/outbound';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
@@ -51,6 +52,9 @@ export async function startCordon(
   logger: Logger,
   print: (line: string) => void,
 ): Promise<RunningCordon> {
+  // The outbound-request guard (docs/security.md "Outbound requests"): the operator's allowance;
+  // what it refuses or fails to reach is logged here, the tenant sees one generic message.
+  setOutboundAllow(config.outboundAllow, (fields) => logger.warn(fields, 'outbound request refused or failed'));
   // Before anything large is allocated and freed: glibc's dynamic trim threshold otherwise rises
   // and the C heap keeps what the snapshot loads and the traffic freed (bench/README.md "Resolver memory").
   if (config.roles.some((r) => r === 'resolver' || r === 'blockpage')) {

@@ -1,3 +1,4 @@
+import { logOutboundFailure, OutboundError, type OutboundOptions, resolveOutbound } from '@cordon/shared/outbound';
 import { createTransport } from 'nodemailer';
 import type { MailSettingsRow } from './repository.ts';
 
@@ -23,26 +24,63 @@ export interface MailMessage {
 /** Time limits of one SMTP exchange, ms: a dead server fails the send instead of hanging a request. */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
 
+/** The longest whole SMTP exchange, ms: a server that trickles answers cannot hold a job. */
+const TOTAL_MS = 60_000;
+
+/** How {@link deliver} reaches the server: the outbound guard's settings and the time caps (tests shorten them). */
+export interface DeliverOptions {
+  /** The outbound guard's allow list and resolver (docs/security.md "Outbound requests"); default the process-wide one. */
+  readonly outbound?: OutboundOptions;
+  /** Connection and greeting time cap, ms (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** Whole exchange time cap, ms (default 60 s). */
+  readonly totalTimeoutMs?: number;
+}
+
 /**
- * Sends `message` through the SMTP server of `settings` with nodemailer: `security` 'tls' is TLS
- * from the first byte (RFC 8314 §3.3), 'starttls' requires the STARTTLS upgrade (RFC 3207), 'none'
- * sends in the clear (and does not try STARTTLS: a loopback relay or a test server). Authenticates
+ * Sends `message` through the SMTP server of `settings` with nodemailer, through the outbound guard
+ * (docs/security.md "Outbound requests"): the server's name is resolved and checked first, and
+ * nodemailer connects to the checked address (TLS still verifies the certificate against the name).
+ * Any failure (refused address, connection, TLS, authentication, recipient refused, time out) is one
+ * OutboundError "The server could not be reached."; the cause is logged for the operator only.
+ * `security` 'tls' is TLS from the first byte (RFC 8314 §3.3), 'starttls' requires the STARTTLS
+ * upgrade (RFC 3207), 'none' sends in the clear (and does not try STARTTLS: a loopback relay or a test server). Authenticates
  * only when a username is set. The From header is `"<sender>" <from_email>`.
  * @returns the SMTP server's message id
- * @throws Error from the transport (connection refused, authentication failed, recipient refused)
+ * @throws OutboundError (message "The server could not be reached.") whatever went wrong
  */
-export async function deliver(settings: MailSettingsRow, message: MailMessage): Promise<string> {
+export async function deliver(
+  settings: MailSettingsRow,
+  message: MailMessage,
+  options: DeliverOptions = {},
+): Promise<string> {
+  const target = `smtp://${settings.server}:${settings.port}`;
+  let checked: Awaited<ReturnType<typeof resolveOutbound>>;
+  try {
+    checked = await resolveOutbound(settings.server, options.outbound);
+  } catch (e) {
+    if (!(e instanceof OutboundError)) throw e;
+    logOutboundFailure(target, e.detail);
+    throw e;
+  }
+  const connectMs = options.connectTimeoutMs ?? TIMEOUTS.connectionTimeout;
+  const name = settings.server.replace(/^\[|\]$/g, '');
   const transport = createTransport({
-    host: settings.server,
+    host: checked.address,
     port: settings.port,
+    ...(name === checked.address ? {} : { servername: name }),
     secure: settings.security === 'tls',
     requireTLS: settings.security === 'starttls',
     ignoreTLS: settings.security === 'none',
     ...(settings.username === '' ? {} : { auth: { user: settings.username, pass: settings.password } }),
     ...TIMEOUTS,
+    connectionTimeout: connectMs,
+    greetingTimeout: connectMs,
   });
+  const totalMs = options.totalTimeoutMs ?? TOTAL_MS;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const info = await transport.sendMail({
+    const sending = transport.sendMail({
       from: settings.sender === '' ? settings.from_email : { name: settings.sender, address: settings.from_email },
       to: typeof message.to === 'string' ? message.to : [...message.to],
       subject: message.subject,
@@ -58,8 +96,18 @@ export async function deliver(settings: MailSettingsRow, message: MailMessage): 
             })),
           }),
     });
+    sending.catch(() => {}); // when the deadline wins, the abandoned send's failure is not unhandled
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no complete exchange within ${totalMs} ms`)), totalMs);
+    });
+    const info = await Promise.race([sending, deadline]);
     return String(info.messageId ?? '');
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    logOutboundFailure(target, detail);
+    throw new OutboundError(detail);
   } finally {
+    clearTimeout(timer);
     transport.close();
   }
 }
