@@ -167,7 +167,8 @@ export async function consoleUrl(deps: CoreDeps): Promise<string> {
 /**
  * `POST /mail/test?msp_id=`: sends a short test e-mail to `to` through the owner's effective settings.
  * @throws ApiError as {@link ownerOf}; ERR_UNPROCESSABLE (422) when no settings apply or the server
- *   refuses (the text names the SMTP error, which holds no secret)
+ *   refuses or cannot be reached (one generic text whatever the cause, so a tenant cannot probe the
+ *   network through it: docs/security.md "Outbound requests"; the cause goes to the operator's log)
  */
 export async function sendTestMail(
   deps: CoreDeps,
