@@ -40,6 +40,8 @@ async function pdfText(bytes: Uint8Array): Promise<string> {
 
 describe('traffic, dashboards, reports and mail (issue #9)', () => {
   let upstream: FakeUpstream;
+  /** Answers the blocked name got before its list entry was in force (logged as allowed). */
+  let allowedBeforeBlock = 0;
   let cordon: CordonProcess;
   let smtp: SmtpCatcher;
   let browser: Browser;
@@ -129,9 +131,16 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     expect(mail.status, JSON.stringify(mail.body)).toBe(200);
     customer = await apiLogin(httpPort, CUSTOMER_EMAIL, CUSTOMER_PASSWORD);
 
-    await expect
-      .poll(async () => (await dig(dnsPort, BLOCKED)).answers.map((a) => a.data), { timeout: 10_000, interval: 200 })
-      .toEqual(['127.0.0.1']);
+    // Until the list entry is in force (the lists part coalesces changes for a moment), the name is
+    // answered, and logged, as allowed: count those answers so the dashboard's figures can be checked.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const answers = (await dig(dnsPort, BLOCKED)).answers.map((a) => a.data);
+      if (answers.length === 1 && answers[0] === '127.0.0.1') break;
+      allowedBeforeBlock++;
+      if (Date.now() > deadline) throw new Error(`${BLOCKED} not blocked within 10 s: ${answers.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     for (const name of ALLOWED) expect((await dig(dnsPort, name)).status).toBe('NOERROR');
     await dig(dnsPort, BLOCKED);
     // 1 + 5 + 1 queries (the first poll may have taken several tries: count what the log has).
@@ -154,7 +163,7 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
       allowed: number;
       unique_domains: number;
     };
-    expect(stats.allowed).toBe(5);
+    expect(stats.allowed).toBe(5 + allowedBeforeBlock);
     expect(stats.unique_domains).toBe(4);
     await page.goto(`http://127.0.0.1:${httpPort}/`);
     await page.waitForTimeout(2000);
@@ -203,7 +212,9 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/history_reports`);
     await page.getByTestId('history-table').waitFor();
     await page.getByRole('textbox', { name: 'Search domain, source IP, user or device' }).fill('blocked-by-list');
-    await expect.poll(async () => page.getByTestId('history-table').locator('tbody tr').count()).toBe(2);
+    await expect
+      .poll(async () => page.getByTestId('history-table').locator('tbody tr').count())
+      .toBe(2 + allowedBeforeBlock);
     // The search page shows whole qnames (sibling subdomains must not look alike).
     expect(await page.getByTestId('history-table').textContent()).toContain(BLOCKED);
     await shot(page, '03-history-search');
@@ -215,7 +226,7 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     ]);
     expect(download.suggestedFilename()).toMatch(/^history-\d{2}-\d{2}-\d{4}\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
-    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(3);
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(3 + allowedBeforeBlock);
     expect(csv).toContain(BLOCKED);
     await page.goto(`http://127.0.0.1:${httpPort}/customer/recent_traffic`);
     await expect
