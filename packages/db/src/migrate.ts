@@ -32,6 +32,7 @@ import * as m0033 from './migrations/0033_hourly_msp_rollups.ts';
 import * as m0034 from './migrations/0034_msp_summaries.ts';
 import * as m0035 from './migrations/0035_query_log_fold.ts';
 import * as m0036 from './migrations/0036_query_log_matched_name.ts';
+import * as m0037 from './migrations/0037_device_users.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0034_msp_summaries': m0034,
   '0035_query_log_fold': m0035,
   '0036_query_log_matched_name': m0036,
+  '0037_device_users': m0037,
 };
 
 /**

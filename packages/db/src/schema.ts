@@ -37,6 +37,7 @@ export interface Database {
   device_exception_rules: DeviceExceptionRulesTable;
   user_groups: UserGroupsTable;
   internal_users: InternalUsersTable;
+  device_users: DeviceUsersTable;
   user_group_members: UserGroupMembersTable;
   mail_settings: MailSettingsTable;
   admin_recovery_codes: AdminRecoveryCodesTable;
@@ -533,8 +534,23 @@ export interface DevicesTable {
   policy_id: number | null;
   device_exception_id: number | null;
   advanced_config: string | null;
+  /** Heartbeat user reports refused (migration 0037): over the per-device cap, or needing an admin's binding. */
+  user_reports_refused: Generated<number>;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A user a device may assert (migration 0037; docs/security.md "Identity claims"): bound by an admin
+ * (`source` `admin`) or reported by the device's agent at heartbeat (`agent`). Primary key (device_id, user_id).
+ */
+export interface DeviceUsersTable {
+  device_id: number;
+  user_id: number;
+  customer_id: number;
+  source: 'admin' | 'agent';
+  /** ISO-8601 UTC. */
+  created_at: string;
 }
 
 /** A device exception (spec §3; migration 0016): a named set of rules devices can be given. Unique per (customer_id, name). */
