@@ -35,6 +35,11 @@ export interface ServeConfig {
    */
   dotAddr: HostPort | null;
   /**
+   * Where `/metrics`, `/healthz` and `/readyz` are served for a process without the `api` role (which
+   * serves them on `httpAddr`); null: not served (docs/operations.md "Monitoring").
+   */
+  metricsAddr: HostPort | null;
+  /**
    * The DoT host-name suffix (lower case, no trailing dot), e.g. `dot.filter.example.net`: a phone
    * is given `<key label>.<suffix>` (docs/agent.md "DoT"); null: unset (the resolver tries the
    * leftmost label of any server name; the console shows no DoT host name).
@@ -205,6 +210,14 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_DOT_ADDR',
     description:
       'DNS-over-TLS listen address of the resolver (RFC 7858; the key in the SNI host name), e.g. 127.0.0.1:8853 (853 in production); certificate as DoH; off: none',
+    defaultValue: 'off',
+  },
+  {
+    key: 'metricsAddr',
+    flag: '--metrics-addr <host:port|off>',
+    env: 'CORDON_METRICS_ADDR',
+    description:
+      'Prometheus /metrics, /healthz and /readyz of a process without the api role (which serves them on --http-addr), e.g. 127.0.0.1:9153; off: none',
     defaultValue: 'off',
   },
   {
@@ -571,6 +584,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     dohAddr: raw('dohAddr') === 'off' ? null : parseHostPort(raw('dohAddr') ?? '', label('dohAddr')),
     ...dohCredentials(raw('dohCertFile'), raw('dohKeyFile'), `${label('dohCertFile')}, ${label('dohKeyFile')}`),
     dotAddr: raw('dotAddr') === 'off' ? null : parseHostPort(raw('dotAddr') ?? '', label('dotAddr')),
+    metricsAddr: raw('metricsAddr') === 'off' ? null : parseHostPort(raw('metricsAddr') ?? '', label('metricsAddr')),
     dotHostname: parseDotHostname(raw('dotHostname'), label('dotHostname')),
     dohPublicUrl: parsePublicUrl(raw('dohPublicUrl'), label('dohPublicUrl')),
     upstreams,
@@ -692,6 +706,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `blockpage_https=${fmt(c.blockPageHttpsAddr)}`,
     `doh=${c.dohAddr === null ? 'off' : `${fmt(c.dohAddr)}${c.dohCertFile === undefined ? ' (root CA)' : ''}`}`,
     `dot=${c.dotAddr === null ? 'off' : `${fmt(c.dotAddr)}${c.dohCertFile === undefined ? ' (root CA)' : ''}`}`,
+    `metrics=${c.roles.includes('api') ? fmt(c.httpAddr) : c.metricsAddr === null ? 'off' : fmt(c.metricsAddr)}`,
     `dot_hostname=${c.dotHostname ?? 'unset'}`,
     `doh_public_url=${c.dohPublicUrl ?? 'unset'}`,
     `upstream=${c.upstreams.map(fmt).join(',')}`,
