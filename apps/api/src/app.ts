@@ -68,6 +68,12 @@ export interface AppOptions {
    * outside the database (`createSecretBox` of `@cordon/pki`; `cordon serve` gives one).
    */
   secrets?: SecretBox;
+  /**
+   * Told of every answered request: the method, the route's pattern (`/restapi/customers/:id`; a
+   * request no route matched is `unmatched`), the status and the seconds from arrival to response
+   * (the metrics' request histogram, docs/operations.md "Monitoring"). Default: nothing.
+   */
+  observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 /** The API prefix (spec §7). */
@@ -155,6 +161,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler(securityHeaders) as FastifyServerOptions['frameworkErrors'],
     clientErrorHandler: clientErrorHandler(securityHeaders),
   });
+  const observe = opts.observeRequest;
+  if (observe) {
+    // On the root before any plugin, so every route and the not-found handler inherit it.
+    app.addHook('onResponse', async (req, reply) => {
+      observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('tenant', null as never);

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
@@ -9,6 +10,9 @@ import { setOutboundAllow } from '@cordon/shared/outbound';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
+import { createReadiness } from '../ops/health.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { type OpsEndpoints, registerOpsRoutes, startOpsServer } from '../ops/server.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -20,6 +24,8 @@ export interface RunningCordon {
   doh?: HostPort;
   /** The resolver's DoT listener (`--dot-addr`), when it runs. */
   dot?: HostPort;
+  /** `/metrics`, `/healthz` and `/readyz` of a process without the `api` role (`--metrics-addr`), when served. */
+  metrics?: HostPort;
   /** The resolver's counters, copied from the data-plane thread; null without the `resolver` role. */
   resolverMetrics(): Promise<ResolverMetrics | null>;
   /**
@@ -30,6 +36,13 @@ export interface RunningCordon {
   /** Stops listeners, flushes the query log, closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
+
+/** This release's version (`cordon_build_info`), from the CLI package found through node_modules, as in the bundle. */
+const VERSION = (
+  JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@cordon/cli/package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): HostPort =>
   a && typeof a === 'object' ? { host: a.address, port: a.port } : fallback;
@@ -87,6 +100,14 @@ export async function startCordon(
         }
       }
     },
+  };
+  // Metrics and health (docs/operations.md "Monitoring"): the resolver's figures are read from the
+  // data plane at scrape time, so nothing is added to its hot path.
+  const resolverMetrics = config.roles.includes('resolver') ? () => running.resolverMetrics() : undefined;
+  const ops: OpsEndpoints = {
+    roles: config.roles,
+    metrics: createMetrics({ version: VERSION, roles: config.roles, ...(resolverMetrics ? { resolverMetrics } : {}) }),
+    readiness: createReadiness({ roles: config.roles, handle, ...(resolverMetrics ? { resolverMetrics } : {}) }),
   };
   try {
     // A resolver alone may start with the database down: it then serves its snapshot kept on disk
@@ -163,7 +184,9 @@ export async function startCordon(
         },
         ...(existsSync(config.consoleDir) ? { consoleDir: config.consoleDir } : {}),
         secrets,
+        observeRequest: ops.metrics.observeRequest,
       });
+      registerOpsRoutes(app, ops);
       await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
       closers.push(() => app.close());
       running.http = bound(app.server.address(), config.httpAddr);
@@ -213,6 +236,11 @@ export async function startCordon(
         fail(err);
       });
     }
+    if (!config.roles.includes('api') && config.metricsAddr) {
+      const server = await startOpsServer(ops, config.metricsAddr);
+      closers.push(() => server.close());
+      running.metrics = bound(server.address, config.metricsAddr);
+    }
   } catch (err) {
     await running.close();
     throw err;
@@ -227,6 +255,7 @@ export async function startCordon(
         blockPageHttpsAddr: running.blockPageHttps ?? config.blockPageHttpsAddr,
         dohAddr: running.doh ?? config.dohAddr,
         dotAddr: running.dot ?? config.dotAddr,
+        metricsAddr: running.metrics ?? config.metricsAddr,
       },
       handle.location,
     )}`,

@@ -1,0 +1,288 @@
+/**
+ * Metrics and health of every role (docs/operations.md "Monitoring"): three `cordon serve` processes
+ * on one SQLite file — `--roles api` (its endpoints on the API port), `--roles resolver,blockpage`
+ * and `--roles worker` (each on `--metrics-addr`) — scraped by a real Prometheus server (Debian's
+ * `prometheus`) on loopback, each exposition checked by `promtool check metrics`, and `/readyz`
+ * answering per role with its reasons.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiLogin } from '../../../e2e/support/api.ts';
+import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
+import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+
+const ADMIN = { email: 'root@metrics.test', password: 'Sup3r-secret' };
+
+/** A port free on 127.0.0.1 now (for Prometheus, which cannot report a port it chose). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A bound port from the boot line, e.g. `metrics` → `metrics=127.0.0.1:N`. */
+function bootPort(cordon: CordonProcess, key: string): number {
+  const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
+  return Number(new RegExp(` ${key}=127\\.0\\.0\\.1:(\\d+)`).exec(line)?.[1]);
+}
+
+/** One A query over UDP from 127.0.0.1; resolves to the RCODE. */
+function query(port: number, name: string): Promise<number> {
+  const socket = dgram.createSocket('udp4');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no answer to ${name}`));
+    }, 5000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve((dnsPacket.decode(msg).flags ?? 0) & 0xf);
+    });
+    socket.send(
+      dnsPacket.encode({
+        type: 'query',
+        id: randomBytes(2).readUInt16BE(0),
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ type: 'A', name, class: 'IN' }],
+      }),
+      port,
+      '127.0.0.1',
+    );
+  });
+}
+
+/** `promtool check metrics` on an exposition: its complaints (empty when clean). */
+function promtoolProblems(exposition: string): string {
+  const run = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+  if (run.error) throw new Error(`promtool (Debian's prometheus package) is needed: ${run.error.message}`);
+  return `${run.stdout}${run.stderr}`.trim() + (run.status === 0 ? '' : ` (exit ${run.status})`);
+}
+
+/** Polls `check` every 250 ms until it returns a value, for at most `ms`. @throws Error with the last failure */
+async function eventually<T>(check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} not within ${ms} ms${last ? `: ${last}` : ''}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('metrics and health of every role, scraped by Prometheus', () => {
+  let upstream: FakeUpstream;
+  let dataDir: string;
+  let api: CordonProcess;
+  let resolver: CordonProcess;
+  let worker: CordonProcess;
+  let prometheus: ChildProcess | undefined;
+  let promPort: number;
+  const endpoints: Record<'api' | 'resolver' | 'worker', string> = { api: '', resolver: '', worker: '' };
+  let dnsPort = 0;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    dataDir = mkdtempSync(join(tmpdir(), 'cordon-metrics-'));
+    const common = {
+      CORDON_DATA_DIR: dataDir,
+      CORDON_HTTP_ADDR: '127.0.0.1:0',
+      CORDON_DNS_ADDR: '127.0.0.1:0',
+      CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
+      CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
+      CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
+      CORDON_ADMIN_EMAIL: ADMIN.email,
+      CORDON_ADMIN_PASSWORD: ADMIN.password,
+      CORDON_LOG_LEVEL: 'warn',
+    };
+    // The API first: it migrates the file and seeds the admin.
+    api = await startCordon({ ...common, CORDON_ROLES: 'api' }, 90_000, CLI);
+    [resolver, worker] = await Promise.all([
+      startCordon({ ...common, CORDON_ROLES: 'resolver,blockpage', CORDON_METRICS_ADDR: '127.0.0.1:0' }, 90_000, CLI),
+      startCordon({ ...common, CORDON_ROLES: 'worker', CORDON_METRICS_ADDR: '127.0.0.1:0' }, 90_000, CLI),
+    ]);
+    endpoints.api = `127.0.0.1:${bootPort(api, 'http')}`;
+    endpoints.resolver = `127.0.0.1:${bootPort(resolver, 'metrics')}`;
+    endpoints.worker = `127.0.0.1:${bootPort(worker, 'metrics')}`;
+    dnsPort = bootPort(resolver, 'dns');
+
+    // A customer whose location claims 127.0.0.1, so the resolver answers this test's queries.
+    const admin = await apiLogin(bootPort(api, 'http'), ADMIN.email, ADMIN.password);
+    const msp = await admin.call('POST', '/msp', {
+      name: 'MSP',
+      company_name: 'MSP Ltd',
+      admin_email: 'msp@metrics.test',
+      admin_password: 'Passw0rd!',
+    });
+    const customer = await admin.call('POST', '/users/', {
+      accountName: 'Acme',
+      msp_id: (msp.body as { id: number }).id,
+      timezone: 'UTC',
+      admin_email: 'acme@metrics.test',
+      admin_password: 'Passw0rd!',
+    });
+    const located = await admin.call('POST', `/users/${(customer.body as { id: number }).id}/locations/staticip`, {
+      name: 'Office',
+      addresses: ['127.0.0.1/32'],
+    });
+    expect(located.status).toBeLessThan(300);
+    await eventually(async () => ((await query(dnsPort, 'first.example')) === 0 ? true : undefined), 10_000, 'NOERROR');
+    for (let i = 0; i < 20; i++) expect(await query(dnsPort, `q${i}.example`)).toBe(0);
+
+    promPort = await freePort();
+    const promDir = join(dataDir, 'prometheus');
+    const config = join(dataDir, 'prometheus.yml');
+    writeFileSync(
+      config,
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        'scrape_configs:',
+        ...Object.entries(endpoints).flatMap(([job, target]) => [
+          `  - job_name: ${job}`,
+          '    static_configs:',
+          `      - targets: ['${target}']`,
+        ]),
+        '',
+      ].join('\n'),
+    );
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${promDir}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--log.level=warn',
+      ],
+      { stdio: 'ignore' },
+    );
+  }, 240_000);
+
+  afterAll(async () => {
+    prometheus?.kill('SIGTERM');
+    await Promise.all([api?.stop(), resolver?.stop(), worker?.stop()]);
+    await upstream?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** An instant PromQL query: its result vector. */
+  async function promQuery(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+    const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?${new URLSearchParams({ query: expr })}`);
+    const body = (await res.json()) as { status: string; data: { result: [] } };
+    if (body.status !== 'success') throw new Error(`PromQL ${expr}: ${JSON.stringify(body)}`);
+    return body.data.result;
+  }
+
+  it('Prometheus scrapes every role, and sees the resolver, API and process figures', async () => {
+    const jobs = await eventually(
+      async () => {
+        const up = await promQuery('up == 1');
+        return up.length === 3 ? up.map((r) => r.metric.job).sort() : undefined;
+      },
+      60_000,
+      'all three targets up',
+    );
+    expect(jobs).toEqual(['api', 'resolver', 'worker']);
+    // The resolver's answers as Prometheus stored them: at least the 21 NOERROR queries above.
+    const allowed = await promQuery('cordon_dns_responses_total{decision="allowed"}');
+    expect(allowed).toHaveLength(1);
+    expect(Number(allowed[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    const upstreamUp = await promQuery('cordon_dns_upstream_up');
+    expect(upstreamUp.map((r) => [r.metric.upstream, r.value[1]])).toEqual([[`127.0.0.1:${upstream.port}`, '1']]);
+    // The API's request histogram names route patterns, never ids.
+    const routes = await promQuery('cordon_http_request_duration_seconds_count{job="api"}');
+    const patterns = routes.map((r) => r.metric.route);
+    expect(patterns).toContain('/restapi/users/:id/locations/staticip');
+    expect(patterns.every((p) => !/\/\d+(\/|$)/.test(p ?? ''))).toBe(true);
+    // Process figures for each role.
+    const rss = await promQuery('cordon_process_resident_memory_bytes');
+    expect(rss.map((r) => r.metric.job).sort()).toEqual(['api', 'resolver', 'worker']);
+    for (const r of rss) expect(Number(r.value[1])).toBeGreaterThan(10_000_000);
+    const fds = await promQuery('cordon_process_open_fds');
+    expect(fds).toHaveLength(3);
+    const roles = await promQuery('cordon_build_info');
+    expect(Object.fromEntries(roles.map((r) => [r.metric.job, r.metric.roles]))).toEqual({
+      api: 'api',
+      resolver: 'resolver,blockpage',
+      worker: 'worker',
+    });
+  }, 90_000);
+
+  it.each(['api', 'resolver', 'worker'] as const)(
+    "promtool check metrics finds nothing to fault in the %s role's exposition",
+    async (role) => {
+      const res = await fetch(`http://${endpoints[role]}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = await res.text();
+      expect(text).toContain('cordon_build_info');
+      expect(promtoolProblems(text)).toBe('');
+      // No tenant in any label: the customer's and MSP's names and ids never appear.
+      expect(text).not.toMatch(/Acme|MSP Ltd|customer_id|msp_id/);
+    },
+  );
+
+  it.each(['api', 'resolver', 'worker'] as const)('%s answers /healthz and /readyz with its checks', async (role) => {
+    const health = await fetch(`http://${endpoints[role]}/healthz`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { status: string }).status).toBe('ok');
+    const ready = await fetch(`http://${endpoints[role]}/readyz`);
+    const body = (await ready.json()) as {
+      ready: boolean;
+      checks: Array<{ name: string; ok: boolean; detail: string }>;
+    };
+    expect(ready.status).toBe(200);
+    expect(body.ready).toBe(true);
+    const names = body.checks.map((c) => c.name);
+    expect(names).toEqual(role === 'resolver' ? ['database', 'snapshot', 'upstream', 'query_log'] : ['database']);
+    for (const c of body.checks) expect(c.detail.length).toBeGreaterThan(0);
+  });
+
+  it('a resolver whose upstream stops answering is not ready, and says why; ready again when it answers', async () => {
+    upstream.setDown(true);
+    try {
+      // The upstream is marked failed after queries go unanswered.
+      const notReady = await eventually(
+        async () => {
+          await query(dnsPort, `down-${randomBytes(4).toString('hex')}.example`).catch(() => undefined);
+          const res = await fetch(`http://${endpoints.resolver}/readyz`);
+          return res.status === 503
+            ? ((await res.json()) as { checks: Array<{ name: string; ok: boolean; detail: string }> })
+            : undefined;
+        },
+        30_000,
+        'resolver not ready',
+      );
+      const check = notReady.checks.find((c) => c.name === 'upstream');
+      expect(check?.ok).toBe(false);
+      expect(check?.detail).toMatch(/^no upstream answering: 127\.0\.0\.1:\d+ failed \d+ in a row/);
+      // The API and the worker do not depend on the upstream.
+      expect((await fetch(`http://${endpoints.api}/readyz`)).status).toBe(200);
+    } finally {
+      upstream.setDown(false);
+    }
+    await eventually(
+      async () => ((await fetch(`http://${endpoints.resolver}/readyz`)).status === 200 ? true : undefined),
+      30_000,
+      'resolver ready again',
+    );
+  }, 90_000);
+});
