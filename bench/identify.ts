@@ -88,8 +88,17 @@ for (let i = 0; i < DEVICES; i++) {
     locationId: null,
   });
 }
+// Each device may assert one user (docs/security.md "Identity claims"): user<i % 10> of its customer.
+const bindings = new Map<number, Map<number, number[]>>();
+for (let i = 0; i < DEVICES; i++) {
+  const customerId = (i % CUSTOMERS) + 1;
+  const m = bindings.get(customerId) ?? new Map<number, number[]>();
+  bindings.set(customerId, m);
+  m.set(i + 1, [customerId * 10 + (i % 10)]);
+}
 const devices: DevicesSnapshot = {
   byKey: DeviceTable.from(byKey.values()),
+  bindings,
   settings: new Map(),
   exceptions: new Map(),
   digests: new Map(),

@@ -188,6 +188,15 @@ describe.each(testDialects())('identification with dig and kdig (%s)', (dialect)
     ids.named = await device('named-key', 'policy', ids.newsBlock);
     ids.grp = await device('grp-key', 'group', null);
     ids.foreign = await device('foreign-key', 'policy', seeded.otherPolicyId);
+    // The users each device may assert (docs/security.md "Identity claims"); alice is not grp-key's.
+    const bind = (deviceId: number, userId: number) =>
+      db
+        .insertInto('device_users')
+        .values({ device_id: deviceId, user_id: userId, customer_id: acme, source: 'admin', created_at: now() })
+        .execute();
+    for (const d of [ids.named, ids.dflt, ids.grp]) for (const u of [ids.bob, ids.carol]) await bind(d!, u!);
+    await bind(ids.named, ids.alice);
+    await bind(ids.dflt, ids.alice);
     ids.virtual = (
       await db
         .insertInto('locations')
@@ -269,6 +278,42 @@ describe.each(testDialects())('identification with dig and kdig (%s)', (dialect)
     expect(await q('named-key', 'carol', 'news.example')).toBe(BLOCKED);
     // An unknown user is the device alone.
     expect(await q('named-key', 'mallory', 'news.example')).toBe(BLOCKED);
+  });
+
+  it("never gives a device a user's policy unless the user is bound to it (issue 30: asserting another user)", async () => {
+    // alice's own policy is Open; grp-key may not assert her: the device's own choice (the default) applies.
+    expect(await aOf(port, '-b', '127.0.0.2', keyOpt('grp-key'), userOpt('alice'), 'gambling.example', 'A')).toBe(
+      BLOCKED,
+    );
+    expect(await aOf(port, keyOpt('grp-key'), userOpt('alice'), 'gambling.example', 'A')).toBe(BLOCKED);
+    // Bound by an admin, she gets her policy on that device within a second.
+    await handle.db
+      .insertInto('device_users')
+      .values({
+        device_id: ids.grp!,
+        user_id: ids.alice!,
+        customer_id: seeded.customerId,
+        source: 'admin',
+        created_at: now(),
+      })
+      .execute();
+    await changes.publish('devices');
+    await within(
+      1000,
+      async () =>
+        (await aOf(port, '-b', '127.0.0.2', keyOpt('grp-key'), userOpt('alice'), 'gambling.example', 'A')) === ALLOWED,
+    );
+    await handle.db
+      .deleteFrom('device_users')
+      .where('device_id', '=', ids.grp!)
+      .where('user_id', '=', ids.alice!)
+      .execute();
+    await changes.publish('devices');
+    await within(
+      1000,
+      async () =>
+        (await aOf(port, '-b', '127.0.0.2', keyOpt('grp-key'), userOpt('alice'), 'gambling.example', 'A')) === BLOCKED,
+    );
   });
 
   it("gives a device inheriting the default the customer's device configuration, and follows group changes within a second", async () => {

@@ -223,7 +223,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
             savedAt: null,
           };
         }
-        if (res.status >= 400 && res.status < 500) throw new EnrolRefused(`install key refused (HTTP ${res.status})`);
+        // 429: enrolments of this install key are rate-limited for now (docs/security.md "Identity claims"): retry.
+        if (res.status >= 400 && res.status < 500 && res.status !== 429) {
+          throw new EnrolRefused(`install key refused (HTTP ${res.status})`);
+        }
         throw new Error(`HTTP ${res.status}`);
       } catch (err) {
         if (err instanceof EnrolRefused) throw err;

@@ -289,7 +289,13 @@ export interface DevicesSnapshot {
   readonly settings: ReadonlyMap<number, DeviceSettingsRow>;
   /** device exception id → its rules in id order. */
   readonly exceptions: ReadonlyMap<number, readonly ExceptionRuleRow[]>;
-  /** customer id → digest of its device rows. */
+  /**
+   * customer id → device id → the ids of the internal users the device may assert (table
+   * `device_users`: bound by an admin or reported by its agent within the cap; docs/security.md
+   * "Identity claims"). Devices without bindings are absent.
+   */
+  readonly bindings: ReadonlyMap<number, ReadonlyMap<number, readonly number[]>>;
+  /** customer id → digest of its device rows (and of its device-user bindings). */
   readonly digests: ReadonlyMap<number, string>;
   /** The device configurations and exception rules as text, to tell whether a reload changed them. */
   readonly configText: string;
@@ -325,7 +331,40 @@ async function digests(db: Kysely<Database>): Promise<Map<number, string>> {
     const text = [r.n, r.s0, r.q0, r.s1, r.q1, r.s2, r.q2, r.s3, r.q3].map((v) => v ?? 0).join('/');
     out.set(Number(r.key), text);
   }
+  // The bindings' digest joins the customer's: a binding change reloads that customer alone.
+  const bound = digestColumns(sql`${big(sql.ref('device_id'))} * 1048576 + user_id`);
+  const brows = await db
+    .selectFrom('device_users')
+    .select([sql<number>`customer_id`.as('key'), bound.n.as('n'), bound.s.as('s'), bound.q.as('q')])
+    .groupBy('customer_id')
+    .execute();
+  for (const r of brows) {
+    const key = Number(r.key);
+    out.set(key, `${out.get(key) ?? '0'}|u${r.n}/${r.s ?? 0}/${r.q ?? 0}`);
+  }
   return out;
+}
+
+/** Reads the device-user bindings of `customers` (null: all) into `into` (customer → device → user ids). */
+async function readBindings(
+  db: Kysely<Database>,
+  customers: number[] | null,
+  into: Map<number, Map<number, number[]>>,
+): Promise<void> {
+  for (const ids of customers === null ? [null] : chunks(customers)) {
+    let q = db.selectFrom('device_users').select(['customer_id', 'device_id', 'user_id']);
+    if (ids !== null) q = q.where('customer_id', 'in', ids);
+    for (const r of await q.execute()) {
+      let byDevice = into.get(r.customer_id);
+      if (byDevice === undefined) {
+        byDevice = new Map();
+        into.set(r.customer_id, byDevice);
+      }
+      const users = byDevice.get(r.device_id);
+      if (users === undefined) byDevice.set(r.device_id, [r.user_id]);
+      else users.push(r.user_id);
+    }
+  }
 }
 
 function modeOf(text: string): PolicyMode {
@@ -386,7 +425,7 @@ function devicePage(db: Kysely<Database>, customers: number[] | null, after: num
 
 /**
  * The devices part (topics `devices`, `tenants`), for identification by key (docs/architecture.md
- * "Identification"). The devices table is the large one (100,000 devices is a planned size): a
+ * "Identification"), with the users each device may assert (`device_users`). The devices table is the large one (100,000 devices is a planned size): a
  * digest row per customer finds the customers whose devices changed and only theirs are read
  * again, like the locations part. The customers' device configuration and the exception rules are
  * small and read whole on every load. A heartbeat publishes nothing, so it costs the resolver nothing.
@@ -397,6 +436,7 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
   topics: ['devices', 'tenants'],
   empty: () => ({
     byKey: new DeviceTableBuilder(0).build(),
+    bindings: new Map(),
     settings: new Map(),
     exceptions: new Map(),
     digests: new Map(),
@@ -404,66 +444,79 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
     reloadedCustomers: 0,
   }),
   load: (handle: DatabaseHandle, _logger, previous) =>
-    handle.db.transaction().execute(async (trx) => {
-      const now = await digests(trx);
-      const changed = previous ? changedKeys(previous.digests, now) : null;
-      const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
-      let byKey: DeviceTable;
-      if (partial && changed.size === 0) byKey = previous.byKey;
-      else {
-        let count = 0;
-        for (const text of now.values()) count += Number.parseInt(text, 10);
-        const builder = new DeviceTableBuilder(count);
-        if (partial) {
-          const before = previous.byKey;
-          // Key bytes copied from the previous table: no key string is made.
-          for (let i = 0; i < before.size; i++) if (!changed.has(before.customerId(i))) builder.copyRow(before, i);
+    handle.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const now = await digests(trx);
+        const changed = previous ? changedKeys(previous.digests, now) : null;
+        const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
+        let byKey: DeviceTable;
+        if (partial && changed.size === 0) byKey = previous.byKey;
+        else {
+          let count = 0;
+          for (const text of now.values()) count += Number.parseInt(text, 10);
+          const builder = new DeviceTableBuilder(count);
+          if (partial) {
+            const before = previous.byKey;
+            // Key bytes copied from the previous table: no key string is made.
+            for (let i = 0; i < before.size; i++) if (!changed.has(before.customerId(i))) builder.copyRow(before, i);
+          }
+          await readDevices(trx, partial ? [...changed] : null, builder);
+          byKey = builder.build();
         }
-        await readDevices(trx, partial ? [...changed] : null, builder);
-        byKey = builder.build();
-      }
+        let bindings: ReadonlyMap<number, ReadonlyMap<number, readonly number[]>>;
+        if (partial && changed.size === 0) bindings = previous.bindings;
+        else {
+          const fresh = new Map<number, Map<number, number[]>>();
+          await readBindings(trx, partial ? [...changed] : null, fresh);
+          const all = new Map<number, ReadonlyMap<number, readonly number[]>>(fresh);
+          if (partial) for (const [c, m] of previous.bindings) if (!changed.has(c)) all.set(c, m);
+          bindings = all;
+        }
 
-      const settings = new Map<number, DeviceSettingsRow>();
-      for (const s of await trx
-        .selectFrom('device_settings')
-        .select(['customer_id', 'policy_mode', 'policy_id', 'device_exception_id'])
-        .execute()) {
-        settings.set(s.customer_id, {
-          mode: modeOf(s.policy_mode),
-          policyId: s.policy_id,
-          exceptionId: s.device_exception_id,
-        });
-      }
-      const exceptions = new Map<number, ExceptionRuleRow[]>();
-      for (const r of await trx
-        .selectFrom('device_exception_rules')
-        .select(['id', 'device_exception_id', 'customer_id', 'domain', 'ip', 'resolver', 'rule_type'])
-        .orderBy('id')
-        .execute()) {
-        let list = exceptions.get(r.device_exception_id);
-        if (!list) {
-          list = [];
-          exceptions.set(r.device_exception_id, list);
+        const settings = new Map<number, DeviceSettingsRow>();
+        for (const s of await trx
+          .selectFrom('device_settings')
+          .select(['customer_id', 'policy_mode', 'policy_id', 'device_exception_id'])
+          .execute()) {
+          settings.set(s.customer_id, {
+            mode: modeOf(s.policy_mode),
+            policyId: s.policy_id,
+            exceptionId: s.device_exception_id,
+          });
         }
-        list.push({
-          ruleId: r.id,
-          customerId: r.customer_id,
-          domain: r.domain,
-          ip: r.ip,
-          resolver: r.resolver,
-          ruleType: r.rule_type === 'Use Specific Resolver' ? 'Use Specific Resolver' : 'ByPass OTG',
-        });
-      }
-      const configText = JSON.stringify([[...settings], [...exceptions]]);
-      // Nothing changed: the same value, so the store does not rebuild 100,000 device identities.
-      if (partial && changed.size === 0 && configText === previous.configText) return previous;
-      return {
-        byKey,
-        settings,
-        exceptions,
-        digests: now,
-        configText,
-        reloadedCustomers: partial ? changed.size : now.size,
-      };
-    }),
+        const exceptions = new Map<number, ExceptionRuleRow[]>();
+        for (const r of await trx
+          .selectFrom('device_exception_rules')
+          .select(['id', 'device_exception_id', 'customer_id', 'domain', 'ip', 'resolver', 'rule_type'])
+          .orderBy('id')
+          .execute()) {
+          let list = exceptions.get(r.device_exception_id);
+          if (!list) {
+            list = [];
+            exceptions.set(r.device_exception_id, list);
+          }
+          list.push({
+            ruleId: r.id,
+            customerId: r.customer_id,
+            domain: r.domain,
+            ip: r.ip,
+            resolver: r.resolver,
+            ruleType: r.rule_type === 'Use Specific Resolver' ? 'Use Specific Resolver' : 'ByPass OTG',
+          });
+        }
+        const configText = JSON.stringify([[...settings], [...exceptions]]);
+        // Nothing changed: the same value, so the store does not rebuild 100,000 device identities.
+        if (partial && changed.size === 0 && configText === previous.configText) return previous;
+        return {
+          byKey,
+          bindings,
+          settings,
+          exceptions,
+          digests: now,
+          configText,
+          reloadedCustomers: partial ? changed.size : now.size,
+        };
+      }),
 };

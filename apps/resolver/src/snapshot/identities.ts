@@ -58,11 +58,18 @@ class DeviceIdentities {
     private readonly build: (i: number, user: UserRow | null) => KnownIdentity,
     /** The customer's users by name. */
     private readonly usersOf: (customerId: number) => ReadonlyMap<string, UserRow> | undefined,
+    /** customer id → device id → the users the device may assert (docs/security.md "Identity claims"). */
+    private readonly bindings: ReadonlyMap<number, ReadonlyMap<number, readonly number[]>>,
   ) {
     this.base = new Array(table.size);
   }
 
-  /** The identity of `name` on the device with `key` (the user's policy or group may apply: precedence); undefined: no such device. */
+  /**
+   * The identity of `name` on the device with `key`; undefined: no such device. A name the device
+   * may assert (a user bound to it) gets the user's identity (its policy or group may apply:
+   * precedence); any other name, unknown or another user's, gets the device's own identity, never
+   * a user's (docs/security.md "Identity claims"). Nothing is created or allocated for it.
+   */
   forKey(key: string, name: string | null): KnownIdentity | undefined {
     const i = this.table.rowOf(key);
     if (i < 0) return undefined;
@@ -75,8 +82,11 @@ class DeviceIdentities {
     let memo = this.users.get(i);
     const known = memo?.get(name);
     if (known !== undefined) return known;
-    const user = this.usersOf(this.table.customerId(i))?.get(name);
+    const customerId = this.table.customerId(i);
+    const user = this.usersOf(customerId)?.get(name);
     if (user === undefined) return base;
+    const bound = this.bindings.get(customerId)?.get(this.table.deviceId(i));
+    if (bound === undefined || !bound.includes(user.userId)) return base;
     const identity = this.build(i, user);
     if (memo === undefined) {
       memo = new Map();
@@ -93,6 +103,9 @@ class DeviceIdentities {
  * per device (by key; built on the device's first query after the change and then kept), each
  * carrying its compiled effective policy, so a query costs one map probe by key or one probe per
  * prefix length present by address.
+ *
+ * A device's reported user (EDNS(0) option 65074) counts only when bound to the device
+ * (`device_users`); any other name gets the device's own identity.
  *
  * Order: the DoH path key (a device, else a roaming/virtual location; the transport has already
  * answered 404 to a key naming neither), then the EDNS(0) device key (an unknown one is ignored),
@@ -268,7 +281,7 @@ export class Identities {
       );
     if (keepDevices) return new Identities(byAddress, byLocationKey, reuse!.previous.byDeviceKey);
     const users = groups.users;
-    const byDeviceKey = new DeviceIdentities(table, deviceIdentity, (c) => users.get(c));
+    const byDeviceKey = new DeviceIdentities(table, deviceIdentity, (c) => users.get(c), devices.bindings);
     return new Identities(byAddress, byLocationKey, byDeviceKey);
   }
 }

@@ -17,3 +17,4 @@ export {
   updateDevice,
   updateDeviceConfig,
 } from './service.ts';
+export { getDeviceUsers, setDeviceUsers } from './users.ts';

@@ -17,11 +17,12 @@ import {
 import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
 import { exceptionOfCustomer, rulesForAgent } from '../deviceexceptions/index.ts';
-import { groupPolicyOf, recordAgentLogin } from '../internalusers/index.ts';
+import { groupPolicyOf } from '../internalusers/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { policyOfCustomer } from '../policies/index.ts';
 import { scopeOf, type TenantScope } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
+import { reportedUser } from './users.ts';
 
 const TOPICS = ['devices'] as const;
 
@@ -430,7 +431,8 @@ export async function enrolDevice(
 /**
  * `POST /agent/heartbeat` (public; docs/decisions.md "Environment"): the device's last contact,
  * address, location, version, OS and (unless its details are locked by a JSON configuration) name;
- * `user`, the logged-in OS user, becomes an internal user on first report. A heartbeat itself is not
+ * `user`, the logged-in OS user, counts only as far as docs/security.md "Identity claims" allows
+ * (`reportedUser`: bound to the device, or bound now within the per-device cap). A heartbeat itself is not
  * a tenant change: no audit row, no topic. Answers the configuration the agent applies: the policy
  * this device and user get (user → group → device → default, with the inherit choices), its device
  * exception and rules, and the advanced JSON configuration (the device's, else the customer's).
@@ -460,10 +462,9 @@ export async function heartbeat(
   if (!locked && body.dns_name !== undefined) touch.dns_name = body.dns_name;
   await repo.touchDevice(db, device.id, touch);
 
-  const user =
-    body.user !== undefined
-      ? await recordAgentLogin(deps, keyCaller(device, clientIp), body.user, clientIp, device.id)
-      : null;
+  // The reported user counts only when bound to this device (docs/security.md "Identity claims").
+  const reported = body.user !== undefined ? await reportedUser(deps, device, body.user, clientIp) : null;
+  const user = reported?.kind === 'bound' ? reported : null;
 
   // The device's choice, else the customer's device configuration (docs/decisions.md "Environment").
   const ownChoice = device.policy_mode !== 'default';

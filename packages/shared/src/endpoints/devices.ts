@@ -13,6 +13,8 @@ import {
   deviceParamsSchema,
   deviceSchema,
   deviceUpdateSchema,
+  deviceUsersSchema,
+  deviceUsersUpdateSchema,
   installKeySchema,
 } from '../schemas/environment.ts';
 import { defineEndpoint } from './define.ts';
@@ -120,6 +122,27 @@ export const deviceEndpoints = {
     access,
     tag,
     summary: "Update a device's details and configuration; locked while it has a JSON configuration (spec §7, §4).",
+  }),
+  getUsers: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/devices/:deviceId/users',
+    params: deviceParamsSchema,
+    response: deviceUsersSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'The users a device may assert, and its refused heartbeat user reports (docs/api.md "Device users").',
+  }),
+  setUsers: defineEndpoint({
+    method: 'PUT',
+    path: '/users/:id/devices/:deviceId/users',
+    params: deviceParamsSchema,
+    body: deviceUsersUpdateSchema,
+    response: deviceUsersSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Set the users a device may assert: internal users of the same customer (docs/api.md "Device users").',
   }),
   remove: defineEndpoint({
     method: 'DELETE',

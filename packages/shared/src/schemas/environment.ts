@@ -72,6 +72,46 @@ export const deviceUpdateSchema = z.object({
 export type DeviceUpdate = z.infer<typeof deviceUpdateSchema>;
 
 /**
+ * Agent-reported users one device may hold (docs/security.md "Identity claims"): a heartbeat
+ * reporting one more is refused (the device's own policy applies) and counted.
+ */
+export const DEVICE_AGENT_USER_CAP = 10;
+/** Users an admin may bind to one device. */
+export const DEVICE_ADMIN_USER_CAP = 100;
+
+/** One user a device may assert (EDNS(0) option 65074, the heartbeat's `user`), and who bound it. */
+export const deviceUserSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  /** `admin`: bound by an admin; `agent`: reported by the device's agent at heartbeat. */
+  source: z.enum(['admin', 'agent']),
+  created_at: z.string(),
+});
+
+/**
+ * Answer of `GET|PUT /users/{id}/devices/{deviceId}/users` (docs/api.md "Device users"): the users the
+ * device may assert, the heartbeat user reports refused so far, and the per-device agent cap.
+ */
+export const deviceUsersSchema = z.object({
+  users: z.array(deviceUserSchema),
+  user_reports_refused: z.number().int(),
+  agent_user_cap: z.number().int(),
+});
+export type DeviceUsers = z.infer<typeof deviceUsersSchema>;
+
+/**
+ * Body of `PUT /users/{id}/devices/{deviceId}/users`: the complete set of users the device may assert
+ * (internal users of the same customer). Users already bound keep their source; the others are bound
+ * by the admin; bound users left out are unbound.
+ */
+export const deviceUsersUpdateSchema = z.object({
+  user_ids: z
+    .array(idSchema)
+    .max(DEVICE_ADMIN_USER_CAP, { error: `Must contain at most ${DEVICE_ADMIN_USER_CAP} users.` }),
+});
+export type DeviceUsersUpdate = z.infer<typeof deviceUsersUpdateSchema>;
+
+/**
  * An advanced JSON configuration (spec §7 "The payload is configuration"): text that must parse as
  * JSON (spec §5 "Must contain valid JSON."), stored re-serialised; at most 64 KiB.
  */

@@ -97,8 +97,8 @@ describe.each(testDialects())('devices on %s', (dialect) => {
       heartbeat_s: 300,
       config: { policy_id: a.defaultPolicyId, device_exception: null, rules: [], advanced: null },
     });
-    // A new user is a tenant change; the contact itself is not.
-    expect(t.published).toEqual(['groups']);
+    // A new user is a tenant change (and its binding to the device); the contact itself is not.
+    expect(t.published).toEqual(['groups', 'devices']);
     const device = (await call(t.app, a.customerToken, 'GET', `${base}/${device_id}`)).json();
     expect(device).toMatchObject({
       version: '1.1.0',
@@ -340,5 +340,148 @@ describe.each(testDialects())('devices on %s', (dialect) => {
     expect(ok.json()).toMatchObject({ policy_mode: 'policy', policy_id: a.policyId });
     const back = await call(t.app, a.customerToken, 'POST', `${base}/config`, { policy_mode: 'default' });
     expect(back.json()).toMatchObject({ policy_mode: 'default', policy_id: null });
+  });
+
+  describe('which users a device may assert (issue 30; docs/security.md "Identity claims")', () => {
+    const cust = (method: string, url: string, body?: unknown) => call(t.app, a.customerToken, method, url, body);
+    const teacher = async () => {
+      const open = (
+        await call(t.app, t.rootToken, 'POST', '/restapi/policies', {
+          user_id: a.customerId,
+          name: 'Teachers',
+          filtering_level: 'low',
+        })
+      ).json().id as number;
+      const at = new Date(t.clock.now).toISOString();
+      const row = await t.handle.db
+        .insertInto('internal_users')
+        .values({
+          customer_id: a.customerId,
+          name: 'teacher',
+          description: '',
+          policy_id: open,
+          last_login_at: null,
+          last_login_ip: '',
+          last_device_id: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { id: row.id, policy: open };
+    };
+
+    it('never lets a heartbeat bring a user with a policy to a device; an admin binding does', async () => {
+      const { id: teacherId, policy } = await teacher();
+      const installKey = (await cust('GET', `${base}/config`)).json().install_key;
+      const { device_id, device_key } = (await enrol(installKey)).json();
+      const refused = await beat({ device_key, user: 'teacher' });
+      expect(refused.statusCode).toBe(200);
+      expect(refused.json().config.policy_id).toBe(a.defaultPolicyId);
+      const users = await cust('GET', `${base}/${device_id}/users`);
+      expect(users.statusCode).toBe(200);
+      expect(users.json()).toEqual({ users: [], user_reports_refused: 1, agent_user_cap: 10 });
+
+      const bound = await cust('PUT', `${base}/${device_id}/users`, { user_ids: [teacherId] });
+      expect(bound.statusCode).toBe(200);
+      expect(bound.json().users).toEqual([
+        { id: teacherId, name: 'teacher', source: 'admin', created_at: new Date(t.clock.now).toISOString() },
+      ]);
+      expect((await beat({ device_key, user: 'teacher' })).json().config.policy_id).toBe(policy);
+      // Unbound again: the device's own policy.
+      expect((await cust('PUT', `${base}/${device_id}/users`, { user_ids: [] })).json().users).toEqual([]);
+      expect((await beat({ device_key, user: 'teacher' })).json().config.policy_id).toBe(a.defaultPolicyId);
+    });
+
+    it('refuses unknown or foreign users in a binding and changes nothing', async () => {
+      const b = await createTenant(t, 2);
+      const at = new Date(t.clock.now).toISOString();
+      const foreign = await t.handle.db
+        .insertInto('internal_users')
+        .values({
+          customer_id: b.customerId,
+          name: 'bea',
+          description: '',
+          policy_id: null,
+          last_login_at: null,
+          last_login_ip: '',
+          last_device_id: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const installKey = (await cust('GET', `${base}/config`)).json().install_key;
+      const { device_id } = (await enrol(installKey)).json();
+      const before = await snapshot(t.handle);
+      for (const ids of [[foreign.id], [999_999]]) {
+        const res = await cust('PUT', `${base}/${device_id}/users`, { user_ids: ids });
+        expect(res.statusCode).toBe(400);
+        expect(res.json().fields.user_ids).toBe('Must name users of this customer.');
+      }
+      const tooMany = await cust('PUT', `${base}/${device_id}/users`, {
+        user_ids: Array.from({ length: 101 }, (_, i) => i + 1),
+      });
+      expect(tooMany.statusCode).toBe(400);
+      expect(await snapshot(t.handle)).toBe(before);
+    });
+
+    it('creates at most 10 users per device from heartbeats; further reports are refused and counted', async () => {
+      const installKey = (await cust('GET', `${base}/config`)).json().install_key;
+      const { device_id, device_key } = (await enrol(installKey)).json();
+      for (let i = 0; i < 40; i++) {
+        t.clock.now += 30_000; // one heartbeat's worth of the per-device budget
+        const res = await beat({ device_key, user: `pupil${i}` });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().config.policy_id).toBe(a.defaultPolicyId);
+      }
+      const created = await t.handle.db
+        .selectFrom('internal_users')
+        .select('name')
+        .where('customer_id', '=', a.customerId)
+        .orderBy('id')
+        .execute();
+      expect(created.map((u) => u.name)).toEqual(Array.from({ length: 10 }, (_, i) => `pupil${i}`));
+      const users = (await cust('GET', `${base}/${device_id}/users`)).json();
+      expect(users.users).toHaveLength(10);
+      expect(users.users.every((u: { source: string }) => u.source === 'agent')).toBe(true);
+      expect(users.user_reports_refused).toBe(30);
+      // A bound user keeps working past the cap.
+      t.clock.now += 30_000;
+      expect((await beat({ device_key, user: 'pupil3' })).statusCode).toBe(200);
+      expect((await cust('GET', `${base}/${device_id}/users`)).json().user_reports_refused).toBe(30);
+    });
+
+    it('rate-limits enrolment per install key and heartbeats per device (429 with Retry-After)', async () => {
+      const installKey = (await cust('GET', `${base}/config`)).json().install_key;
+      const codes: number[] = [];
+      for (let i = 0; i < 31; i++) codes.push((await enrol(installKey, `pc${i}`)).statusCode);
+      expect(codes.slice(0, 30).every((c) => c === 201)).toBe(true);
+      const flood = await enrol(installKey, 'pc-flood');
+      expect(flood.statusCode).toBe(429);
+      expect(flood.json().code).toBe('ERR_RATE_LIMITED');
+      expect(Number(flood.headers['retry-after'])).toBeGreaterThan(0);
+      const devices = await t.handle.db
+        .selectFrom('devices')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(devices.n)).toBe(30);
+      // The bucket refills: one more after 10 s.
+      t.clock.now += 10_000;
+      expect((await enrol(installKey, 'pc-later')).statusCode).toBe(201);
+
+      const device_key = (await t.handle.db.selectFrom('devices').select('key').orderBy('id').executeTakeFirstOrThrow())
+        .key;
+      const beats: number[] = [];
+      for (let i = 0; i < 11; i++) beats.push((await beat({ device_key })).statusCode);
+      expect(beats).toEqual([...new Array(10).fill(200), 429]);
+      // Another device is not slowed by it.
+      const other = (
+        await t.handle.db.selectFrom('devices').select('key').orderBy('id', 'desc').executeTakeFirstOrThrow()
+      ).key;
+      expect((await beat({ device_key: other })).statusCode).toBe(200);
+      t.clock.now += 30_000;
+      expect((await beat({ device_key })).statusCode).toBe(200);
+    });
   });
 });

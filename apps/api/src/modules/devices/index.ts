@@ -76,6 +76,38 @@ export const deviceModule = defineModule({
         customer: 400,
       },
     ],
+    'devices.getUsers': [
+      { params: (_, b) => ({ id: b.customerId, deviceId: b.deviceId }), msp: 404, customer: 404, sales: 403 },
+      {
+        note: 'own customer, foreign device',
+        params: (a, b) => ({ id: a.customerId, deviceId: b.deviceId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
+    'devices.setUsers': [
+      {
+        params: (_, b) => ({ id: b.customerId, deviceId: b.deviceId }),
+        body: () => ({ user_ids: [] }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign device',
+        params: (a, b) => ({ id: a.customerId, deviceId: b.deviceId }),
+        body: () => ({ user_ids: [] }),
+        msp: 404,
+        customer: 404,
+      },
+      {
+        note: "own device, another tenant's internal user: a field error",
+        params: (a) => ({ id: a.customerId, deviceId: a.deviceId }),
+        body: (_, b) => ({ user_ids: [b.internalUserId] }),
+        msp: 400,
+        customer: 400,
+      },
+    ],
     'devices.remove': [
       { params: (_, b) => ({ id: b.customerId, deviceId: b.deviceId }), msp: 404, customer: 404, sales: 403 },
       {

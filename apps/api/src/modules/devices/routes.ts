@@ -1,8 +1,9 @@
 import { devices } from '@cordon/core';
-import { Endpoints } from '@cordon/shared';
-import type { FastifyInstance } from 'fastify';
+import { ApiError, Endpoints } from '@cordon/shared';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
+import { createAgentLimiter, ENROL_RATE, HEARTBEAT_RATE } from './agent-limits.ts';
 
 /**
  * Device routes (spec §7 "Devices") under `/users/{id}/devices`, from `Endpoints.devices`. Scope
@@ -28,6 +29,12 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: AppDeps): void 
   registerEndpoint(app, e.update, ({ caller, params, body }) =>
     devices.updateDevice(deps, caller, params.id, params.deviceId, body),
   );
+  registerEndpoint(app, e.getUsers, ({ caller, params }) =>
+    devices.getDeviceUsers(deps, caller, params.id, params.deviceId),
+  );
+  registerEndpoint(app, e.setUsers, ({ caller, params, body }) =>
+    devices.setDeviceUsers(deps, caller, params.id, params.deviceId, body),
+  );
   registerEndpoint(app, e.remove, ({ caller, params }) =>
     devices.deleteDevice(deps, caller, params.id, params.deviceId),
   );
@@ -41,9 +48,24 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: AppDeps): void 
 
 /**
  * The agent's public calls (docs/decisions.md "Environment"): no token; the install key (enrolment)
- * or the device key (heartbeat) in the body authenticates, and the client address is recorded.
+ * or the device key (heartbeat) in the body authenticates, and the client address is recorded. Each
+ * is rate-limited per key presented (docs/security.md "Identity claims": {@link ENROL_RATE},
+ * {@link HEARTBEAT_RATE}); over it: 429 `ERR_RATE_LIMITED` with `Retry-After`, before any database work.
  */
 export function registerPublicDeviceRoutes(app: FastifyInstance, deps: AppDeps): void {
-  registerEndpoint(app, Endpoints.devices.enrol, ({ body, request }) => devices.enrolDevice(deps, body, request.ip));
-  registerEndpoint(app, Endpoints.devices.heartbeat, ({ body, request }) => devices.heartbeat(deps, body, request.ip));
+  const enrols = createAgentLimiter(ENROL_RATE, deps.now);
+  const heartbeats = createAgentLimiter(HEARTBEAT_RATE, deps.now);
+  const limit = (waitMs: number, reply: FastifyReply) => {
+    if (waitMs === 0) return;
+    reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+    throw new ApiError('ERR_RATE_LIMITED');
+  };
+  registerEndpoint(app, Endpoints.devices.enrol, ({ body, request, reply }) => {
+    limit(enrols.take(body.install_key), reply);
+    return devices.enrolDevice(deps, body, request.ip);
+  });
+  registerEndpoint(app, Endpoints.devices.heartbeat, ({ body, request, reply }) => {
+    limit(heartbeats.take(body.device_key), reply);
+    return devices.heartbeat(deps, body, request.ip);
+  });
 }
