@@ -1,6 +1,16 @@
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  type TransactionSettings,
+} from 'kysely';
 import type pg from 'pg';
 import type { Dialect } from './dialect-kind.ts';
 import type { Database } from './schema.ts';
@@ -71,7 +81,9 @@ export function loadPg(): typeof pg {
 /**
  * Opens the database. SQLite runs in WAL mode with foreign keys on and `synchronous=NORMAL`: a
  * committed transaction survives a process crash, not a power loss or OS crash (the last transactions
- * before one may roll back; docs/security.md). Its file is private (0600, and its directory 0700 when
+ * before one may roll back; docs/security.md). Its transactions begin IMMEDIATE, read-only ones
+ * deferred ({@link sqliteBeginStatement}), so a writer waits its turn for the write lock (up to the
+ * 5 s busy timeout) instead of failing on another connection's commit. Its file is private (0600, and its directory 0700 when
  * created here). PostgreSQL BIGINT columns are parsed as JS numbers (epoch ms fit in 2^53).
  *
  * A PostgreSQL pool survives losing its server (docs/operations.md "When the database goes away"):
@@ -114,8 +126,41 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   // openSqliteFile checks the cache size before the file or its directory is created.
   const path = options.sqlitePath ?? ':memory:';
   const sqlite = openSqliteFile(path, options.sqliteCacheKiB);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
+}
+
+/**
+ * The statement that begins a SQLite transaction of `settings` (docs/decisions.md "SQLite write
+ * transactions begin IMMEDIATE"): `begin immediate` — the write lock taken first, waiting for it
+ * under the connection's busy timeout — unless the transaction is declared read-only
+ * (`db.transaction().setAccessMode('read only')`), which begins deferred and never waits for a
+ * writer. In WAL mode a deferred transaction that reads and then writes fails at once with
+ * `SQLITE_BUSY` — no busy wait: its read snapshot cannot move forward — when another connection (the
+ * query-log writer thread) committed in between.
+ */
+export function sqliteBeginStatement(settings: TransactionSettings): 'begin immediate' | 'begin deferred' {
+  return settings.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
+}
+
+/** Kysely's better-sqlite3 driver, its transactions begun by {@link sqliteBeginStatement}. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  // Kysely passes the settings; its SqliteDriver's signature leaves them out.
+  override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(sqliteBeginStatement(settings ?? {})));
+  }
+}
+
+/** Kysely's SQLite dialect with {@link ImmediateSqliteDriver}. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }
 
 /** Prepared statements kept per SQLite connection by {@link withStatementCache}. */

@@ -39,49 +39,52 @@ export const groupsPart: SnapshotPart<GroupsSnapshot> = {
   topics: ['groups', 'tenants'],
   empty: () => ({ users: new Map(), size: 0 }),
   load: (handle: DatabaseHandle) =>
-    handle.db.transaction().execute(async (trx) => {
-      const groups = new Map<number, { policyId: number; weight: number }>();
-      for (const g of await trx
-        .selectFrom('user_groups')
-        .select(['id', 'policy_id', 'weight'])
-        .where('disabled', '=', 0)
-        .where('policy_id', 'is not', null)
-        .execute()) {
-        groups.set(g.id, { policyId: g.policy_id!, weight: Number(g.weight) });
-      }
-      // user id → [group id, weight] of its best group so far.
-      const best = new Map<number, { groupId: number; weight: number; policyId: number }>();
-      for (const m of await trx.selectFrom('user_group_members').select(['user_id', 'group_id']).execute()) {
-        const g = groups.get(m.group_id);
-        if (!g) continue;
-        const cur = best.get(m.user_id);
-        if (!cur || g.weight < cur.weight || (g.weight === cur.weight && m.group_id < cur.groupId)) {
-          best.set(m.user_id, { groupId: m.group_id, weight: g.weight, policyId: g.policyId });
+    handle.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const groups = new Map<number, { policyId: number; weight: number }>();
+        for (const g of await trx
+          .selectFrom('user_groups')
+          .select(['id', 'policy_id', 'weight'])
+          .where('disabled', '=', 0)
+          .where('policy_id', 'is not', null)
+          .execute()) {
+          groups.set(g.id, { policyId: g.policy_id!, weight: Number(g.weight) });
         }
-      }
-      const users = new Map<number, Map<string, UserRow>>();
-      let size = 0;
-      for (const u of await trx
-        .selectFrom('internal_users')
-        .select(['id', 'customer_id', 'name', 'policy_id'])
-        .orderBy('id')
-        .execute()) {
-        let byName = users.get(u.customer_id);
-        if (!byName) {
-          byName = new Map();
-          users.set(u.customer_id, byName);
+        // user id → [group id, weight] of its best group so far.
+        const best = new Map<number, { groupId: number; weight: number; policyId: number }>();
+        for (const m of await trx.selectFrom('user_group_members').select(['user_id', 'group_id']).execute()) {
+          const g = groups.get(m.group_id);
+          if (!g) continue;
+          const cur = best.get(m.user_id);
+          if (!cur || g.weight < cur.weight || (g.weight === cur.weight && m.group_id < cur.groupId)) {
+            best.set(m.user_id, { groupId: m.group_id, weight: g.weight, policyId: g.policyId });
+          }
         }
-        const g = best.get(u.id);
-        byName.set(u.name, {
-          userId: u.id,
-          customerId: u.customer_id,
-          name: u.name,
-          policyId: u.policy_id,
-          groupId: g?.groupId ?? null,
-          groupPolicyId: g?.policyId ?? null,
-        });
-        size++;
-      }
-      return { users, size };
-    }),
+        const users = new Map<number, Map<string, UserRow>>();
+        let size = 0;
+        for (const u of await trx
+          .selectFrom('internal_users')
+          .select(['id', 'customer_id', 'name', 'policy_id'])
+          .orderBy('id')
+          .execute()) {
+          let byName = users.get(u.customer_id);
+          if (!byName) {
+            byName = new Map();
+            users.set(u.customer_id, byName);
+          }
+          const g = best.get(u.id);
+          byName.set(u.name, {
+            userId: u.id,
+            customerId: u.customer_id,
+            name: u.name,
+            policyId: u.policy_id,
+            groupId: g?.groupId ?? null,
+            groupPolicyId: g?.policyId ?? null,
+          });
+          size++;
+        }
+        return { users, size };
+      }),
 };

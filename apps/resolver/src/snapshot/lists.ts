@@ -309,70 +309,73 @@ export function createListsPart(options: ListsPartOptions = {}): SnapshotPart<Li
       reloadedOwners: 0,
     }),
     load: (handle: DatabaseHandle, _logger, previous) =>
-      handle.db.transaction().execute(async (trx) => {
-        const stamps = await readStamps(trx);
-        const policies = new Set<number>();
-        const globals = new Set<number>();
-        let rows: { policy: Map<number, string>; global: Map<number, string> } | null = null;
-        const at = clock();
-        if (previous) {
-          const before = previous.digests;
-          for (const key of changedStringKeys(before.stamps, stamps)) stampOwner(key, policies, globals);
-          if (at - before.at >= every) {
-            rows = await rowDigests(trx, handle.dialect, null, null);
-            for (const id of changedKeys(before.policy, rows.policy)) policies.add(id);
-            for (const id of changedKeys(before.global, rows.global)) globals.add(id);
+      handle.db
+        .transaction()
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          const stamps = await readStamps(trx);
+          const policies = new Set<number>();
+          const globals = new Set<number>();
+          let rows: { policy: Map<number, string>; global: Map<number, string> } | null = null;
+          const at = clock();
+          if (previous) {
+            const before = previous.digests;
+            for (const key of changedStringKeys(before.stamps, stamps)) stampOwner(key, policies, globals);
+            if (at - before.at >= every) {
+              rows = await rowDigests(trx, handle.dialect, null, null);
+              for (const id of changedKeys(before.policy, rows.policy)) policies.add(id);
+              for (const id of changedKeys(before.global, rows.global)) globals.add(id);
+            }
+            if (policies.size + globals.size === 0) {
+              // Nothing to rebuild: the bookkeeping moves on, the value (and so every identity) stays.
+              before.stamps = stamps;
+              if (rows) Object.assign(before, { policy: rows.policy, global: rows.global, at });
+              return previous;
+            }
           }
-          if (policies.size + globals.size === 0) {
-            // Nothing to rebuild: the bookkeeping moves on, the value (and so every identity) stays.
-            before.stamps = stamps;
-            if (rows) Object.assign(before, { policy: rows.policy, global: rows.global, at });
-            return previous;
+          const partial = previous !== null && policies.size + globals.size <= INCREMENTAL_LIMIT;
+          const freshPolicy = new Map<number, MutableLists>();
+          const freshGlobal = new Map<number, MutableLists>();
+          let digests: ListDigests;
+          if (partial) {
+            await readEntries(trx, 'policy_domains', [...policies], freshPolicy, SLICE_ROWS);
+            await readEntries(trx, 'global_domains', [...globals], freshGlobal, SLICE_ROWS);
+            // The re-read owners' row digests now, so the next digest pass does not flag them again.
+            const mine = rows ?? (await rowDigests(trx, handle.dialect, [...policies], [...globals]));
+            const before = previous.digests;
+            const policy = rows ? rows.policy : new Map(before.policy);
+            const global = rows ? rows.global : new Map(before.global);
+            if (!rows) {
+              for (const id of policies) setOrDelete(policy, id, mine.policy.get(id));
+              for (const id of globals) setOrDelete(global, id, mine.global.get(id));
+            }
+            digests = { stamps, policy, global, at: rows ? at : before.at };
+          } else {
+            await readEntries(trx, 'policy_domains', null, freshPolicy, SLICE_ROWS);
+            await readEntries(trx, 'global_domains', null, freshGlobal, SLICE_ROWS);
+            const all = rows ?? (await rowDigests(trx, handle.dialect, null, null));
+            digests = { stamps, policy: all.policy, global: all.global, at };
           }
-        }
-        const partial = previous !== null && policies.size + globals.size <= INCREMENTAL_LIMIT;
-        const freshPolicy = new Map<number, MutableLists>();
-        const freshGlobal = new Map<number, MutableLists>();
-        let digests: ListDigests;
-        if (partial) {
-          await readEntries(trx, 'policy_domains', [...policies], freshPolicy, SLICE_ROWS);
-          await readEntries(trx, 'global_domains', [...globals], freshGlobal, SLICE_ROWS);
-          // The re-read owners' row digests now, so the next digest pass does not flag them again.
-          const mine = rows ?? (await rowDigests(trx, handle.dialect, [...policies], [...globals]));
-          const before = previous.digests;
-          const policy = rows ? rows.policy : new Map(before.policy);
-          const global = rows ? rows.global : new Map(before.global);
-          if (!rows) {
-            for (const id of policies) setOrDelete(policy, id, mine.policy.get(id));
-            for (const id of globals) setOrDelete(global, id, mine.global.get(id));
+          await sealAll([...freshPolicy.values(), ...freshGlobal.values()]);
+          const policy = new Map<number, DomainLists>();
+          const global = new Map<number, DomainLists>();
+          if (partial) {
+            for (const [id, l] of previous.policy) if (!policies.has(id)) policy.set(id, l);
+            for (const [id, l] of previous.msp) if (!globals.has(id)) global.set(id, l);
+            if (!globals.has(0) && previous.system !== NO_LISTS) global.set(0, previous.system);
           }
-          digests = { stamps, policy, global, at: rows ? at : before.at };
-        } else {
-          await readEntries(trx, 'policy_domains', null, freshPolicy, SLICE_ROWS);
-          await readEntries(trx, 'global_domains', null, freshGlobal, SLICE_ROWS);
-          const all = rows ?? (await rowDigests(trx, handle.dialect, null, null));
-          digests = { stamps, policy: all.policy, global: all.global, at };
-        }
-        await sealAll([...freshPolicy.values(), ...freshGlobal.values()]);
-        const policy = new Map<number, DomainLists>();
-        const global = new Map<number, DomainLists>();
-        if (partial) {
-          for (const [id, l] of previous.policy) if (!policies.has(id)) policy.set(id, l);
-          for (const [id, l] of previous.msp) if (!globals.has(id)) global.set(id, l);
-          if (!globals.has(0) && previous.system !== NO_LISTS) global.set(0, previous.system);
-        }
-        for (const [id, l] of freshPolicy) policy.set(id, l);
-        for (const [id, l] of freshGlobal) global.set(id, l);
-        const system = global.get(0);
-        global.delete(0);
-        return {
-          policy,
-          msp: global,
-          system: system && system.allow.size + system.block.size > 0 ? system : NO_LISTS,
-          digests,
-          reloadedOwners: partial ? policies.size + globals.size : policy.size + global.size + (system ? 1 : 0),
-        };
-      }),
+          for (const [id, l] of freshPolicy) policy.set(id, l);
+          for (const [id, l] of freshGlobal) global.set(id, l);
+          const system = global.get(0);
+          global.delete(0);
+          return {
+            policy,
+            msp: global,
+            system: system && system.allow.size + system.block.size > 0 ? system : NO_LISTS,
+            digests,
+            reloadedOwners: partial ? policies.size + globals.size : policy.size + global.size + (system ? 1 : 0),
+          };
+        }),
   };
 }
 

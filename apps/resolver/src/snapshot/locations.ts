@@ -134,25 +134,28 @@ export const locationsPart: SnapshotPart<LocationsSnapshot> = {
   topics: ['locations', 'tenants'],
   empty: () => ({ byId: new Map(), claims: [], digests: new Map(), keys: new Map(), reloadedCustomers: 0 }),
   load: (handle: DatabaseHandle, logger, previous) =>
-    handle.db.transaction().execute(async (trx) => {
-      const now = await digests(trx);
-      const keys = await readKeys(trx);
-      const changed = previous ? changedKeys(previous.digests, now) : null;
-      if (previous && changed && changed.size === 0) {
-        return sameKeys(previous.keys, keys) ? previous : { ...previous, keys, reloadedCustomers: 0 };
-      }
-      const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
-      const fresh = await read(trx, logger, partial ? [...changed] : null);
-      const byId = new Map<number, LocationRow>();
-      let claims = fresh.claims;
-      if (partial) {
-        for (const [id, l] of previous.byId) if (!changed.has(l.customerId)) byId.set(id, l);
-        claims = previous.claims.filter((c) => !changed.has(c.customerId)).concat(fresh.claims);
-        claims.sort((a, b) => a.addressId - b.addressId);
-      }
-      for (const l of fresh.rows) byId.set(l.locationId, l);
-      return { byId, claims, digests: now, keys, reloadedCustomers: partial ? changed.size : now.size };
-    }),
+    handle.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const now = await digests(trx);
+        const keys = await readKeys(trx);
+        const changed = previous ? changedKeys(previous.digests, now) : null;
+        if (previous && changed && changed.size === 0) {
+          return sameKeys(previous.keys, keys) ? previous : { ...previous, keys, reloadedCustomers: 0 };
+        }
+        const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
+        const fresh = await read(trx, logger, partial ? [...changed] : null);
+        const byId = new Map<number, LocationRow>();
+        let claims = fresh.claims;
+        if (partial) {
+          for (const [id, l] of previous.byId) if (!changed.has(l.customerId)) byId.set(id, l);
+          claims = previous.claims.filter((c) => !changed.has(c.customerId)).concat(fresh.claims);
+          claims.sort((a, b) => a.addressId - b.addressId);
+        }
+        for (const l of fresh.rows) byId.set(l.locationId, l);
+        return { byId, claims, digests: now, keys, reloadedCustomers: partial ? changed.size : now.size };
+      }),
 };
 
 /**

@@ -107,22 +107,25 @@ export const policiesPart: SnapshotPart<PoliciesSnapshot> = {
   topics: ['policies', 'tenants'],
   empty: () => ({ byId: new Map(), defaultOf: new Map(), digests: new Map(), reloadedCustomers: 0 }),
   load: (handle: DatabaseHandle, _logger, previous) =>
-    handle.db.transaction().execute(async (trx) => {
-      const now = await digests(trx);
-      const changed = previous ? changedKeys(previous.digests, now) : null;
-      if (previous && changed && changed.size === 0) return previous;
-      const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
-      const rows = await read(trx, partial ? [...changed] : null);
-      const byId = new Map<number, CompiledPolicy>();
-      const defaultOf = new Map<number, number>();
-      if (partial) {
-        for (const [id, p] of previous.byId) if (!changed.has(p.customerId)) byId.set(id, p);
-        for (const [customer, id] of previous.defaultOf) if (!changed.has(customer)) defaultOf.set(customer, id);
-      }
-      for (const r of rows) {
-        byId.set(r.compiled.id, r.compiled);
-        if (r.isDefault) defaultOf.set(r.compiled.customerId, r.compiled.id);
-      }
-      return { byId, defaultOf, digests: now, reloadedCustomers: partial ? changed.size : now.size };
-    }),
+    handle.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const now = await digests(trx);
+        const changed = previous ? changedKeys(previous.digests, now) : null;
+        if (previous && changed && changed.size === 0) return previous;
+        const partial = previous !== null && changed !== null && changed.size <= INCREMENTAL_LIMIT;
+        const rows = await read(trx, partial ? [...changed] : null);
+        const byId = new Map<number, CompiledPolicy>();
+        const defaultOf = new Map<number, number>();
+        if (partial) {
+          for (const [id, p] of previous.byId) if (!changed.has(p.customerId)) byId.set(id, p);
+          for (const [customer, id] of previous.defaultOf) if (!changed.has(customer)) defaultOf.set(customer, id);
+        }
+        for (const r of rows) {
+          byId.set(r.compiled.id, r.compiled);
+          if (r.isDefault) defaultOf.set(r.compiled.customerId, r.compiled.id);
+        }
+        return { byId, defaultOf, digests: now, reloadedCustomers: partial ? changed.size : now.size };
+      }),
 };
