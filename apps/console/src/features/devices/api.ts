@@ -121,3 +121,24 @@ export function useLocationChoicesQuery(customerId: number) {
     query: { limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
 }
+
+/** `GET /users/{id}/devices/{deviceId}/users` (docs/api.md "Device users"): the users the device may assert. */
+export function useDeviceUsersQuery(customerId: number, deviceId: number) {
+  return useEndpointQuery(Endpoints.devices.getUsers, { params: { id: customerId, deviceId } });
+}
+
+/** `PUT /users/{id}/devices/{deviceId}/users`: sets the users the device may assert. */
+export function useSetDeviceUsersMutation(customerId: number, deviceId: number) {
+  return useEndpointMutation(Endpoints.devices.setUsers, {
+    params: { id: customerId, deviceId },
+    invalidates: ['internal_users'],
+  });
+}
+
+/** `GET /users/{id}/users/` by name (the first 1,000): the user choices of the device's user binding. */
+export function useUserChoicesQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.internalusers.list, {
+    params: { id: customerId },
+    query: { limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
+  });
+}
