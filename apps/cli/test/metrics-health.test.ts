@@ -218,6 +218,13 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
     for (const r of rss) expect(Number(r.value[1])).toBeGreaterThan(10_000_000);
     const fds = await promQuery('cordon_process_open_fds');
     expect(fds).toHaveLength(3);
+    // The worker ran its due jobs at start: each job's run and last success.
+    const jobs_ = await promQuery('cordon_worker_job_runs_total{job="worker", outcome="success"}');
+    expect(jobs_.length).toBeGreaterThan(3);
+    expect(jobs_.every((r) => typeof r.metric.job_name === 'string')).toBe(true);
+    const lastSuccess = await promQuery('time() - cordon_worker_job_last_success_timestamp_seconds');
+    expect(lastSuccess.length).toBe(jobs_.length);
+    for (const r of lastSuccess) expect(Number(r.value[1])).toBeLessThan(120);
     const roles = await promQuery('cordon_build_info');
     expect(Object.fromEntries(roles.map((r) => [r.metric.job, r.metric.roles]))).toEqual({
       api: 'api',

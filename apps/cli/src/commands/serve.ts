@@ -104,9 +104,18 @@ export async function startCordon(
   // Metrics and health (docs/operations.md "Monitoring"): the resolver's figures are read from the
   // data plane at scrape time, so nothing is added to its hot path.
   const resolverMetrics = config.roles.includes('resolver') ? () => running.resolverMetrics() : undefined;
+  // Mail goes out from the API (invitations, resets) and the worker (reports); core loads only then.
+  const mailDeliveries = config.roles.some((r) => r === 'api' || r === 'worker')
+    ? (await import('@cordon/core')).mail.mailDeliveries
+    : undefined;
   const ops: OpsEndpoints = {
     roles: config.roles,
-    metrics: createMetrics({ version: VERSION, roles: config.roles, ...(resolverMetrics ? { resolverMetrics } : {}) }),
+    metrics: createMetrics({
+      version: VERSION,
+      roles: config.roles,
+      ...(resolverMetrics ? { resolverMetrics } : {}),
+      ...(mailDeliveries ? { mailDeliveries: () => mailDeliveries } : {}),
+    }),
     readiness: createReadiness({ roles: config.roles, handle, ...(resolverMetrics ? { resolverMetrics } : {}) }),
   };
   try {
@@ -206,6 +215,7 @@ export async function startCordon(
         workerJobs(config, stopping.signal),
         {
           log: logger.child({ role: 'worker' }),
+          onJobDone: ops.metrics.observeJob,
         },
       );
       closers.push(() => {

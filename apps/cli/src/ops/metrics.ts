@@ -14,6 +14,8 @@ export interface MetricsSources {
   roles: readonly string[];
   /** The resolver's counters, null when the data plane has none (no `resolver` role, or stopped). */
   resolverMetrics?: () => Promise<ResolverMetrics | null>;
+  /** Mail handed to SMTP servers and failed, since start (the `api` and `worker` roles send mail). */
+  mailDeliveries?: () => { sent: number; failed: number };
 }
 
 /** The registry of one process and the API's request observer. */
@@ -28,6 +30,8 @@ export interface CordonMetrics {
    * `unmatched`; `seconds` from the request's arrival to its response.
    */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Records one run of a worker job (`WorkerOptions.onJobDone` of `@cordon/core`). */
+  observeJob(job: string, seconds: number, error: string | null, endedAt: number): void;
 }
 
 /** A counter mirrored from a monotonic value read at scrape time (the value is the total since start). */
@@ -98,6 +102,43 @@ export function createMetrics(sources: MetricsSources): CordonMetrics {
     registers: [registry],
   });
 
+  const jobRuns = new Counter({
+    name: 'cordon_worker_job_runs_total',
+    // `job_name`: Prometheus's own `job` label names the scrape target.
+    help: 'Worker job runs on this process by job name and outcome (success, failure).',
+    labelNames: ['job_name', 'outcome'],
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: 'cordon_worker_job_duration_seconds',
+    help: 'Duration of worker job runs on this process.',
+    labelNames: ['job_name'],
+    buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
+    registers: [registry],
+  });
+  const jobLastSuccess = new Gauge({
+    name: 'cordon_worker_job_last_success_timestamp_seconds',
+    help: 'When each job last succeeded on this process (Unix time).',
+    labelNames: ['job_name'],
+    registers: [registry],
+  });
+  if (sources.mailDeliveries) {
+    const read = sources.mailDeliveries;
+    mirroredCounter(
+      registry,
+      'cordon_mail_messages_total',
+      'Mail handed to an SMTP server (sent) or not (failed).',
+      ['outcome'],
+      () => {
+        const m = read();
+        return [
+          [{ outcome: 'sent' }, m.sent],
+          [{ outcome: 'failed' }, m.failed],
+        ];
+      },
+    );
+  }
+
   // Read once per scrape, then every collector below reads this copy.
   let dns: ResolverMetrics | null = null;
   if (sources.resolverMetrics) registerResolverMetrics(registry, () => dns);
@@ -111,6 +152,11 @@ export function createMetrics(sources: MetricsSources): CordonMetrics {
     },
     observeRequest(method, route, status, seconds) {
       requests.observe({ method, route, status: String(status) }, seconds);
+    },
+    observeJob(job, seconds, error, endedAt) {
+      jobRuns.inc({ job_name: job, outcome: error === null ? 'success' : 'failure' });
+      jobDuration.observe({ job_name: job }, seconds);
+      if (error === null) jobLastSuccess.set({ job_name: job }, endedAt / 1000);
     },
   };
 }

@@ -3,7 +3,7 @@
  * the one way core sends mail ({@link sendMail}: invitations, password resets, reports), through
  * nodemailer.
  */
-export type { MailAttachment, MailMessage } from './mailer.ts';
+export { type MailAttachment, type MailMessage, mailDeliveries } from './mailer.ts';
 export {
   consoleUrl,
   deleteMailSettings,

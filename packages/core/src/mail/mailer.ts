@@ -38,6 +38,12 @@ export interface DeliverOptions {
 }
 
 /**
+ * Messages this process handed to an SMTP server (`sent`) and failed to (`failed`), since start: the
+ * mail metrics (docs/operations.md "Monitoring"). Counted by {@link deliver}.
+ */
+export const mailDeliveries = { sent: 0, failed: 0 };
+
+/**
  * Sends `message` through the SMTP server of `settings` with nodemailer, through the outbound guard
  * (docs/security.md "Outbound requests"): the server's name is resolved and checked first, and
  * nodemailer connects to the checked address (TLS still verifies the certificate against the name).
@@ -59,6 +65,7 @@ export async function deliver(
   try {
     checked = await resolveOutbound(settings.server, options.outbound);
   } catch (e) {
+    mailDeliveries.failed++;
     if (!(e instanceof OutboundError)) throw e;
     logOutboundFailure(target, e.detail);
     throw e;
@@ -101,8 +108,10 @@ export async function deliver(
       timer = setTimeout(() => reject(new Error(`no complete exchange within ${totalMs} ms`)), totalMs);
     });
     const info = await Promise.race([sending, deadline]);
+    mailDeliveries.sent++;
     return String(info.messageId ?? '');
   } catch (e) {
+    mailDeliveries.failed++;
     const detail = e instanceof Error ? e.message : String(e);
     logOutboundFailure(target, detail);
     throw new OutboundError(detail);

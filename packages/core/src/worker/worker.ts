@@ -45,6 +45,12 @@ export interface WorkerOptions {
   /** How often due jobs are looked for, ms; default 15,000. 0 starts no timer (tests call `runDue`). */
   tickMs?: number;
   log?: WorkerLog;
+  /**
+   * Told of each run of a job on this worker once it ends: the job's name, its duration in seconds,
+   * its error message (null when it succeeded) and when it ended (epoch ms, `deps.now()`): the
+   * worker's metrics (docs/operations.md "Monitoring"). Default: nothing.
+   */
+  onJobDone?: (job: string, seconds: number, error: string | null, endedAt: number) => void;
 }
 
 const SILENT: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -80,7 +86,7 @@ export function startWorker(deps: CoreDeps, jobs: readonly WorkerJob[], opts: Wo
   const runOne = (job: WorkerJob): Promise<boolean> => {
     const current = running.get(job.name);
     if (current) return Promise.resolve(false);
-    const p = runLocked(deps, job, log).finally(() => running.delete(job.name));
+    const p = runLocked(deps, job, log, opts.onJobDone).finally(() => running.delete(job.name));
     running.set(job.name, p);
     return p;
   };
@@ -104,23 +110,34 @@ export function startWorker(deps: CoreDeps, jobs: readonly WorkerJob[], opts: Wo
 }
 
 /** Runs `job` when this worker gets its lock and its period; true when it ran here. */
-async function runLocked(deps: CoreDeps, job: WorkerJob, log: WorkerLog): Promise<boolean> {
+async function runLocked(
+  deps: CoreDeps,
+  job: WorkerJob,
+  log: WorkerLog,
+  onJobDone: WorkerOptions['onJobDone'],
+): Promise<boolean> {
   const { db, dialect } = deps.handle;
-  if (dialect !== 'postgres') return claimAndRun(deps, db, job, log);
+  if (dialect !== 'postgres') return claimAndRun(deps, db, job, log, onJobDone);
   // A session lock needs one connection for the lock and its release: pin one from the pool.
   return db.connection().execute(async (conn) => {
     const key = jobLockKey(job.name);
     const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${LOCK_CLASS}, ${key}) as ok`.execute(conn);
     if (!got.rows[0]?.ok) return false;
     try {
-      return await claimAndRun(deps, conn, job, log);
+      return await claimAndRun(deps, conn, job, log, onJobDone);
     } finally {
       await sql`select pg_advisory_unlock(${LOCK_CLASS}, ${key})`.execute(conn);
     }
   });
 }
 
-async function claimAndRun(deps: CoreDeps, db: Kysely<Database>, job: WorkerJob, log: WorkerLog): Promise<boolean> {
+async function claimAndRun(
+  deps: CoreDeps,
+  db: Kysely<Database>,
+  job: WorkerJob,
+  log: WorkerLog,
+  onJobDone: WorkerOptions['onJobDone'],
+): Promise<boolean> {
   const now = deps.now();
   await db
     .insertInto('worker_jobs')
@@ -142,12 +159,14 @@ async function claimAndRun(deps: CoreDeps, db: Kysely<Database>, job: WorkerJob,
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return false;
   let error: string | null = null;
+  const started = performance.now();
   try {
     await job.run({ deps, now, lastStartedAt: last === null ? null : Number(last), log });
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
     log.error({ err, job: job.name }, 'worker job failed');
   }
+  onJobDone?.(job.name, (performance.now() - started) / 1000, error, deps.now());
   await db
     .updateTable('worker_jobs')
     .set({ last_finished_at: deps.now(), last_error: error })
