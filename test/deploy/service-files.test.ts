@@ -113,6 +113,38 @@ describe('systemd units (deploy/systemd)', () => {
   });
 });
 
+describe('Prometheus alert rules (deploy/prometheus)', () => {
+  const dir = join(repoRoot, 'deploy/prometheus');
+  const promtool = (args: string[]) => {
+    const run = spawnSync('promtool', args, { cwd: dir, encoding: 'utf8' });
+    if (run.error) throw new Error(`promtool (Debian's prometheus package) is needed: ${run.error.message}`);
+    return { status: run.status, out: `${run.stdout}${run.stderr}` };
+  };
+
+  it('are valid rules', () => {
+    const { status, out } = promtool(['check', 'rules', 'cordon-rules.yml']);
+    expect(out).toMatch(/SUCCESS: \d+ rules found/);
+    expect(status).toBe(0);
+  });
+
+  it('fire on the series they watch (promtool test rules)', () => {
+    const { status, out } = promtool(['test', 'rules', 'cordon-rules.test.yml']);
+    expect(out).toContain('SUCCESS');
+    expect(status).toBe(0);
+  });
+
+  it('only name metrics Cordon exposes', () => {
+    const rules = readFileSync(join(dir, 'cordon-rules.yml'), 'utf8');
+    const named = new Set([...rules.matchAll(/\b(cordon_[a-z_]+)/g)].map((m) => m[1] as string));
+    const source = ['apps/cli/src/ops/metrics.ts'].map((f) => readFileSync(join(repoRoot, f), 'utf8')).join('\n');
+    for (const name of named) {
+      // Histograms expose _count/_sum/_bucket series of their own name.
+      const base = name.replace(/_(count|sum|bucket)$/, '');
+      expect(source.includes(`'${base}'`), name).toBe(true);
+    }
+  });
+});
+
 describe('Dockerfile and compose.yaml', () => {
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
   /** Instructions with their continuation lines joined, comments dropped. */
