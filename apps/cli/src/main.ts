@@ -1,4 +1,4 @@
-import { migrateToLatest } from '@cordon/db';
+import { migrateToLatest, pendingMigrations } from '@cordon/db';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { addAgentCommand } from './agent/command.ts';
@@ -49,13 +49,27 @@ export async function main(argv: string[]): Promise<void> {
     void running.failed.then(() => process.exit(1));
   });
 
-  addSettings(program.command('migrate').description('bring the database schema up to date'), [
-    'dataDir',
-    'databaseUrl',
-  ]).action(async (flags: Record<string, string | undefined>) => {
+  addSettings(
+    program
+      .command('migrate')
+      .description('bring the database schema up to date')
+      .option('--dry-run', 'list the migrations that would apply, and apply nothing'),
+    ['dataDir', 'databaseUrl'],
+  ).action(async (flags: Record<string, string | undefined>) => {
     const config = resolveServeConfig(flags, process.env);
     const handle = openConfiguredDatabase(config);
     try {
+      const { pending, unknown } = await pendingMigrations(handle);
+      if (unknown.length > 0) {
+        // A newer release's database: migrations are forward-only (docs/operations.md "Upgrades").
+        throw new ConfigError(
+          `the database has migrations this release does not know (${unknown.join(', ')}): it belongs to a newer release; run that release or restore a backup`,
+        );
+      }
+      if (flags.dryRun) {
+        print(pending.length > 0 ? `pending: ${pending.join(', ')}` : 'database is up to date');
+        return;
+      }
       const applied = await migrateToLatest(handle);
       print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
     } finally {

@@ -13,6 +13,12 @@ describe('cordon command', () => {
   it('migrates, then imports a UT1 directory idempotently', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cordon-cli-'));
     const env = { CORDON_DATA_DIR: dataDir };
+    // --dry-run lists what would apply and applies nothing: the same list twice.
+    for (let i = 0; i < 2; i++) {
+      const dry = await runCordon(['migrate', '--dry-run'], env);
+      expect(dry.code).toBe(0);
+      expect(dry.output.join('\n')).toContain(`pending: ${MIGRATION_NAMES.join(', ')}`);
+    }
     const migrate = await runCordon(['migrate'], env);
     expect(migrate.code).toBe(0);
     // Every migration, in order, on a fresh database; the first ones by name, so a dropped one is noticed.
@@ -34,6 +40,7 @@ describe('cordon command', () => {
       '0010_blockpage_branding',
     ]);
     expect((await runCordon(['migrate'], env)).output).toContain('database is up to date');
+    expect((await runCordon(['migrate', '--dry-run'], env)).output).toContain('database is up to date');
 
     for (let i = 0; i < 2; i++) {
       const result = await runCordon(['categories', 'import', '--format', 'ut1', FIXTURE], env);

@@ -122,6 +122,29 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
 }
 
 /**
+ * The migrations of this build not yet applied to the database, in the order they would apply
+ * (`cordon migrate --dry-run`; docs/operations.md "Upgrades"). Applies nothing.
+ * @returns `pending` (every name on a fresh database) and `unknown`: migrations the database records
+ *   that this build does not have — a database of a newer release, which this one must not open
+ * @throws what the database throws when it cannot be read
+ */
+export async function pendingMigrations(handle: DatabaseHandle): Promise<{ pending: string[]; unknown: string[] }> {
+  let done: Set<string>;
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db);
+    done = new Set(rows.rows.map((r) => r.name));
+  } catch (err) {
+    // No bookkeeping table: a fresh database (anything else, such as an unreachable server, is thrown).
+    if (!/kysely_migration/.test(String((err as Error)?.message ?? err))) throw err;
+    done = new Set();
+  }
+  return {
+    pending: MIGRATION_NAMES.filter((name) => !done.has(name)),
+    unknown: [...done].filter((name) => !(name in MIGRATIONS)).sort(),
+  };
+}
+
+/**
  * True when every migration of this build is recorded as applied: the common start needs no
  * catalogue introspection then (Kysely's Migrator lists every table of the server, which is slow on
  * a shared PostgreSQL and races with other schemas being dropped).
