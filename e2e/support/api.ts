@@ -4,6 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 export interface ApiSession {
   /** Sends a JSON request; resolves to the status and the parsed body. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** The session's access token, for requests whose answer is not JSON (a file download). */
+  readonly token: string;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function apiLogin(httpPort: number, email: string, password: string
   if (res.status !== 200) throw new Error(`login ${email}: ${res.status} ${await res.text()}`);
   const token = ((await res.json()) as { access_token: string }).access_token;
   return {
+    token,
     async call(method, path, body) {
       const answer = await fetch(`${base}${path}`, {
         method,

@@ -135,6 +135,30 @@ export async function main(argv: string[]): Promise<void> {
     await runPowerBi(resolveServeConfig(flags, process.env), null, print);
   });
 
+  addSettings(
+    program
+      .command('backup')
+      .description('write an online backup of the SQLite deployment and its secret files to a new archive (.tar.gz)')
+      .argument('<file>', 'the archive to write (must not exist)'),
+    ['dataDir', 'databaseUrl', 'jwtKeyFile', 'caSecretFile'],
+  ).action(async (file: string, flags: Record<string, string | undefined>) => {
+    const [{ runBackup }, { CORDON_VERSION }] = await Promise.all([
+      import('./commands/backup.ts'),
+      import('./version.ts'),
+    ]);
+    await runBackup(resolveServeConfig(flags, process.env), file, CORDON_VERSION, print);
+  });
+  addSettings(
+    program
+      .command('restore')
+      .description('restore a backup archive into an empty data directory')
+      .argument('<file>', 'the archive cordon backup wrote'),
+    ['dataDir', 'databaseUrl', 'jwtKeyFile', 'caSecretFile'],
+  ).action(async (file: string, flags: Record<string, string | undefined>) => {
+    const { runRestore } = await import('./commands/backup.ts');
+    await runRestore(resolveServeConfig(flags, process.env), file, print);
+  });
+
   addAgentCommand(program, print);
 
   try {

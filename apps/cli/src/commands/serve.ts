@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
@@ -13,6 +12,7 @@ import { openConfiguredDatabase } from '../database.ts';
 import { createReadiness } from '../ops/health.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { type OpsEndpoints, registerOpsRoutes, startOpsServer } from '../ops/server.ts';
+import { CORDON_VERSION } from '../version.ts';
 
 /** A running `cordon serve`: the bound addresses and how to stop it. */
 export interface RunningCordon {
@@ -36,13 +36,6 @@ export interface RunningCordon {
   /** Stops listeners, flushes the query log, closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
-
-/** This release's version (`cordon_build_info`), from the CLI package found through node_modules, as in the bundle. */
-const VERSION = (
-  JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@cordon/cli/package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
 
 const bound = (a: AddressInfo | string | null | undefined, fallback: HostPort): HostPort =>
   a && typeof a === 'object' ? { host: a.address, port: a.port } : fallback;
@@ -111,7 +104,7 @@ export async function startCordon(
   const ops: OpsEndpoints = {
     roles: config.roles,
     metrics: createMetrics({
-      version: VERSION,
+      version: CORDON_VERSION,
       roles: config.roles,
       ...(resolverMetrics ? { resolverMetrics } : {}),
       ...(mailDeliveries ? { mailDeliveries: () => mailDeliveries } : {}),
@@ -184,6 +177,7 @@ export async function startCordon(
         listLimits: { maxEntries: config.maxListEntries },
         // What the console shows for phones, and the Apple profiles' DoH URL (docs/agent.md "Phones").
         phoneSetup: { dohUrl: config.dohPublicUrl, dotHostname: config.dotHostname },
+        dnsRateLimits: { locationQps: config.locationRateLimit, rrlQps: config.rrlRate },
         logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
         claims: {
           maxPrefixV4: config.claimMaxPrefixV4,
@@ -308,6 +302,7 @@ function startDataPlaneRoles(
               blockAddresses: { ipv4: config.blockIpv4, ipv6: config.blockIpv6 },
               chaos: { version: config.chaosVersion, identity: config.chaosIdentity },
               rrl: { ratePerSecond: config.rrlRate, slip: config.rrlSlip },
+              locationRate: config.locationRateLimit,
               tcp: { maxConnections: config.tcpMaxConnections, maxConnectionsPerSource: config.tcpMaxPerSource },
               udpRecvBufferBytes: config.udpRecvBuffer,
               udpBackend: config.udpBackend,

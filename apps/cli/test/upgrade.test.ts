@@ -1,0 +1,151 @@
+/**
+ * Upgrades (docs/operations.md "Upgrades"): a database made by the previous release (v0.1.0,
+ * apps/cli/test/fixtures/v0.1.0) is migrated forward by this one and served: every tenant, policy,
+ * list and location is there, the root CA is the one sealed by that deployment's secret, an admin logs
+ * in with the old password, and the resolver enforces the old policies.
+ */
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { MIGRATION_NAMES } from '@cordon/db';
+import SQLite from 'better-sqlite3';
+import dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiLogin } from '../../../e2e/support/api.ts';
+import { CLI, type CordonProcess, runCordon, startCordon } from '../../../e2e/support/cordon.ts';
+import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+import { readDeploymentState } from './helpers/deployment-state.ts';
+
+const FIXTURE = new URL('./fixtures/v0.1.0/', import.meta.url);
+const ADMIN = { email: 'root@upgrade.test', password: 'Sup3r-secret' };
+const BLOCK_A = '198.51.100.7';
+
+/** One A query over UDP from `source`: the A records of the answer. */
+function resolveA(port: number, name: string, source = '127.0.0.1'): Promise<string[]> {
+  const socket = dgram.createSocket('udp4');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no answer to ${name}`));
+    }, 5000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve((dnsPacket.decode(msg).answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data as string] : [])));
+    });
+    socket.bind(0, source, () =>
+      socket.send(
+        dnsPacket.encode({
+          type: 'query',
+          id: randomBytes(2).readUInt16BE(0),
+          flags: dnsPacket.RECURSION_DESIRED,
+          questions: [{ type: 'A', name, class: 'IN' }],
+        }),
+        port,
+        '127.0.0.1',
+      ),
+    );
+  });
+}
+
+describe('upgrade from v0.1.0', () => {
+  let dataDir: string;
+  let upstream: FakeUpstream;
+  let cordon: CordonProcess;
+  let applied: string[];
+  let oldRootCa: string;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    dataDir = mkdtempSync(join(tmpdir(), 'cordon-upgrade-'));
+    const dbPath = join(dataDir, 'cordon.sqlite');
+    writeFileSync(dbPath, gunzipSync(readFileSync(new URL('cordon.sqlite.gz', FIXTURE))), { mode: 0o600 });
+    for (const f of ['jwt.key', 'ca.key-secret']) copyFileSync(new URL(f, FIXTURE), join(dataDir, f));
+    const old = new SQLite(dbPath, { readonly: true });
+    applied = (old.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map(
+      (r) => r.name,
+    );
+    oldRootCa = (old.prepare('select certificate_pem from root_ca').get() as { certificate_pem: string })
+      .certificate_pem;
+    old.close();
+  });
+  afterAll(async () => {
+    await cordon?.stop();
+    await upstream?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('migrate --dry-run lists exactly the migrations added since, and changes nothing', async () => {
+    expect(applied.at(-1)).toBe('0036_query_log_matched_name');
+    const pending = MIGRATION_NAMES.filter((m) => !applied.includes(m));
+    const dry = await runCordon(['migrate', '--dry-run'], { CORDON_DATA_DIR: dataDir });
+    expect(dry.code).toBe(0);
+    expect(dry.output.join('\n')).toContain(
+      pending.length > 0 ? `pending: ${pending.join(', ')}` : 'database is up to date',
+    );
+    const after = new SQLite(join(dataDir, 'cordon.sqlite'), { readonly: true });
+    expect((after.prepare('select count(*) as n from kysely_migration').get() as { n: number }).n).toBe(applied.length);
+    after.close();
+  });
+
+  it('serves the old database: tenants, policies, lists, locations and root CA as they were; DNS enforces them', async () => {
+    cordon = await startCordon(
+      {
+        CORDON_DATA_DIR: dataDir,
+        CORDON_HTTP_ADDR: '127.0.0.1:0',
+        CORDON_DNS_ADDR: '127.0.0.1:0',
+        CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
+        CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
+        CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
+        CORDON_BLOCK_IPV4: BLOCK_A,
+        CORDON_LOG_LEVEL: 'warn',
+      },
+      90_000,
+      CLI,
+    );
+    const boot = cordon.output.join('\n');
+    // The old secrets unsealed the old root CA: nothing was created anew.
+    expect(boot).not.toMatch(/First run/);
+    const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
+    const http = Number(/ http=127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+    const dns = Number(/ dns=127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+
+    const admin = await apiLogin(http, ADMIN.email, ADMIN.password);
+    const state = await readDeploymentState(admin, http);
+    expect(state.msps.map((m) => m.name)).toEqual(['Northwind MSP']);
+    expect(state.customers.map((c) => [c.accountName, c.timezone])).toEqual([
+      ['Acme School', 'Europe/Paris'],
+      ['Beta Office', 'UTC'],
+    ]);
+    expect(state.policies.map((p) => [p.name, p.filtering_level, p.is_default])).toEqual([
+      ['Default', 'low', true],
+      ['Default', 'low', true],
+      ['Students', 'moderate', false],
+    ]);
+    const students = state.policies.find((p) => p.name === 'Students');
+    expect(state.lists.map((l) => [l.policyid, l.object, l.domain, l.include_subdomains])).toEqual([
+      [students?.id, 'block', 'blocked-by-list.example', true],
+      [students?.id, 'allow', 'allowed-by-list.example', true],
+    ]);
+    expect(state.locations.map((l) => [l.name, l.addresses])).toEqual([
+      ['Main campus', ['127.0.0.1/32']],
+      ['HQ', ['127.0.0.2/32']],
+    ]);
+    expect(state.rootCa.trim()).toBe(oldRootCa.trim());
+    // The MSP's and the customer's admins log in with their old passwords.
+    await apiLogin(http, 'msp@northwind.test', 'Northwind-1');
+    await apiLogin(http, 'it@acme-school.test', 'Acme-School-1');
+
+    // Acme School's campus (127.0.0.1): its list and its category filtering; Beta Office (127.0.0.2): neither.
+    expect(await resolveA(dns, 'blocked-by-list.example')).toEqual([BLOCK_A]);
+    expect(await resolveA(dns, 'www.bet-example.test')).toEqual([BLOCK_A]);
+    expect(await resolveA(dns, 'allowed-by-list.example')).toEqual(['192.0.2.10']);
+    expect(await resolveA(dns, 'blocked-by-list.example', '127.0.0.2')).toEqual(['192.0.2.10']);
+
+    const migrated = await runCordon(['migrate', '--dry-run'], { CORDON_DATA_DIR: dataDir });
+    expect(migrated.output.join('\n')).toContain('database is up to date');
+  }, 120_000);
+});
