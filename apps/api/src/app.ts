@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { type ChangeFeed, createReadPool, type DatabaseHandle, type ReadPoolOptions } from '@cordon/db';
 import type { SecretBox } from '@cordon/pki';
 import { ApiError, type ClaimLimits, DEFAULT_CLAIM_LIMITS } from '@cordon/shared';
 import fastifyHelmet from '@fastify/helmet';
@@ -24,7 +24,7 @@ import {
   trustProxyOption,
 } from './plugins/hardening.ts';
 import { registerTenancyGuard } from './plugins/tenancy.ts';
-import type { AppDeps, PhoneSetupSettings } from './types.ts';
+import type { AppDeps, DnsRateLimits, PhoneSetupSettings } from './types.ts';
 
 /** Options of {@link buildApp}. */
 export interface AppOptions {
@@ -63,11 +63,19 @@ export interface AppOptions {
   upstreams?: readonly { host: string; port: number }[];
   /** The public DoH base URL and DoT host-name suffix the console shows and Apple profiles use (docs/agent.md "Phones"); default: neither. */
   phoneSetup?: PhoneSetupSettings;
+  /** The data plane's UDP limits the console shows (`--location-rate-limit`, `--rrl-rate`); default the resolver's defaults. */
+  dnsRateLimits?: DnsRateLimits;
   /**
    * Seals the secrets the API stores (SMTP passwords, TOTP secrets) with the deployment's secret kept
    * outside the database (`createSecretBox` of `@cordon/pki`; `cordon serve` gives one).
    */
   secrets?: SecretBox;
+  /**
+   * The heavy reads' pool (the history search; docs/operations.md "Heavy reads"): how many run at
+   * once (read threads on a SQLite file, connections on PostgreSQL) and their time bound; default
+   * @cordon/db's `READ_POOL_SIZE` and `READ_TIMEOUT_MS`. Closed with the app.
+   */
+  heavyReads?: ReadPoolOptions;
   /**
    * Told of every answered request: the method, the route's pattern (`/restapi/customers/:id`; a
    * request no route matched is `unmatched`), the status and the seconds from arrival to response
@@ -150,7 +158,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     upstreams: opts.upstreams,
     ...(opts.listLimits ? { listLimits: opts.listLimits } : {}),
     ...(opts.phoneSetup ? { phoneSetup: opts.phoneSetup } : {}),
+    ...(opts.dnsRateLimits ? { dnsRateLimits: opts.dnsRateLimits } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    // Heavy reads run off this thread's loop, within a time bound (issue 30; docs/decisions.md "Heavy reads").
+    readPool: createReadPool(opts.db, opts.heavyReads),
   };
   // Answers written before Fastify's hooks run carry the same security headers as the rest.
   const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });
@@ -239,5 +250,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       setHeaders: consoleCacheHeaders(consoleDir),
     });
   }
+  app.addHook('onClose', async () => {
+    await deps.readPool?.close();
+  });
   return app;
 }

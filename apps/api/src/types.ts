@@ -56,6 +56,16 @@ export interface AppDeps extends locations.LocationDeps {
   readonly listLimits?: lists.ListLimits | undefined;
   /** The operator's phone set-up settings (`--doh-public-url`, `--dot-hostname`; docs/agent.md "Phones"); undefined: neither set. */
   readonly phoneSetup?: PhoneSetupSettings | undefined;
+  /** The data plane's UDP limits (`--location-rate-limit`, `--rrl-rate`; docs/operations.md "Response-rate limiting"); undefined: the defaults. */
+  readonly dnsRateLimits?: DnsRateLimits | undefined;
+}
+
+/** The data plane's UDP limits as the operator set them, queries per second; 0: off. */
+export interface DnsRateLimits {
+  /** Per claimed location. */
+  readonly locationQps: number;
+  /** Per client /24 (IPv6 /56) of unclaimed sources, and for amplifying answers. */
+  readonly rrlQps: number;
 }
 
 /** What phones are set up with: the public DoH base URL (no trailing slash) and the DoT host-name suffix; null: unset. */

@@ -61,6 +61,8 @@ export interface ServeConfig {
   rrlRate: number;
   /** Every `rrlSlip`-th rate-limited UDP query is answered TC=1, the others dropped; 0 drops them all. */
   rrlSlip: number;
+  /** UDP queries per second per claimed location (docs/operations.md "Response-rate limiting"); 0 turns it off. */
+  locationRateLimit: number;
   /** Open DNS-over-TCP connections in all (RFC 7766 §6.2.2). */
   tcpMaxConnections: number;
   /** Open DNS-over-TCP connections per IPv4 address / IPv6 /64. */
@@ -273,6 +275,14 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     description:
       'every n-th rate-limited UDP query gets an empty TC=1 answer (retry over TCP), the rest are dropped; 0 drops all',
     defaultValue: '2',
+  },
+  {
+    key: 'locationRateLimit',
+    flag: '--location-rate-limit <qps>',
+    env: 'CORDON_LOCATION_RATE_LIMIT',
+    description:
+      'UDP queries per second per claimed location (per resolver thread; shown to admins); RRL then applies only to unclaimed sources and amplifying answers; 0 turns it off',
+    defaultValue: '5000',
   },
   {
     key: 'tcpMaxConnections',
@@ -594,6 +604,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     chaosIdentity: chaosText(raw('chaosIdentity') ?? '', label('chaosIdentity')),
     rrlRate: parseWholeNumber(raw('rrlRate') ?? '', label('rrlRate'), 0, 1_000_000),
     rrlSlip: parseWholeNumber(raw('rrlSlip') ?? '', label('rrlSlip'), 0, 100),
+    locationRateLimit: parseWholeNumber(raw('locationRateLimit') ?? '', label('locationRateLimit'), 0, 10_000_000),
     tcpMaxConnections: parseWholeNumber(raw('tcpMaxConnections') ?? '', label('tcpMaxConnections'), 1, 1_000_000),
     tcpMaxPerSource: parseWholeNumber(raw('tcpMaxPerSource') ?? '', label('tcpMaxPerSource'), 1, 1_000_000),
     logRetentionDays: parseWholeNumber(raw('logRetentionDays') ?? '', label('logRetentionDays'), 1, 3650),
@@ -713,6 +724,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `block_ipv4=${c.blockIpv4}`,
     `block_ipv6=${c.blockIpv6}`,
     `rrl=${c.rrlRate === 0 ? 'off' : `${c.rrlRate}/s,slip=${c.rrlSlip}`}`,
+    `location_rate_limit=${c.locationRateLimit === 0 ? 'off' : `${c.locationRateLimit}/s`}`,
     `tcp_max=${c.tcpMaxConnections},per_source=${c.tcpMaxPerSource}`,
     `udp_recv_buffer=${c.udpRecvBuffer}`,
     `resolver_threads=${c.resolverThreads}`,

@@ -17,7 +17,7 @@ import { type SnapshotStats, SnapshotStore } from './snapshot/store.ts';
 import { type DohServer, type DohServerOptions, startDohServer } from './transport/doh.ts';
 import { type DotServer, startDotServer } from './transport/dot.ts';
 import { createExchange } from './transport/exchange.ts';
-import { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
+import { DEFAULT_LOCATION_RATE, DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 import { startTcpServer, type TcpOptions, type TcpServer } from './transport/tcp.ts';
 import { startUdpServer, type UdpBackend } from './transport/udp.ts';
 import { UpstreamClient, type UpstreamHealth, type UpstreamServer, type UpstreamStats } from './upstream/client.ts';
@@ -44,7 +44,7 @@ export type { SnapshotStore } from './snapshot/store.ts';
 export { decideForTool, type ToolAnswer, type ToolQuestion } from './tool/decide.ts';
 export { DNS_MESSAGE } from './transport/doh.ts';
 export type { DotServerOptions } from './transport/dot.ts';
-export { DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
+export { DEFAULT_LOCATION_RATE, DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';
 export { TCP_DEFAULTS, type TcpOptions } from './transport/tcp.ts';
 export { DEFAULT_UDP_RECV_BUFFER, type UdpBackend } from './transport/udp.ts';
 export type { UpstreamHealth, UpstreamServer } from './upstream/client.ts';
@@ -77,6 +77,11 @@ export interface ResolverOptions {
    * responses/s and slip 2; `ratePerSecond: 0` turns it off (see {@link RrlOptions}).
    */
   rrl?: RrlOptions;
+  /**
+   * Queries per second per claimed location over UDP (`--location-rate-limit`; docs/operations.md
+   * "Response-rate limiting"): default {@link DEFAULT_LOCATION_RATE}; 0 turns it off.
+   */
+  locationRate?: number;
   /** TCP limits (RFC 7766 §6.2): timeouts, pipelining, connection caps, for DoT's connections too (counted apart); defaults in {@link TCP_DEFAULTS}. */
   tcp?: TcpOptions;
   /** UDP receive buffer to ask for, bytes (default 8 MiB; capped by the kernel, effective size logged; 0: system default). */
@@ -172,8 +177,10 @@ export interface ResolverMetrics {
   minimalAny: number;
   /** UDP queries over their prefix's response rate: dropped or slipped. */
   rateLimited: number;
-  /** Of `rateLimited`, those answered with an empty TC=1 answer. */
+  /** Of `rateLimited` and `locationLimited`, those answered with an empty TC=1 answer. */
   slipped: number;
+  /** UDP queries over their claimed location's limit (`--location-rate-limit`): dropped or slipped. */
+  locationLimited: number;
   tcp: TcpMetrics;
   /** The UDP socket's receive buffer as the kernel reports it, bytes. */
   udpRecvBufferBytes: number;
@@ -247,6 +254,8 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
 
   const udpOptions = {
     ...(opts.rrl ? { rrl: opts.rrl } : {}),
+    ...(opts.locationRate !== undefined ? { locationRate: opts.locationRate } : {}),
+    claimedLocation: (ip: string) => store.claimedLocation(ip),
     ...(opts.udpRecvBufferBytes !== undefined ? { recvBufferBytes: opts.udpRecvBufferBytes } : {}),
     ...(opts.udpBackend !== undefined ? { backend: opts.udpBackend } : {}),
     ...(opts.udpReusePort ? { reusePort: true } : {}),
@@ -305,6 +314,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         opts.rrl?.ratePerSecond === 0
           ? 'off'
           : `${opts.rrl?.ratePerSecond ?? DEFAULT_RRL_RATE}/s slip ${opts.rrl?.slip ?? DEFAULT_RRL_SLIP}`,
+      locationRate: opts.locationRate === 0 ? 'off' : `${opts.locationRate ?? DEFAULT_LOCATION_RATE}/s`,
       udpRecvBufferBytes: udp.recvBufferBytes,
       udpBackend: udp.backend,
     },
@@ -337,6 +347,7 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
         minimalAny: counters.minimalAny,
         rateLimited: counters.rateLimited,
         slipped: counters.slipped,
+        locationLimited: counters.locationLimited,
         tcp: {
           connections: tcp.connections,
           refused: counters.tcpRefused,

@@ -30,8 +30,10 @@ export class ResolverCounters {
   minimalAny = 0;
   /** UDP queries over their client prefix's response rate (dropped or slipped): transport/rrl.ts. */
   rateLimited = 0;
-  /** Of {@link rateLimited}, those answered with an empty TC=1 answer (the slip) rather than dropped. */
+  /** Of {@link rateLimited} and {@link locationLimited}, those answered with an empty TC=1 answer (the slip) rather than dropped. */
   slipped = 0;
+  /** UDP queries over their claimed location's limit (`--location-rate-limit`; dropped or slipped): transport/udp.ts. */
+  locationLimited = 0;
   /** TCP connections destroyed at accept: over the global or the per-source cap. */
   tcpRefused = 0;
   /** TCP connections closed after the idle timeout (RFC 7766 §6.2.3). */

@@ -1,7 +1,9 @@
+import dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { connectionSourceKey, ipv4Prefix24, parseIpv6, rrlPrefix } from '../src/transport/client-prefix.ts';
 import { ResponseRateLimiter, RRL_DROP, RRL_PASS, RRL_SLIP, type RrlVerdict } from '../src/transport/rrl.ts';
+import { queryType } from '../src/transport/udp.ts';
 
 /** A limiter on a hand-driven clock (ms). */
 function limiter(ratePerSecond: number, slip: number, tableSize?: number) {
@@ -129,5 +131,32 @@ describe('response-rate limiting', () => {
     expect(() => new ResponseRateLimiter({ ratePerSecond: -1 })).toThrow(RangeError);
     expect(() => new ResponseRateLimiter({ ratePerSecond: 10, slip: 1.5 })).toThrow(RangeError);
     expect(() => new ResponseRateLimiter({ ratePerSecond: 10, tableSize: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('per-location limiting (docs/operations.md "Response-rate limiting")', () => {
+  it('gives each location its own bucket, apart from the prefixes', () => {
+    const { rrl, clock } = limiter(5, 2);
+    const first = tally(Array.from({ length: 10 }, () => rrl.checkLocation(7)));
+    expect(first).toEqual({ pass: 5, drop: 3, slip: 2 });
+    // Another location, and a prefix, are not charged by location 7.
+    expect(tally(Array.from({ length: 5 }, () => rrl.checkLocation(8))).pass).toBe(5);
+    expect(rrl.check('192.0.2.1')).toBe(RRL_PASS);
+    // Refills at the rate: 200 ms at 5/s is one more.
+    clock.now += 200;
+    expect(rrl.checkLocation(7)).toBe(RRL_PASS);
+    expect(rrl.checkLocation(7)).not.toBe(RRL_PASS);
+  });
+
+  it('reads the QTYPE of a query in place', () => {
+    const wire = (type: 'A' | 'ANY' | 'AAAA') =>
+      dnsPacket.encode({ id: 1, type: 'query', questions: [{ name: 'www.example.com', type, class: 'IN' }] });
+    expect(queryType(wire('A'))).toBe(1);
+    expect(queryType(wire('AAAA'))).toBe(28);
+    expect(queryType(wire('ANY'))).toBe(255);
+    // A name running past the message, a compressed name, a bare header.
+    expect(queryType(wire('ANY').subarray(0, 20))).toBe(-1);
+    expect(queryType(Buffer.from([0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 12, 0, 1, 0, 1]))).toBe(-1);
+    expect(queryType(Buffer.alloc(12))).toBe(-1);
   });
 });

@@ -181,13 +181,14 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
   mirroredCounter(
     registry,
     'cordon_dns_responses_total',
-    'DNS answers by decision: allowed (and bypassed), blocked, refused (no location claims the source), rate_limited (RRL dropped or slipped), malformed (FORMERR/NOTIMP/BADVERS or dropped).',
+    'DNS answers by decision: allowed (and bypassed), blocked, refused (no location claims the source), rate_limited (RRL dropped or slipped), location_limited (over --location-rate-limit), malformed (FORMERR/NOTIMP/BADVERS or dropped).',
     ['decision'],
     from((m) => [
       [{ decision: 'allowed' }, m.allowed],
       [{ decision: 'blocked' }, m.blocked],
       [{ decision: 'refused' }, m.unknownClients],
       [{ decision: 'rate_limited' }, m.rateLimited],
+      [{ decision: 'location_limited' }, m.locationLimited],
       [{ decision: 'malformed' }, m.malformed],
     ]),
   );

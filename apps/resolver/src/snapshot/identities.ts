@@ -141,6 +141,15 @@ export class Identities {
     return this.byDeviceKey?.table.has(key) === true || this.byLocationKey.has(key);
   }
 
+  /**
+   * The location whose address claim covers `clientIp` (longest prefix), or 0 when none does: the
+   * UDP transport's test of a claimed source (docs/security.md "Availability under hostile clients
+   * and heavy use"). No allocation for IPv4.
+   */
+  claimedLocation(clientIp: string): number {
+    return this.byAddress.lookup(clientIp)?.locationId ?? 0;
+  }
+
   /** The identity of a query; `by`, when given, receives how it was identified. */
   identify(who: WhoAsks, by?: (how: IdentifiedBy) => void): Identity {
     const pathKey = who.pathKey;

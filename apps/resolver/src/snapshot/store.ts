@@ -340,6 +340,25 @@ export class SnapshotStore implements EngineSnapshot {
     return this.identities.identify(who, by);
   }
 
+  /**
+   * The location claiming `clientIp` by address (static, dynamic-IP, dynamic-DNS), or 0: the UDP
+   * transport's per-location limit and its choice of response-rate limiting (docs/operations.md
+   * "Response-rate limiting"). The last answer is remembered per address and snapshot, so a run of
+   * queries from one address costs one comparison each; no allocation for IPv4.
+   */
+  claimedLocation(clientIp: string): number {
+    const ids = this.identities;
+    if (clientIp === this.claimAddress && ids === this.claimIdentities) return this.claimLocation;
+    const location = ids.claimedLocation(clientIp);
+    this.claimAddress = clientIp;
+    this.claimIdentities = ids;
+    this.claimLocation = location;
+    return location;
+  }
+  private claimAddress = '';
+  private claimIdentities: Identities | null = null;
+  private claimLocation = 0;
+
   /** True when `key` names a device or a roaming/virtual location now (the DoH listener's 404 test). */
   knowsKey(key: string): boolean {
     return this.identities.knowsKey(key);

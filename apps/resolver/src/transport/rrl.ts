@@ -1,3 +1,4 @@
+import { DNS_RATE_DEFAULTS } from '@cordon/shared';
 import { rrlPrefix } from './client-prefix.ts';
 
 /** Settings of {@link ResponseRateLimiter} (`ResolverOptions.rrl`; docs/operations.md "Response-rate limiting"). */
@@ -17,11 +18,14 @@ export interface RrlOptions {
 }
 
 /**
- * Default responses per second per prefix: high enough for a NAT'd school or office behind one
- * /24 (Knot's 20/s per bucket suits authoritative servers, not a recursive service for whole
- * sites), low enough that a spoofed victim receives little.
+ * Default responses per second per prefix, for the answers response-rate limiting applies to
+ * (docs/operations.md "Response-rate limiting"): every answer to a source no location claims (a
+ * roaming device by its EDNS(0) key, or REFUSED) and the amplifying answers to a claimed one.
+ * Claimed locations have their own limit ({@link DEFAULT_LOCATION_RATE}). Knot's 20/s per bucket
+ * suits authoritative servers, not a recursive service whose roaming devices share a /24; low
+ * enough that a spoofed victim receives little.
  */
-export const DEFAULT_RRL_RATE = 200;
+export const DEFAULT_RRL_RATE: number = DNS_RATE_DEFAULTS.rrlQps;
 /** Default slip, as BIND and Knot: every second limited query is answered TC=1. */
 export const DEFAULT_RRL_SLIP = 2;
 
@@ -30,6 +34,25 @@ export type RrlVerdict = 0 | 1 | 2;
 export const RRL_PASS = 0;
 export const RRL_DROP = 1;
 export const RRL_SLIP = 2;
+
+/**
+ * Default queries per second per claimed location (`--location-rate-limit`; docs/operations.md
+ * "Response-rate limiting"): above a large site's peak — a school of 1,000 pupils behind one NAT
+ * address asks a few hundred to 2,000 a second at its busiest (page loads fan out into tens of names
+ * per device) — so it never throttles a real site, while one location cannot take a resolver
+ * thread's whole cache-hit capacity (bench/README.md) from the other tenants.
+ */
+export const DEFAULT_LOCATION_RATE: number = DNS_RATE_DEFAULTS.locationQps;
+
+/**
+ * An answer of more bytes than this is amplifying (RFC 1035 §4.2.1: 512 bytes is classic DNS's
+ * largest UDP message; beyond it a spoofed query buys a reflector many times its size): response-
+ * rate limiting applies to it even for a claimed source.
+ */
+export const AMPLIFYING_ANSWER_BYTES = 512;
+
+/** The bucket kind of a location (the prefix kinds of `rrlPrefix` are 1 and 2). */
+const LOCATION_KIND = 3;
 
 /** Slots looked at per lookup; a new prefix takes an empty one or the least recently seen of them. */
 const PROBES = 8;
@@ -110,9 +133,19 @@ export class ResponseRateLimiter {
       this.lastHi = key[1]!;
       this.lastLo = key[2]!;
     }
-    const kind = this.lastKind;
-    const hi = this.lastHi;
-    const lo = this.lastLo;
+    return this.charge(this.lastKind, this.lastHi, this.lastLo);
+  }
+
+  /**
+   * Charges one response to location `locationId` (a positive integer: the per-location limit of
+   * claimed sources, docs/operations.md "Response-rate limiting") and says what to do with the query.
+   */
+  checkLocation(locationId: number): RrlVerdict {
+    return this.charge(LOCATION_KIND, locationId >>> 0, 0);
+  }
+
+  /** Charges one response to the bucket (kind, hi, lo); allocates nothing. */
+  private charge(kind: number, hi: number, lo: number): RrlVerdict {
     const now = this.now();
     const start = (Math.imul(hi ^ Math.imul(lo, 0x85ebca6b) ^ kind, 0x9e3779b1) >>> 0) & this.mask;
     let slot = -1;

@@ -7,7 +7,15 @@ import type { Logger } from 'pino';
 import { decodeQuery, truncatedResponse } from '../dns/message.ts';
 import { ResolverCounters } from '../metrics.ts';
 import type { Exchange } from './exchange.ts';
-import { ResponseRateLimiter, RRL_PASS, RRL_SLIP, type RrlOptions } from './rrl.ts';
+import {
+  AMPLIFYING_ANSWER_BYTES,
+  DEFAULT_LOCATION_RATE,
+  DEFAULT_RRL_SLIP,
+  ResponseRateLimiter,
+  RRL_PASS,
+  RRL_SLIP,
+  type RrlOptions,
+} from './rrl.ts';
 import { type DatagramHandler, startBatched } from './udp-batched.ts';
 
 /** A listening UDP DNS server. */
@@ -34,8 +42,22 @@ export interface UdpOptions {
    * refusal is logged and ignored.
    */
   recvBufferBytes?: number;
-  /** Response-rate limiting (see {@link ResponseRateLimiter}); rate 0 turns it off. */
+  /**
+   * Response-rate limiting (see {@link ResponseRateLimiter}); rate 0 turns it off. It applies to
+   * sources no location claims and to amplifying answers ({@link AMPLIFYING_ANSWER_BYTES}, ANY)
+   * to claimed ones.
+   */
   rrl?: RrlOptions;
+  /**
+   * Queries per second per claimed location (`--location-rate-limit`); default
+   * {@link DEFAULT_LOCATION_RATE}; 0 turns the limit off. Its slip is the RRL's.
+   */
+  locationRate?: number;
+  /**
+   * The location claiming a source address by its address (static, dynamic-IP, dynamic-DNS), or 0
+   * (`SnapshotStore.claimedLocation`). Without it every source is unclaimed.
+   */
+  claimedLocation?: (clientIp: string) => number;
   /**
    * Receive/send path: `batch` (recvmmsg / sendmmsg through `@cordon/udp-batch`, docs/decisions.md
    * "Batched UDP"), `dgram` (node:dgram, one system call per datagram), or `auto` (default: `batch`
@@ -103,11 +125,19 @@ export function startUdpServer(
     );
   }
   const rate = opts.rrl?.ratePerSecond;
-  // A coarse clock for the limiter: reading the real one per datagram costs more than the check.
+  const locationRate = opts.locationRate ?? DEFAULT_LOCATION_RATE;
+  // A coarse clock for the limiters: reading the real one per datagram costs more than the check.
   let clock = performance.now();
   const rrl = rate === 0 ? null : new ResponseRateLimiter(opts.rrl ?? {}, () => clock);
-  const ticker = rrl ? setInterval(() => (clock = performance.now()), CLOCK_TICK_MS).unref() : undefined;
-  const handle = datagramHandler(exchange, rrl, counters);
+  const perLocation =
+    locationRate === 0 || opts.claimedLocation === undefined
+      ? null
+      : new ResponseRateLimiter(
+          { ratePerSecond: locationRate, slip: opts.rrl?.slip ?? DEFAULT_RRL_SLIP, tableSize: LOCATION_TABLE },
+          () => clock,
+        );
+  const ticker = rrl || perLocation ? setInterval(() => (clock = performance.now()), CLOCK_TICK_MS).unref() : undefined;
+  const handle = datagramHandler(exchange, rrl, perLocation, opts.claimedLocation ?? null, counters);
   const wanted = opts.recvBufferBytes ?? DEFAULT_UDP_RECV_BUFFER;
   const started =
     binding !== null
@@ -134,30 +164,87 @@ export function startUdpServer(
   );
 }
 
+/** Locations tracked at once by the per-location limiter (the memory bound: 29 bytes a slot). */
+const LOCATION_TABLE = 16_384;
+
+/** QTYPE ANY (RFC 8482). */
+const QTYPE_ANY = 255;
+
 /**
- * One datagram's work, the same on both paths: response-rate limiting first (a limited query is
- * dropped, or answered with an empty TC=1 answer when it slips, before any decoding or pipeline
- * work), then the exchange. Returns what to send (null: nothing), or a promise of it.
+ * The QTYPE of a query's first question (RFC 1035 §4.1.2), read in place; -1 when the name runs
+ * past the message or is compressed (never in a well-formed query). No allocation.
+ */
+export function queryType(msg: Buffer): number {
+  let off = 12;
+  for (;;) {
+    if (off >= msg.length) return -1;
+    const len = msg[off]!;
+    if (len === 0) break;
+    if (len >= 0xc0) return -1;
+    off += len + 1;
+  }
+  return off + 2 < msg.length ? (msg[off + 1]! << 8) | msg[off + 2]! : -1;
+}
+
+/**
+ * One datagram's work, the same on both paths (docs/operations.md "Response-rate limiting"):
+ *
+ * - a source some location claims by address is charged to that location's limit (`perLocation`)
+ *   before any decoding or pipeline work; its answer is then charged to its prefix's RRL bucket only
+ *   when amplifying (more than {@link AMPLIFYING_ANSWER_BYTES} bytes, or an ANY question);
+ * - any other source is charged to its prefix's RRL bucket first, as BIND and Knot do.
+ *
+ * A limited query is dropped, or answered with an empty TC=1 answer when it slips. Returns what to
+ * send (null: nothing), or a promise of it.
  */
 function datagramHandler(
   exchange: Exchange,
   rrl: ResponseRateLimiter | null,
+  perLocation: ResponseRateLimiter | null,
+  claimedLocation: ((clientIp: string) => number) | null,
   counters: ResolverCounters,
 ): DatagramHandler {
+  /** What a limited query gets: nothing, or the empty TC=1 answer of a slip. */
+  const limited = (verdict: number, msg: Buffer, clientIp: string): Buffer | null => {
+    if (verdict !== RRL_SLIP) return null;
+    const decoded = decodeQuery(msg, clientIp, 'udp');
+    if (decoded.kind !== 'ok') return null;
+    counters.slipped++;
+    return truncatedResponse(decoded.request);
+  };
+  /** The answer to a claimed source, unless amplifying and over its prefix's RRL. */
+  const amplifying = (wire: Buffer | null, msg: Buffer, clientIp: string): Buffer | null => {
+    if (wire === null || rrl === null) return wire;
+    if (wire.length <= AMPLIFYING_ANSWER_BYTES && queryType(msg) !== QTYPE_ANY) return wire;
+    const verdict = rrl.check(clientIp);
+    if (verdict === RRL_PASS) return wire;
+    counters.rateLimited++;
+    return limited(verdict, msg, clientIp);
+  };
   return (msg, clientIp) => {
     if (msg.length > MAX_UDP_QUERY) {
       counters.malformed++;
       return null;
     }
+    const location = claimedLocation === null ? 0 : claimedLocation(clientIp);
+    if (location > 0) {
+      if (perLocation !== null) {
+        const verdict = perLocation.checkLocation(location);
+        if (verdict !== RRL_PASS) {
+          counters.locationLimited++;
+          return limited(verdict, msg, clientIp);
+        }
+      }
+      const out = exchange(msg, clientIp, 'udp');
+      if (rrl === null) return out;
+      if (!(out instanceof Promise)) return amplifying(out, msg, clientIp);
+      return out.then((wire) => amplifying(wire, msg, clientIp));
+    }
     if (rrl !== null) {
       const verdict = rrl.check(clientIp);
       if (verdict !== RRL_PASS) {
         counters.rateLimited++;
-        if (verdict !== RRL_SLIP) return null;
-        const decoded = decodeQuery(msg, clientIp, 'udp');
-        if (decoded.kind !== 'ok') return null;
-        counters.slipped++;
-        return truncatedResponse(decoded.request);
+        return limited(verdict, msg, clientIp);
       }
     }
     return exchange(msg, clientIp, 'udp');

@@ -8,6 +8,7 @@ import {
   locationAddressSchema,
   locationListQuerySchema,
   locationParamsSchema,
+  locationRateLimitsSchema,
   locationSchema,
   locationTypeParamsSchema,
   otherLocationCreateSchema,
@@ -25,6 +26,17 @@ const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer
 
 /** Locations (spec §7 "Locations") under `/users/{id}/locations`. Updates are POSTs, as the spec's are. */
 export const locationEndpoints = {
+  rateLimits: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/locations/rate-limits',
+    params: idParamsSchema,
+    response: locationRateLimitsSchema,
+    status: 200,
+    access,
+    tag,
+    summary:
+      'The UDP query-rate limits that apply to the customer\'s locations, as the operator set them (docs/operations.md "Response-rate limiting").',
+  }),
   list: defineEndpoint({
     method: 'GET',
     path: '/users/:id/locations/:type',

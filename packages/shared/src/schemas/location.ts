@@ -133,3 +133,23 @@ export const dynDnsUpdateQuerySchema = z.object({
 
 /** Answer of the update URL: `good` (changed) or `nochg` (already so), as DynDNS clients expect, and the address. */
 export const dynDnsUpdateResponseSchema = z.object({ status: z.enum(['good', 'nochg']), ip: z.string() });
+
+/**
+ * The data plane's default UDP limits, queries per second (docs/operations.md "Response-rate
+ * limiting"): per claimed location (`--location-rate-limit`) and per client /24 of unclaimed sources
+ * and amplifying answers (`--rrl-rate`).
+ */
+export const DNS_RATE_DEFAULTS = { locationQps: 5000, rrlQps: 200 } as const;
+
+/**
+ * Answer of `GET /users/{id}/locations/rate-limits` (docs/api.md "Locations, devices, groups and
+ * users"): the limits that apply to the customer's locations, as the operator set them; null: off.
+ * `location_qps` applies to each location claimed by address (static, dynamic IP, dynamic DNS), over
+ * UDP; `unclaimed_rrl_qps` to sources no location claims (roaming devices by key) per /24, and to
+ * amplifying answers.
+ */
+export const locationRateLimitsSchema = z.object({
+  location_qps: z.number().int().nullable(),
+  unclaimed_rrl_qps: z.number().int().nullable(),
+});
+export type LocationRateLimits = z.infer<typeof locationRateLimitsSchema>;

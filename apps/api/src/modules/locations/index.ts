@@ -13,6 +13,7 @@ export const locationModule = defineModule({
   registerPublic: registerPublicLocationRoutes,
   register: registerLocationRoutes,
   isolationCases: {
+    'locations.rateLimits': [{ params: (_, b) => ({ id: b.customerId }), msp: 404, customer: 404, sales: 403 }],
     'locations.list': [{ params: (_, b) => ({ id: b.customerId, type: 'all' }), msp: 404, customer: 404, sales: 403 }],
     'locations.createStatic': [
       { params: (_, b) => ({ id: b.customerId }), body: () => location, msp: 404, customer: 404, sales: 403 },

@@ -1,5 +1,5 @@
 import { locations } from '@cordon/core';
-import { Endpoints } from '@cordon/shared';
+import { DNS_RATE_DEFAULTS, Endpoints } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
@@ -11,6 +11,12 @@ import type { AppDeps } from '../../types.ts';
  */
 export function registerLocationRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.locations;
+  // The operator's UDP limits (docs/operations.md "Response-rate limiting"); the guard has checked customer `id`.
+  const limits = deps.dnsRateLimits ?? DNS_RATE_DEFAULTS;
+  registerEndpoint(app, e.rateLimits, async () => ({
+    location_qps: limits.locationQps === 0 ? null : limits.locationQps,
+    unclaimed_rrl_qps: limits.rrlQps === 0 ? null : limits.rrlQps,
+  }));
   registerEndpoint(app, e.list, ({ caller, params, query }) =>
     locations.listLocations(deps, caller, params.id, params.type, query),
   );
