@@ -1,0 +1,198 @@
+/**
+ * Backup and restore (docs/operations.md "Backup and restore"): `cordon backup` while DNS queries and
+ * API writes run, `cordon restore` into a new data directory, and Cordon started there has every
+ * tenant, policy, list and location, the same root CA and the same access-token key; every API write
+ * acknowledged before the backup began is in it. A damaged archive or a non-empty directory is refused
+ * and changes nothing.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiLogin } from '../../../e2e/support/api.ts';
+import { CLI, type CordonProcess, runCordon, startCordon } from '../../../e2e/support/cordon.ts';
+import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+import { readDeploymentState } from './helpers/deployment-state.ts';
+
+const SEED = fileURLToPath(new URL('./fixtures/v0.1.0/seed.mjs', import.meta.url));
+const ADMIN = { email: 'root@backup.test', password: 'Sup3r-secret' };
+const BLOCK_A = '198.51.100.8';
+
+/** One A query over UDP from 127.0.0.1: the A records of the answer. */
+function resolveA(port: number, name: string): Promise<string[]> {
+  const socket = dgram.createSocket('udp4');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no answer to ${name}`));
+    }, 5000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve((dnsPacket.decode(msg).answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data as string] : [])));
+    });
+    socket.send(
+      dnsPacket.encode({
+        type: 'query',
+        id: randomBytes(2).readUInt16BE(0),
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ type: 'A', name, class: 'IN' }],
+      }),
+      port,
+      '127.0.0.1',
+    );
+  });
+}
+
+function ports(cordon: CordonProcess): { http: number; dns: number } {
+  const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
+  return {
+    http: Number(/ http=127\.0\.0\.1:(\d+)/.exec(line)?.[1]),
+    dns: Number(/ dns=127\.0\.0\.1:(\d+)/.exec(line)?.[1]),
+  };
+}
+
+describe('cordon backup and restore', () => {
+  let upstream: FakeUpstream;
+  const dirs: string[] = [];
+  const running: CordonProcess[] = [];
+  const tempDir = (prefix: string) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+  const serve = async (dataDir: string) => {
+    const cordon = await startCordon(
+      {
+        CORDON_DATA_DIR: dataDir,
+        CORDON_HTTP_ADDR: '127.0.0.1:0',
+        CORDON_DNS_ADDR: '127.0.0.1:0',
+        CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
+        CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
+        CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
+        CORDON_BLOCK_IPV4: BLOCK_A,
+        CORDON_ADMIN_EMAIL: ADMIN.email,
+        CORDON_ADMIN_PASSWORD: ADMIN.password,
+        CORDON_LOG_LEVEL: 'warn',
+      },
+      90_000,
+      CLI,
+    );
+    running.push(cordon);
+    return cordon;
+  };
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+  });
+  afterAll(async () => {
+    await Promise.all(running.map((c) => c.stop()));
+    await upstream?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('backs up under DNS and API load; the restore serves the same deployment', async () => {
+    const original = tempDir('cordon-backup-src-');
+    const first = await serve(original);
+    const { http, dns } = ports(first);
+    const seeded = await new Promise<{ school: number; students: number }>((resolve, reject) => {
+      const child = spawn(process.execPath, [SEED, String(http), ADMIN.email, ADMIN.password]);
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(out))));
+    });
+    const admin = await apiLogin(http, ADMIN.email, ADMIN.password);
+
+    // Load: DNS queries and list writes, each write's request start and acknowledgement recorded.
+    let loading = true;
+    const writes: Array<{ domain: string; sentAt: number; ackedAt: number | null }> = [];
+    let answered = 0;
+    const dnsLoad = (async () => {
+      for (let i = 0; loading; i++) {
+        await resolveA(dns, `load-${i}.example`);
+        answered++;
+      }
+    })();
+    const apiLoad = (async () => {
+      for (let i = 0; loading; i++) {
+        const write = { domain: `w-${i}.example`, sentAt: performance.now(), ackedAt: null as number | null };
+        writes.push(write);
+        const res = await admin.call('POST', `/policies/${seeded.students}/domains/block?user_id=${seeded.school}`, {
+          domain: write.domain,
+          include_subdomains: true,
+        });
+        if (res.status === 201) write.ackedAt = performance.now();
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    const archive = join(tempDir('cordon-backup-out-'), 'cordon.tar.gz');
+    const backupStarted = performance.now();
+    const backup = await runCordon(['backup', archive], { CORDON_DATA_DIR: original });
+    const backupEnded = performance.now();
+    await new Promise((r) => setTimeout(r, 500));
+    loading = false;
+    await Promise.all([dnsLoad, apiLoad]);
+    expect(backup.code, backup.output.join('\n')).toBe(0);
+    expect(backup.output.join('\n')).toMatch(/backup written: .* secrets: secrets\/jwt\.key, secrets\/ca\.key-secret/);
+    expect(statSync(archive).mode & 0o777).toBe(0o600);
+    expect(answered).toBeGreaterThan(50);
+    const ackedBefore = writes.filter((w) => w.ackedAt !== null && w.ackedAt < backupStarted).map((w) => w.domain);
+    const sentAfter = writes.filter((w) => w.sentAt > backupEnded).map((w) => w.domain);
+    expect(ackedBefore.length).toBeGreaterThan(5);
+    expect(sentAfter.length).toBeGreaterThan(0);
+    const before = await readDeploymentState(admin, http);
+
+    // A damaged archive is refused, and so is a directory that holds a database; neither changes anything.
+    const damaged = join(tempDir('cordon-backup-bad-'), 'damaged.tar.gz');
+    const bytes = readFileSync(archive);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const target = tempDir('cordon-backup-dst-');
+    const refused = await runCordon(['restore', damaged], { CORDON_DATA_DIR: target });
+    expect(refused.code).not.toBe(0);
+    expect(refused.output.join('\n')).toMatch(/not a readable backup archive|does not match its checksum/);
+    expect(readdirSync(target)).toEqual([]);
+    const occupied = await runCordon(['restore', archive], { CORDON_DATA_DIR: original });
+    expect(occupied.code).not.toBe(0);
+    expect(occupied.output.join('\n')).toContain('restore into an empty data directory (nothing was changed)');
+
+    const restored = await runCordon(['restore', archive], { CORDON_DATA_DIR: target });
+    expect(restored.code, restored.output.join('\n')).toBe(0);
+    expect(readdirSync(target).sort()).toEqual(['ca.key-secret', 'cordon.sqlite', 'jwt.key']);
+    for (const f of readdirSync(target)) expect(statSync(join(target, f)).mode & 0o777).toBe(0o600);
+
+    const second = await serve(target);
+    expect(second.output.join('\n')).not.toMatch(/First run/);
+    const again = ports(second);
+    const after = await readDeploymentState(await apiLogin(again.http, ADMIN.email, ADMIN.password), again.http);
+    expect(after.msps).toEqual(before.msps);
+    expect(after.customers).toEqual(before.customers);
+    expect(after.policies).toEqual(before.policies);
+    expect(after.locations).toEqual(before.locations);
+    expect(after.rootCa).toBe(before.rootCa);
+    // The lists as they were at one instant during the backup: everything acknowledged before it, nothing sent after it.
+    const restoredDomains = new Set(after.lists.map((l) => l.domain));
+    for (const d of ackedBefore) expect(restoredDomains.has(d), d).toBe(true);
+    for (const d of sentAfter) expect(restoredDomains.has(d), d).toBe(false);
+    for (const l of after.lists) expect(before.lists).toContainEqual(l);
+    // Same access-token key: a session of the original deployment is accepted by the restored one.
+    const token = await fetch(`http://127.0.0.1:${again.http}/restapi/msp`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
+    expect(token.status).toBe(200);
+    // The restored resolver enforces the restored policies.
+    expect(await resolveA(again.dns, 'blocked-by-list.example')).toEqual([BLOCK_A]);
+    expect(await resolveA(again.dns, `${ackedBefore[0]}`)).toEqual([BLOCK_A]);
+    expect(existsSync(join(target, 'cordon.sqlite.restoring'))).toBe(false);
+  }, 180_000);
+});
