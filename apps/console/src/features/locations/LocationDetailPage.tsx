@@ -22,6 +22,7 @@ import { useCustomerId } from '../../session/context.ts';
 import {
   useDeleteLocationMutation,
   useOtherLocationQuery,
+  useRateLimitsQuery,
   useStaticLocationQuery,
   useUpdateOtherLocationMutation,
   useUpdateStaticIpLocationMutation,
@@ -182,6 +183,34 @@ function DynamicState({ location }: { location: Location }) {
   );
 }
 
+/**
+ * The query rate limit that applies to the location (docs/operations.md "Response-rate limiting"):
+ * the operator's per-location limit for a location claimed by address; none for a keyed one.
+ */
+function RateLimit({ customerId, location }: { customerId: number; location: Location }) {
+  const { t, i18n } = useTranslation();
+  const limits = useRateLimitsQuery(customerId);
+  const keyed = location.type === 'roaming' || location.type === 'virtual';
+  const qps = limits.data?.location_qps;
+  if (!keyed && limits.data === undefined) return null;
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Stack gap="xs">
+        <Title order={2} size="h4">
+          {t('locations.rateLimitTitle')}
+        </Title>
+        <Text size="sm" data-testid="location-rate-limit">
+          {keyed
+            ? t('locations.rateLimitKeyed')
+            : qps === null || qps === undefined
+              ? t('locations.rateLimitOff')
+              : t('locations.rateLimitValue', { qps: qps.toLocaleString(i18n.language) })}
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}
+
 function LocationDetail({ type, id }: { type: LocationType; id: number }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -211,6 +240,7 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
               <LocationEditForm key={JSON.stringify(location)} customerId={customerId} location={location} />
             </Paper>
             <DynamicState location={location} />
+            <RateLimit customerId={customerId} location={location} />
             <KeyPanel customerId={customerId} location={location} />
             {(location.type === 'roaming' || location.type === 'virtual') && location.key !== null ? (
               <PhoneSetupPanel

@@ -44,6 +44,11 @@ export function useStaticLocationQuery(customerId: number, locId: number, enable
   return useEndpointQuery(Endpoints.locations.getStatic, { params: { id: customerId, locId } }, { enabled });
 }
 
+/** `GET /users/{id}/locations/rate-limits`: the operator's UDP limits (docs/operations.md "Response-rate limiting"). */
+export function useRateLimitsQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.locations.rateLimits, { params: { id: customerId } });
+}
+
 /** `GET /users/{id}/locations/{type}/{locId}` for the non-static types (spec §7 Locations). */
 export function useOtherLocationQuery(customerId: number, type: OtherLocationType, locId: number, enabled: boolean) {
   return useEndpointQuery(Endpoints.locations.get, { params: { id: customerId, type, locId } }, { enabled });
