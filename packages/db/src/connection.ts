@@ -61,6 +61,12 @@ export interface OpenDatabaseOptions {
    * appends (the query-log writer thread) needs far less (bench/README.md "Resolver memory").
    */
   sqliteCacheKiB?: number;
+  /**
+   * SQLite: the most pages this connection lets the file grow to (`PRAGMA max_page_count`); writes
+   * past it fail with `SQLITE_FULL`, as on a full disk. Default: SQLite's. For the full-disk tests of
+   * the query-log writer (docs/operations.md "A full disk").
+   */
+  sqliteMaxPageCount?: number;
 }
 
 const INT8_OID = 20;
@@ -93,8 +99,8 @@ export function loadPg(): typeof pg {
  * gets the error as its rejection — and the pool one for its idle connections, which it discards;
  * the next query opens a new connection, so the pool reconnects by itself once the server answers.
  * TCP keep-alive is on, so a peer that vanished without a reset is noticed.
- * @throws Error when `url` is given but is not a PostgreSQL URL; RangeError when `sqliteCacheKiB` is
- *   not a whole number ≥ 1 (no file or directory is created)
+ * @throws Error when `url` is given but is not a PostgreSQL URL; RangeError when `sqliteCacheKiB` or
+ *   `sqliteMaxPageCount` is not a whole number ≥ 1 (no file or directory is created)
  */
 export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   if (options.url) {
@@ -123,9 +129,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };
   }
-  // openSqliteFile checks the cache size before the file or its directory is created.
+  // openSqliteFile checks the cache size and page limit before the file or its directory is created.
   const path = options.sqlitePath ?? ':memory:';
-  const sqlite = openSqliteFile(path, options.sqliteCacheKiB);
+  const sqlite = openSqliteFile(path, options.sqliteCacheKiB, options.sqliteMaxPageCount);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
 }

@@ -25,14 +25,19 @@ export const PRIVATE_FILE_MODE = 0o600;
  * `synchronous=NORMAL` and a 5 s busy timeout: a committed transaction survives a process crash,
  * not a power loss or OS crash (docs/security.md). The file is private (0600, and its directory
  * 0700 when created here). `cacheKiB` sets `PRAGMA cache_size = -N`; default better-sqlite3's
- * build, 16,000 KiB.
- * @throws RangeError when `cacheKiB` is not a whole number ≥ 1 (no file or directory is created);
- *   what better-sqlite3 throws when the file cannot be opened
+ * build, 16,000 KiB. `maxPageCount` sets `PRAGMA max_page_count`: this connection's writes fail with
+ * `SQLITE_FULL` once the file would grow past that many pages, as on a full disk (the query-log
+ * writer's full-disk test, docs/operations.md "A full disk"); default SQLite's (no practical limit).
+ * @throws RangeError when `cacheKiB` or `maxPageCount` is not a whole number ≥ 1 (no file or directory
+ *   is created); what better-sqlite3 throws when the file cannot be opened
  */
-export function openSqliteFile(path: string, cacheKiB?: number): SQLite.Database {
+export function openSqliteFile(path: string, cacheKiB?: number, maxPageCount?: number): SQLite.Database {
   // Checked before the file or its directory is created: a refused value leaves nothing behind.
   if (cacheKiB !== undefined && (!Number.isInteger(cacheKiB) || cacheKiB < 1)) {
     throw new RangeError(`sqliteCacheKiB must be a whole number of KiB from 1, got ${cacheKiB}`);
+  }
+  if (maxPageCount !== undefined && (!Number.isInteger(maxPageCount) || maxPageCount < 1)) {
+    throw new RangeError(`sqliteMaxPageCount must be a whole number of pages from 1, got ${maxPageCount}`);
   }
   if (path !== ':memory:') prepareSqliteFile(path);
   const sqlite = new SQLite(path);
@@ -42,6 +47,7 @@ export function openSqliteFile(path: string, cacheKiB?: number): SQLite.Database
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   if (cacheKiB !== undefined) sqlite.pragma(`cache_size = -${cacheKiB}`);
+  if (maxPageCount !== undefined) sqlite.pragma(`max_page_count = ${maxPageCount}`);
   return sqlite;
 }
 

@@ -56,7 +56,11 @@ interface RawLog {
  */
 async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
   if (!options.url) {
-    const lite = openSqliteFile(options.sqlitePath ?? ':memory:', DATA_PLANE_SQLITE_CACHE_KIB);
+    const lite = openSqliteFile(
+      options.sqlitePath ?? ':memory:',
+      DATA_PLANE_SQLITE_CACHE_KIB,
+      options.sqliteMaxPageCount,
+    );
     return {
       // Bound from the batches' columns: no row objects to promote (bench/README.md "Resolver memory", round 8).
       insert: (batches, pace) => insertQueryLogBatchesSqlite(lite, batches, pace),
@@ -197,8 +201,21 @@ async function writeSpooledRows(): Promise<void> {
 }
 
 /**
- * Backoff of the inserts retried while the database is unreachable, ms: doubles from the first to
- * the last (docs/operations.md "When the database goes away").
+ * Why an insert that failed with `err` may succeed later, or null when it may not (a bug, a refused
+ * row: the batch is lost and counted). `unreachable`: the database does not answer
+ * (`isDatabaseUnreachable`; docs/operations.md "When the database goes away"). `full`: SQLite
+ * `SQLITE_FULL`, the disk (or the file's page limit) is full; the failed transaction was rolled back,
+ * and the insert succeeds once space returns (docs/operations.md "A full disk").
+ */
+function retryReason(err: unknown): 'unreachable' | 'full' | null {
+  if (isDatabaseUnreachable(err)) return 'unreachable';
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' ? 'full' : null;
+}
+
+/**
+ * Backoff of the inserts retried while the database is unreachable or full, ms: doubles from the
+ * first to the last (docs/operations.md "When the database goes away", "A full disk").
  */
 const UNREACHABLE_RETRY_MS = [250, 5000] as const;
 
@@ -208,7 +225,7 @@ const UNREACHABLE_RETRY_MS = [250, 5000] as const;
  */
 const CLOSING_RETRY_MS = 2000;
 
-/** When the database was first found unreachable in the current outage (ms), else null. */
+/** When the database was first found unreachable (or full) in the current outage (ms), else null. */
 let unreachableSince: number | null = null;
 /** When the current retries began after a `close` arrived (ms), else null. */
 let closingSince: number | null = null;
@@ -234,10 +251,10 @@ function closeRequested(): boolean {
  * as they hold, or `announced` when `read` failed or was not called (no connection).
  *
  * While the database is unreachable (`isDatabaseUnreachable`: refused, reset or terminated
- * connections) the insert is retried with backoff ({@link UNREACHABLE_RETRY_MS}) instead of losing
- * the rows: the batches behind it wait in the queue, and the resolving thread spools what exceeds its
+ * connections) or full (`SQLITE_FULL`: see {@link retryReason}) the insert is retried with backoff
+ * ({@link UNREACHABLE_RETRY_MS}) instead of losing the rows: the batches behind it wait in the queue, and the resolving thread spools what exceeds its
  * memory bound as at any backlog (docs/decisions.md "Query-log spool"), so the log drains once the
- * database is back. Closing with the database still unreachable after {@link CLOSING_RETRY_MS}, rows
+ * database is back. Closing with the database still unreachable (or full) after {@link CLOSING_RETRY_MS}, rows
  * of `source` `memory` are appended to a spool file for the next start and spooled ones left where
  * they are (without a spool directory they are lost and counted, as any other failed batch).
  * @returns true when written, false when lost, null when the connection is closed or the rows were kept for the next start
@@ -263,14 +280,15 @@ async function insertAndReport(
       if (unreachableSince !== null) {
         send({
           kind: 'warning',
-          message: `query-log writer: the database answers again after ${Date.now() - unreachableSince} ms; writing the rows that waited`,
+          message: `query-log writer: the database takes rows again after ${Date.now() - unreachableSince} ms; writing the rows that waited`,
         });
         unreachableSince = null;
       }
       send({ kind: 'batch', count, error: null, source });
       return true;
     } catch (err) {
-      if (!isDatabaseUnreachable(err)) {
+      const reason = retryReason(err);
+      if (reason === null) {
         send({ kind: 'batch', count, error: err instanceof Error ? err.message : String(err), source });
         return false;
       }
@@ -278,7 +296,7 @@ async function insertAndReport(
         unreachableSince = Date.now();
         send({
           kind: 'warning',
-          message: `query-log writer: database unreachable (${(err as Error).message}); rows wait in memory, then in the spool, and are retried`,
+          message: `query-log writer: database ${reason === 'full' ? 'full' : 'unreachable'} (${(err as Error).message}); rows wait in memory, then in the spool, and are retried`,
         });
       }
       if (closeRequested()) {
@@ -319,7 +337,7 @@ function keepForNextStart(read: () => readonly RowsMessage[], source: 'memory' |
     for (const b of batches) parkedSpool.append(b);
     send({
       kind: 'warning',
-      message: `query-log writer: database unreachable at close; ${count} rows kept in the spool for the next start`,
+      message: `query-log writer: database unreachable or full at close; ${count} rows kept in the spool for the next start`,
     });
     return null;
   } catch (err) {
