@@ -135,6 +135,22 @@ export async function main(argv: string[]): Promise<void> {
     await runPowerBi(resolveServeConfig(flags, process.env), null, print);
   });
 
+  const configCommand = program.command('config').description('the settings of cordon serve');
+  addSettings(
+    configCommand
+      .command('check')
+      .description('validate the settings and the files they name, as cordon serve would, without starting anything'),
+  ).action(async (flags: Record<string, string | undefined>) => {
+    const { checkConfig } = await import('./commands/config-check.ts');
+    const { findings } = await checkConfig(flags, process.env);
+    for (const f of findings) print(`${f.level.padEnd(5)} ${f.check}: ${f.detail}`);
+    const errors = findings.filter((f) => f.level === 'error').length;
+    print(
+      errors === 0 ? 'configuration ok' : `${errors} error(s): cordon serve would fail or run without a role's files`,
+    );
+    if (errors > 0) process.exitCode = 1;
+  });
+
   addSettings(
     program
       .command('backup')
