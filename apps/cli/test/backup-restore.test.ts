@@ -155,7 +155,8 @@ describe('cordon backup and restore', () => {
     // A damaged archive is refused, and so is a directory that holds a database; neither changes anything.
     const damaged = join(tempDir('cordon-backup-bad-'), 'damaged.tar.gz');
     const bytes = readFileSync(archive);
-    bytes[bytes.length >> 1] ^= 0xff;
+    const middle = bytes.length >> 1;
+    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
     writeFileSync(damaged, bytes);
     const target = tempDir('cordon-backup-dst-');
     const refused = await runCordon(['restore', damaged], { CORDON_DATA_DIR: target });
