@@ -10,9 +10,9 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OpenDatabaseOptions } from '@cordon/db';
 import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
-import { isDatabaseUnreachable } from '@cordon/db/unreachable';
 import { loadUdpBatch } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
+import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
 import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange, SpoolAppender } from './spool.ts';
 import { insertQueryLogBatchesSqlite, type WritePace } from './sqlite-raw.ts';
@@ -201,21 +201,8 @@ async function writeSpooledRows(): Promise<void> {
 }
 
 /**
- * Why an insert that failed with `err` may succeed later, or null when it may not (a bug, a refused
- * row: the batch is lost and counted). `unreachable`: the database does not answer
- * (`isDatabaseUnreachable`; docs/operations.md "When the database goes away"). `full`: SQLite
- * `SQLITE_FULL`, the disk (or the file's page limit) is full; the failed transaction was rolled back,
- * and the insert succeeds once space returns (docs/operations.md "A full disk").
- */
-function retryReason(err: unknown): 'unreachable' | 'full' | null {
-  if (isDatabaseUnreachable(err)) return 'unreachable';
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' ? 'full' : null;
-}
-
-/**
- * Backoff of the inserts retried while the database is unreachable or full, ms: doubles from the
- * first to the last (docs/operations.md "When the database goes away", "A full disk").
+ * Backoff of the inserts retried while the database is unreachable, full or locked ({@link retryReason}),
+ * ms: doubles from the first to the last (docs/operations.md "When the database goes away", "A full disk").
  */
 const UNREACHABLE_RETRY_MS = [250, 5000] as const;
 
@@ -251,7 +238,7 @@ function closeRequested(): boolean {
  * as they hold, or `announced` when `read` failed or was not called (no connection).
  *
  * While the database is unreachable (`isDatabaseUnreachable`: refused, reset or terminated
- * connections) or full (`SQLITE_FULL`: see {@link retryReason}) the insert is retried with backoff
+ * connections), full (`SQLITE_FULL`) or locked past the busy timeout ({@link retryReason}) the insert is retried with backoff
  * ({@link UNREACHABLE_RETRY_MS}) instead of losing the rows: the batches behind it wait in the queue, and the resolving thread spools what exceeds its
  * memory bound as at any backlog (docs/decisions.md "Query-log spool"), so the log drains once the
  * database is back. Closing with the database still unreachable (or full) after {@link CLOSING_RETRY_MS}, rows
@@ -296,7 +283,7 @@ async function insertAndReport(
         unreachableSince = Date.now();
         send({
           kind: 'warning',
-          message: `query-log writer: database ${reason === 'full' ? 'full' : 'unreachable'} (${(err as Error).message}); rows wait in memory, then in the spool, and are retried`,
+          message: `query-log writer: database ${reason === 'busy' ? 'locked' : reason} (${(err as Error).message}); rows wait in memory, then in the spool, and are retried`,
         });
       }
       if (closeRequested()) {
