@@ -79,6 +79,8 @@ export interface TestAppOptions {
   phoneSetup?: { dohUrl: string | null; dotHostname: string | null } | null;
   /** The domain-list limits (docs/operations.md "List sizes"); default core's. */
   listLimits?: { maxEntries: number };
+  /** The data plane's UDP limits the API shows (docs/operations.md "Response-rate limiting"); default the resolver's. */
+  dnsRateLimits?: { locationQps: number; rrlQps: number };
 }
 
 /** The public DoH URL and DoT host-name suffix test apps are given unless a test says otherwise. */
@@ -102,6 +104,7 @@ export async function createTestApp(dialect: 'sqlite' | 'postgres', opts: TestAp
     ...(opts.claims ? { claims: opts.claims } : {}),
     ...(opts.upstreams ? { upstreams: opts.upstreams } : {}),
     ...(opts.listLimits ? { listLimits: opts.listLimits } : {}),
+    ...(opts.dnsRateLimits ? { dnsRateLimits: opts.dnsRateLimits } : {}),
     ...(opts.phoneSetup === null ? {} : { phoneSetup: opts.phoneSetup ?? TEST_PHONE_SETUP }),
   });
   await app.ready();
