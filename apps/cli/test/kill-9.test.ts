@@ -225,31 +225,34 @@ function killCycles(
   );
 }
 
-describe('kill -9 on SQLite', () => {
-  killCycles(
-    'sqlite',
-    CYCLES,
-    () => ({}),
-    (dataDir) => openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') }),
-  );
-});
+// The two databases' cycles run side by side: a cycle is mostly a start-up, one core's work.
+describe.concurrent('kill -9 during acknowledged API writes', () => {
+  describe('kill -9 on SQLite', () => {
+    killCycles(
+      'sqlite',
+      CYCLES,
+      () => ({}),
+      (dataDir) => openDatabase({ sqlitePath: join(dataDir, 'cordon.sqlite') }),
+    );
+  });
 
-describe.runIf(PG)('kill -9 on PostgreSQL', () => {
-  const database = `cordon_kill9_${randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    const admin = openDatabase({ url: PG, pgPoolSize: 1 });
-    await sql`create database ${sql.id(database)}`.execute(admin.db);
-    await admin.close();
+  describe.runIf(PG)('kill -9 on PostgreSQL', () => {
+    const database = `cordon_kill9_${randomBytes(4).toString('hex')}`;
+    beforeAll(async () => {
+      const admin = openDatabase({ url: PG, pgPoolSize: 1 });
+      await sql`create database ${sql.id(database)}`.execute(admin.db);
+      await admin.close();
+    });
+    afterAll(async () => {
+      const admin = openDatabase({ url: PG, pgPoolSize: 1 });
+      await sql`drop database if exists ${sql.id(database)} with (force)`.execute(admin.db);
+      await admin.close();
+    });
+    killCycles(
+      'postgres',
+      PG_CYCLES,
+      () => ({ DATABASE_URL: withDatabase(PG ?? '', database) }),
+      () => openDatabase({ url: withDatabase(PG ?? '', database), pgPoolSize: 1 }),
+    );
   });
-  afterAll(async () => {
-    const admin = openDatabase({ url: PG, pgPoolSize: 1 });
-    await sql`drop database if exists ${sql.id(database)} with (force)`.execute(admin.db);
-    await admin.close();
-  });
-  killCycles(
-    'postgres',
-    PG_CYCLES,
-    () => ({ DATABASE_URL: withDatabase(PG ?? '', database) }),
-    () => openDatabase({ url: withDatabase(PG ?? '', database), pgPoolSize: 1 }),
-  );
 });
