@@ -110,7 +110,7 @@ function killCycles(
   });
 
   it(
-    `loses no acknowledged write over ${cycles} kill -9 cycles (${name}; seed from CORDON_KILL9_SEED)`,
+    `loses no acknowledged write over ${cycles} kill -9 cycles (${name}; a failure names its seed)`,
     async () => {
       let port = await serve();
       const login = await fetch(
