@@ -22,6 +22,7 @@ const OTHER_VARIABLES = new Set([
   'CORDON_CA_SECRET',
   'CORDON_ADMIN_EMAIL',
   'CORDON_ADMIN_PASSWORD',
+  'CORDON_CONFIG_FILE',
   'NODE_ENV',
   'NODE_OPTIONS',
 ]);
@@ -108,8 +109,12 @@ describe('systemd units (deploy/systemd)', () => {
       'cordon-worker.service': ['worker'],
     };
     expect([...config.roles].sort()).toEqual([...(expected[unit] ?? [])].sort());
-    const execStart = serviceSection(unit).find(([k]) => k === 'ExecStart')?.[1];
-    expect(execStart).toBe('/usr/bin/node /opt/cordon/apps/cli/dist/cordon.mjs serve');
+    const exec = (key: string) => serviceSection(unit).find(([k]) => k === key)?.[1];
+    expect(exec('ExecStart')).toBe('/usr/bin/node /opt/cordon/apps/cli/dist/cordon.mjs serve');
+    // The settings file is checked before each start, and read again on `systemctl reload`.
+    expect(exec('ExecStartPre')).toBe('/usr/bin/node /opt/cordon/apps/cli/dist/cordon.mjs config check');
+    expect(exec('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
+    expect(env.CORDON_CONFIG_FILE).toBe('/etc/cordon/cordon.env');
   });
 });
 

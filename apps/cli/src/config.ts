@@ -441,6 +441,64 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
   },
 ];
 
+/** Variables a settings file may hold besides those of {@link SERVE_SETTINGS}: the secrets and the first admin. */
+const FILE_ONLY_VARIABLES = new Set([
+  'CORDON_JWT_KEY',
+  'CORDON_CA_SECRET',
+  'CORDON_ADMIN_EMAIL',
+  'CORDON_ADMIN_PASSWORD',
+]);
+
+/**
+ * The settings `cordon serve` applies on SIGHUP without a restart (docs/operations.md "Configuration
+ * check and reload"); a change of any other setting is reported as needing one.
+ */
+export const RELOADABLE_SETTINGS: ReadonlyArray<keyof ServeConfig> = [
+  'upstreams',
+  'logLevel',
+  'dohCertFile',
+  'dohKeyFile',
+];
+
+/**
+ * Reads a settings file (`--config-file` / `CORDON_CONFIG_FILE`; docs/operations.md "Configuration
+ * check and reload"): `NAME=value` lines naming the `CORDON_*` variables of the settings (and
+ * `DATABASE_URL`, the secrets, the first admin), the format of systemd's `EnvironmentFile`. Blank
+ * lines and `#` comments are skipped; one pair of surrounding quotes is removed.
+ * @returns the variables, by name
+ * @throws ConfigError for an unreadable file, a line that is not `NAME=value`, or a name Cordon does not read
+ */
+export function readSettingsFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`settings file ${path}: ${(err as Error).message}`);
+  }
+  const known = new Set([...SERVE_SETTINGS.map((s) => s.env), ...FILE_ONLY_VARIABLES]);
+  const out: Record<string, string> = {};
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (!m) throw new ConfigError(`settings file ${path}, line ${i + 1}: expected NAME=value`);
+    const [, name = '', value = ''] = m;
+    if (!known.has(name))
+      throw new ConfigError(`settings file ${path}, line ${i + 1}: ${name} is not a Cordon setting`);
+    out[name] = /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
+  });
+  return out;
+}
+
+/**
+ * The variables settings are resolved from: the settings file's (`file`, when given) under the
+ * process's own environment, which wins (as a flag wins over both).
+ * @throws ConfigError as {@link readSettingsFile}
+ */
+export function settingsEnvironment(file: string | undefined, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return file ? { ...readSettingsFile(file), ...env } : env;
+}
+
 /** The option's attribute name as commander derives it from the long flag: `--data-dir` → `dataDir`. */
 export function flagAttribute(spec: Pick<SettingSpec, 'flag'>): string {
   const name = spec.flag.split(' ')[0]?.replace(/^--/, '') ?? '';

@@ -2,10 +2,18 @@ import { migrateToLatest, pendingMigrations } from '@cordon/db';
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { addAgentCommand } from './agent/command.ts';
-import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig } from './config.ts';
+import { ConfigError, resolveServeConfig, SERVE_SETTINGS, type ServeConfig, settingsEnvironment } from './config.ts';
 import { openConfiguredDatabase } from './database.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
+
+/** `--config-file` / `CORDON_CONFIG_FILE`: the settings file of {@link settingsEnvironment}, read again on SIGHUP. */
+function configFileOption(): Option {
+  return new Option(
+    '--config-file <path>',
+    'NAME=value settings (CORDON_* variables), under the environment and the flags; read again on SIGHUP',
+  ).env('CORDON_CONFIG_FILE');
+}
 
 /** Adds the given settings as options; the help names each one's environment variable and default. */
 function addSettings(cmd: Command, keys?: ReadonlyArray<keyof ServeConfig>): Command {
@@ -27,9 +35,13 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('cordon').description('Cordon: multi-tenant DNS content filtering').showHelpAfterError();
 
   addSettings(
-    program.command('serve').description('run the console, /restapi, the resolver and the block page'),
+    program
+      .command('serve')
+      .description('run the console, /restapi, the resolver and the block page')
+      .addOption(configFileOption()),
   ).action(async (flags: Record<string, string | undefined>) => {
-    const config = resolveServeConfig(flags, process.env);
+    const settings = () => resolveServeConfig(flags, settingsEnvironment(flags.configFile, process.env));
+    const config = settings();
     const logger = pino({ level: config.logLevel });
     // Loaded here so that migrate and import do not load the API and the resolver.
     const { startCordon } = await import('./commands/serve.ts');
@@ -43,6 +55,23 @@ export async function main(argv: string[]): Promise<void> {
       print('cordon: stopped');
       process.exit(0);
     };
+    // SIGHUP: the settings file and the certificate files are read again; what needs no restart is
+    // applied without dropping a query (docs/operations.md "Configuration check and reload").
+    process.on('SIGHUP', () => {
+      void (async () => {
+        try {
+          const { applied, restartNeeded } = await running.reload(settings());
+          print(
+            `cordon: SIGHUP: reloaded ${applied.join(', ') || 'nothing'}${
+              restartNeeded.length > 0 ? `; changed but applied only after a restart: ${restartNeeded.join(', ')}` : ''
+            }`,
+          );
+        } catch (err) {
+          logger.error({ err }, 'SIGHUP: reload failed; the running settings stay');
+          print(`cordon: SIGHUP: reload failed, the running settings stay: ${(err as Error).message}`);
+        }
+      })();
+    });
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
     // The data-plane thread died: logged and everything stopped; exit non-zero for the supervisor.
@@ -139,10 +168,19 @@ export async function main(argv: string[]): Promise<void> {
   addSettings(
     configCommand
       .command('check')
-      .description('validate the settings and the files they name, as cordon serve would, without starting anything'),
+      .description('validate the settings and the files they name, as cordon serve would, without starting anything')
+      .addOption(configFileOption()),
   ).action(async (flags: Record<string, string | undefined>) => {
     const { checkConfig } = await import('./commands/config-check.ts');
-    const { findings } = await checkConfig(flags, process.env);
+    let env: NodeJS.ProcessEnv;
+    try {
+      env = settingsEnvironment(flags.configFile, process.env);
+    } catch (err) {
+      print(`error settings file: ${(err as Error).message}`);
+      process.exitCode = 1;
+      return;
+    }
+    const { findings } = await checkConfig(flags, env);
     for (const f of findings) print(`${f.level.padEnd(5)} ${f.check}: ${f.detail}`);
     const errors = findings.filter((f) => f.level === 'error').length;
     print(

@@ -209,6 +209,13 @@ export interface ResolverMetrics {
   snapshot: SnapshotStats;
 }
 
+/** What {@link RunningResolver.reconfigure} changes; an absent field is left as it is. */
+export interface ResolverReconfigure {
+  upstreams?: readonly UpstreamServer[];
+  /** The DoH and DoT listeners' certificate chain and key (PEM); ignored by listeners minting from the root CA. */
+  tls?: { certPem: string; keyPem: string };
+}
+
 /** A running resolver. */
 export interface RunningResolver {
   /** The bound UDP and TCP addresses (same host and port), and the DoH and DoT listeners' when they run. */
@@ -217,6 +224,13 @@ export interface RunningResolver {
   readonly metrics: ResolverMetrics;
   /** Reloads every part of the snapshot in full now. Rejects when the database cannot be read; the old snapshot stays. */
   reload(): Promise<void>;
+  /**
+   * Applies settings that need no restart (SIGHUP; docs/operations.md "Configuration check and
+   * reload"): new upstreams (one kept keeps its health), and a new DoH/DoT certificate chain and key
+   * for new connections. Nothing is dropped: queries in flight finish as they started.
+   * @throws Error for an empty upstream list or a certificate pair TLS refuses; what was applied before the error stays
+   */
+  reconfigure(change: ResolverReconfigure): void;
   /** The live snapshot, to share with a block page in the same process ({@link BlockPageOptions.snapshot}). */
   readonly snapshot: SnapshotStore;
   /** Stops listening, stops following changes, flushes the query log. */
@@ -379,6 +393,18 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
       };
     },
     reload: () => store.load(),
+    reconfigure(change) {
+      if (change.upstreams) upstream.setServers(change.upstreams);
+      if (change.tls) {
+        const pem = { cert: change.tls.certPem, key: change.tls.keyPem };
+        if (opts.doh && 'certPem' in opts.doh.tls) doh?.setCredentials(pem);
+        if (opts.dot && 'certPem' in opts.dot.tls) dot?.setCredentials(pem);
+      }
+      logger.info(
+        { upstreams: change.upstreams?.map((u) => `${u.host}:${u.port}`), tls: change.tls !== undefined },
+        'resolver reconfigured',
+      );
+    },
     snapshot: store,
     close: async () => {
       if (closed) return;

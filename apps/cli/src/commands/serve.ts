@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
-import type { RunningDataPlane } from '@cordon/resolver/dataplane';
+import type { DataPlaneReconfigure, RunningDataPlane } from '@cordon/resolver/dataplane';
 import { setOutboundAllow } from '@cordon/shared/outbound';
 import type { Logger } from 'pino';
-import { describeConfig, type HostPort, type ServeConfig } from '../config.ts';
+import { describeConfig, type HostPort, RELOADABLE_SETTINGS, SERVE_SETTINGS, type ServeConfig } from '../config.ts';
 import { openConfiguredDatabase } from '../database.ts';
 import { createReadiness } from '../ops/health.ts';
 import { createMetrics } from '../ops/metrics.ts';
@@ -33,6 +33,15 @@ export interface RunningCordon {
    * everything else has been stopped; `cordon serve` then exits 1 (docs/operations.md "Threads").
    */
   readonly failed: Promise<Error>;
+  /**
+   * Applies the settings of `next` that need no restart ({@link RELOADABLE_SETTINGS}: upstreams, log
+   * level, and the DoH/DoT certificate files, re-read even when their names did not change), without
+   * dropping a query (SIGHUP; docs/operations.md "Configuration check and reload").
+   * @returns the settings applied, and those that changed but take effect only after a restart
+   * @throws Error when the data plane refuses the change or a certificate file cannot be read; the
+   *   running settings stay
+   */
+  reload(next: ServeConfig): Promise<{ applied: string[]; restartNeeded: string[] }>;
   /** Stops listeners, flushes the query log, closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -78,8 +87,27 @@ export async function startCordon(
   const closers: Array<() => Promise<void>> = [async () => clearInterval(keepAlive), () => handle.close()];
   let dataPlane: RunningDataPlane | null = null;
   let fail: (err: Error) => void = () => undefined;
+  let current = config;
   const running: RunningCordon = {
     resolverMetrics: async () => (dataPlane ? dataPlane.metrics() : null),
+    reload: async (next) => {
+      const changed = SERVE_SETTINGS.map((s) => s.key).filter(
+        (key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]),
+      );
+      const applied = changed.filter((key) => RELOADABLE_SETTINGS.includes(key));
+      const change: DataPlaneReconfigure = {};
+      if (applied.includes('logLevel')) change.logLevel = next.logLevel;
+      if (applied.includes('upstreams')) change.upstreams = next.upstreams;
+      // Re-read whatever the names: a renewal replaces the files' contents in place.
+      if (next.dohCertFile && next.dohKeyFile && (next.dohAddr || next.dotAddr)) {
+        change.tls = { certPem: readFileSync(next.dohCertFile, 'utf8'), keyPem: readFileSync(next.dohKeyFile, 'utf8') };
+        if (!applied.includes('dohCertFile')) applied.push('dohCertFile');
+      }
+      await dataPlane?.reconfigure(change);
+      if (change.logLevel) logger.level = change.logLevel;
+      current = { ...current, ...Object.fromEntries(applied.map((key) => [key, next[key]])) };
+      return { applied, restartNeeded: changed.filter((key) => !RELOADABLE_SETTINGS.includes(key)) };
+    },
     failed: new Promise<Error>((resolve) => {
       fail = resolve;
     }),

@@ -48,6 +48,15 @@ port.on('message', (m: ToDataPlane) => {
     case 'metrics':
       send({ kind: 'metrics', seq: m.seq, metrics: run?.resolver ? run.resolver.metrics : null });
       return;
+    case 'reconfigure':
+      try {
+        if (m.change.logLevel) logger.level = m.change.logLevel;
+        run?.reconfigure(m.change);
+        send({ kind: 'reconfigured', seq: m.seq, error: null });
+      } catch (err) {
+        send({ kind: 'reconfigured', seq: m.seq, error: toThreadError(err) });
+      }
+      return;
     case 'close':
       void starting.then(async (started) => {
         if (!started) return;

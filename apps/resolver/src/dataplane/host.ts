@@ -16,6 +16,7 @@ import type { ResolverMetrics } from '../index.ts';
 import { startModuleWorker } from '../threads.ts';
 import {
   type DataPlaneBlockPageOptions,
+  type DataPlaneReconfigure,
   type DataPlaneResolverOptions,
   type DataPlaneWorkerData,
   type FromDataPlane,
@@ -23,7 +24,7 @@ import {
   type ToDataPlane,
 } from './protocol.ts';
 
-export type { DataPlaneBlockPageOptions, DataPlaneResolverOptions } from './protocol.ts';
+export type { DataPlaneBlockPageOptions, DataPlaneReconfigure, DataPlaneResolverOptions } from './protocol.ts';
 
 /**
  * File name of the data-plane thread's entry in the production bundle: apps/cli/scripts/bundle.mjs
@@ -90,6 +91,13 @@ export interface RunningDataPlane {
    * all threads (queries, blocked, cache hits…).
    */
   metrics(): Promise<ResolverMetrics | null>;
+  /**
+   * Applies settings that need no restart on every thread (SIGHUP; docs/operations.md "Configuration
+   * check and reload"): log level, upstreams, the DoH/DoT certificate. Resolves once applied; an
+   * ended thread is skipped.
+   * @throws Error from the first thread that refused the change (an empty upstream list, a bad pair)
+   */
+  reconfigure(change: DataPlaneReconfigure): Promise<void>;
   /**
    * Resolves (never rejects) with the cause when the thread ends without {@link close}: an uncaught
    * exception, running out of memory. Stays pending otherwise.
@@ -239,6 +247,9 @@ export async function startDataPlane(
     relay(topic) {
       for (const t of all) t.relay(topic);
     },
+    async reconfigure(change) {
+      await Promise.all(all.map((t) => t.reconfigure(change)));
+    },
     async metrics() {
       const each = await Promise.all(all.map((t) => t.metrics()));
       const head = each[0];
@@ -305,6 +316,9 @@ async function startInProcess(
       // A copy, as from a thread: the caller may keep it while the counters move on.
       return Promise.resolve(!closed && run.resolver ? structuredClone(run.resolver.metrics) : null);
     },
+    async reconfigure(change) {
+      if (!closed) run.reconfigure(change);
+    },
     failed: new Promise<Error>(() => undefined),
     close() {
       closed = true;
@@ -333,6 +347,7 @@ async function startOne(
   let lastError: Error | null = null;
   let seq = 0;
   const metricsWaiters = new Map<number, (m: ResolverMetrics | null) => void>();
+  const reconfigureWaiters = new Map<number, (error: Error | null) => void>();
   let onReady: (m: Extract<FromDataPlane, { kind: 'ready' }>) => void = () => undefined;
   let onStartFailed: (err: Error) => void = () => undefined;
   let onClosed: () => void = () => undefined;
@@ -353,6 +368,10 @@ async function startOne(
         metricsWaiters.get(m.seq)?.(m.metrics);
         metricsWaiters.delete(m.seq);
         return;
+      case 'reconfigured':
+        reconfigureWaiters.get(m.seq)?.(m.error ? fromThreadError(m.error) : null);
+        reconfigureWaiters.delete(m.seq);
+        return;
       case 'closed':
         onClosed();
         return;
@@ -367,6 +386,8 @@ async function startOne(
     state = 'ended';
     for (const done of metricsWaiters.values()) done(null);
     metricsWaiters.clear();
+    for (const done of reconfigureWaiters.values()) done(null);
+    reconfigureWaiters.clear();
     const cause = lastError ?? new Error(`data-plane thread exited with code ${code}`);
     if (was === 'starting') onStartFailed(cause);
     else if (was === 'running') fail(cause);
@@ -398,6 +419,15 @@ async function startOne(
         metricsWaiters.set(id, resolve);
         post({ kind: 'metrics', seq: id });
       });
+    },
+    async reconfigure(change) {
+      if (state !== 'running') return;
+      const id = ++seq;
+      const error = await new Promise<Error | null>((resolve) => {
+        reconfigureWaiters.set(id, resolve);
+        post({ kind: 'reconfigure', seq: id, change });
+      });
+      if (error) throw error;
     },
     failed,
     close() {

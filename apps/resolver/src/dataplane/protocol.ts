@@ -45,11 +45,25 @@ export interface ThreadError {
   stack?: string;
 }
 
+/**
+ * Settings a running data plane takes without a restart (SIGHUP; docs/operations.md "Configuration
+ * check and reload"); an absent field is left as it is.
+ */
+export interface DataPlaneReconfigure {
+  /** The thread's pino level. */
+  logLevel?: string;
+  /** The resolver's upstreams. */
+  upstreams?: Array<{ host: string; port: number }>;
+  /** The DoH/DoT certificate chain and key (PEM), when they are configured as files. */
+  tls?: { certPem: string; keyPem: string };
+}
+
 /** Main thread → data-plane thread. */
 export type ToDataPlane =
   /** A topic the API published in this process (relayed at once; docs/architecture.md "Decision order" "within one second"). */
   | { kind: 'changed'; topic: ChangeTopic }
   | { kind: 'metrics'; seq: number }
+  | { kind: 'reconfigure'; seq: number; change: DataPlaneReconfigure }
   /** Stop listening, flush the query log, close the connection, end the thread. */
   | { kind: 'close' };
 
@@ -64,6 +78,8 @@ export type FromDataPlane =
   /** Start failed; whatever had started is stopped again and the thread ends. */
   | { kind: 'failed'; error: ThreadError }
   | { kind: 'metrics'; seq: number; metrics: ResolverMetrics | null }
+  /** The reconfiguration applied, or why not (what was applied before the error stays). */
+  | { kind: 'reconfigured'; seq: number; error: ThreadError | null }
   | { kind: 'closed' };
 
 /** `err` as plain data for {@link FromDataPlane}. */

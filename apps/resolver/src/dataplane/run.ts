@@ -14,7 +14,7 @@ import {
 } from '@cordon/db';
 import type { Logger } from 'pino';
 import { type RunningBlockPage, type RunningResolver, startBlockPage, startResolver } from '../index.ts';
-import type { DataPlaneWorkerData } from './protocol.ts';
+import type { DataPlaneReconfigure, DataPlaneWorkerData } from './protocol.ts';
 
 /** A started data plane, on whichever thread. */
 export interface DataPlaneRun {
@@ -25,6 +25,12 @@ export interface DataPlaneRun {
   readonly resolver: RunningResolver | null;
   /** Hands a topic published in this process to the data plane's listeners at once. */
   deliver(topic: ChangeTopic): void;
+  /**
+   * Applies settings that need no restart: the logger's level, then the resolver's upstreams and
+   * certificate ({@link RunningResolver.reconfigure}).
+   * @throws what the resolver's reconfigure throws
+   */
+  reconfigure(change: DataPlaneReconfigure): void;
   /** Stops listening, flushes the query log, closes the connection. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -121,6 +127,13 @@ export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): P
       blockPageHttps: blockPage ? blockPage.httpsAddress : null,
       resolver,
       deliver: relayed.deliver,
+      reconfigure(change) {
+        if (change.logLevel) logger.level = change.logLevel;
+        const { upstreams, tls } = change;
+        if (resolver && (upstreams || tls)) {
+          resolver.reconfigure({ ...(upstreams ? { upstreams } : {}), ...(tls ? { tls } : {}) });
+        }
+      },
       close() {
         closing ??= closeAll();
         return closing;

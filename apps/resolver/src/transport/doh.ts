@@ -19,6 +19,12 @@ const PATH = /^\/dns-query\/([A-Za-z0-9_-]{1,128})$/;
 /** A listening DNS-over-HTTPS server. */
 export interface DohServer {
   readonly address: AddressInfo;
+  /**
+   * Serves new connections with this certificate chain and key (PEM) from now on; connections open
+   * keep theirs (SIGHUP, docs/operations.md "Configuration check and reload").
+   * @throws what `setSecureContext` throws for a malformed pair (the old one stays)
+   */
+  setCredentials(tls: { cert: string; key: string }): void;
   close(): Promise<void>;
 }
 
@@ -190,6 +196,7 @@ export function startDohServer(
       server.on('error', (err) => logger.error({ err }, 'doh server error'));
       resolve({
         address: server.address() as AddressInfo,
+        setCredentials: (tls) => server.setSecureContext(tls),
         close: () =>
           new Promise<void>((r) => {
             server.close(() => r());

@@ -11,6 +11,12 @@ export interface DotServer {
   readonly address: AddressInfo;
   /** Connections past their TLS handshake, open now. */
   readonly connections: number;
+  /**
+   * Serves new connections with this certificate chain and key (PEM) from now on; connections open
+   * keep theirs (SIGHUP, docs/operations.md "Configuration check and reload").
+   * @throws what `setSecureContext` throws for a malformed pair (the old one stays)
+   */
+  setCredentials(tls: { cert: string; key: string }): void;
   close(): Promise<void>;
 }
 
@@ -115,6 +121,7 @@ export function startDotServer(
         get connections() {
           return handler.connections;
         },
+        setCredentials: (tls) => server.setSecureContext(tls),
         close: () =>
           new Promise<void>((r) => {
             handler.close();

@@ -228,7 +228,7 @@ export class UpstreamClient {
     probes: 0,
     recoveries: 0,
   };
-  private readonly states: ServerState[];
+  private states: ServerState[];
   private readonly budgetMs: number;
   private readonly minRtoMs: number;
   private readonly maxRtoMs: number;
@@ -250,6 +250,19 @@ export class UpstreamClient {
     this.maxFailures = Math.max(1, opts.maxFailures ?? 2);
     this.probeTimer = setInterval(() => this.probeDown(), opts.probeIntervalMs ?? 5000);
     this.probeTimer.unref();
+  }
+
+  /**
+   * Replaces the configured upstreams (SIGHUP, docs/operations.md "Configuration check and reload"):
+   * one configured before keeps its health and round-trip estimate; queries in flight finish with
+   * the upstreams they started with.
+   * @throws Error when `servers` is empty (the configured ones stay)
+   */
+  setServers(servers: readonly UpstreamServer[]): void {
+    if (servers.length === 0) throw new Error('at least one upstream is required');
+    const key = (s: UpstreamServer) => `${s.host}|${s.port}`;
+    const before = new Map(this.states.map((s) => [key(s.server), s]));
+    this.states = servers.map((server) => before.get(key(server)) ?? newState(server));
   }
 
   /** Each upstream's health, in configured order (a fresh copy). */
