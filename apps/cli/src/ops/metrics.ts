@@ -189,6 +189,7 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
       [{ decision: 'refused' }, m.unknownClients],
       [{ decision: 'rate_limited' }, m.rateLimited],
       [{ decision: 'location_limited' }, m.locationLimited],
+      [{ decision: 'location_limited' }, m.locationLimited],
       [{ decision: 'malformed' }, m.malformed],
     ]),
   );
