@@ -201,8 +201,9 @@ async function writeSpooledRows(): Promise<void> {
 }
 
 /**
- * Backoff of the inserts retried while the database is unreachable, full or locked ({@link retryReason}),
- * ms: doubles from the first to the last (docs/operations.md "When the database goes away", "A full disk").
+ * Backoff of the inserts retried while the database is unreachable, full or locked
+ * ({@link retryReason}), ms: doubles from the first to the last (docs/operations.md "When the
+ * database goes away", "A full disk").
  */
 const UNREACHABLE_RETRY_MS = [250, 5000] as const;
 
@@ -212,7 +213,7 @@ const UNREACHABLE_RETRY_MS = [250, 5000] as const;
  */
 const CLOSING_RETRY_MS = 2000;
 
-/** When the database was first found unreachable (or full) in the current outage (ms), else null. */
+/** When the database was first found unreachable, full or locked in the current outage (ms), else null. */
 let unreachableSince: number | null = null;
 /** When the current retries began after a `close` arrived (ms), else null. */
 let closingSince: number | null = null;
@@ -238,10 +239,11 @@ function closeRequested(): boolean {
  * as they hold, or `announced` when `read` failed or was not called (no connection).
  *
  * While the database is unreachable (`isDatabaseUnreachable`: refused, reset or terminated
- * connections), full (`SQLITE_FULL`) or locked past the busy timeout ({@link retryReason}) the insert is retried with backoff
- * ({@link UNREACHABLE_RETRY_MS}) instead of losing the rows: the batches behind it wait in the queue, and the resolving thread spools what exceeds its
- * memory bound as at any backlog (docs/decisions.md "Query-log spool"), so the log drains once the
- * database is back. Closing with the database still unreachable (or full) after {@link CLOSING_RETRY_MS}, rows
+ * connections), full (`SQLITE_FULL`) or locked past the busy timeout ({@link retryReason}) the
+ * insert is retried with backoff ({@link UNREACHABLE_RETRY_MS}) instead of losing the rows: the
+ * batches behind it wait in the queue, and the resolving thread spools what exceeds its memory bound
+ * as at any backlog (docs/decisions.md "Query-log spool"), so the log drains once the database is
+ * back. Closing with the database still in that state after {@link CLOSING_RETRY_MS}, rows
  * of `source` `memory` are appended to a spool file for the next start and spooled ones left where
  * they are (without a spool directory they are lost and counted, as any other failed batch).
  * @returns true when written, false when lost, null when the connection is closed or the rows were kept for the next start
@@ -324,7 +326,7 @@ function keepForNextStart(read: () => readonly RowsMessage[], source: 'memory' |
     for (const b of batches) parkedSpool.append(b);
     send({
       kind: 'warning',
-      message: `query-log writer: database unreachable or full at close; ${count} rows kept in the spool for the next start`,
+      message: `query-log writer: database unreachable, full or locked at close; ${count} rows kept in the spool for the next start`,
     });
     return null;
   } catch (err) {
