@@ -16,7 +16,7 @@ function query(id: number, name: string, type: 'A' | 'ANY'): Buffer {
     id,
     type: 'query',
     flags: dnsPacket.RECURSION_DESIRED,
-    questions: [{ name, type, class: 'IN' }],
+    questions: [{ name, type: type as 'A', class: 'IN' }],
   });
 }
 

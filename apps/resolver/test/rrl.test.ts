@@ -150,7 +150,11 @@ describe('per-location limiting (docs/operations.md "Response-rate limiting")', 
 
   it('reads the QTYPE of a query in place', () => {
     const wire = (type: 'A' | 'ANY' | 'AAAA') =>
-      dnsPacket.encode({ id: 1, type: 'query', questions: [{ name: 'www.example.com', type, class: 'IN' }] });
+      dnsPacket.encode({
+        id: 1,
+        type: 'query',
+        questions: [{ name: 'www.example.com', type: type as 'A', class: 'IN' }],
+      });
     expect(queryType(wire('A'))).toBe(1);
     expect(queryType(wire('AAAA'))).toBe(28);
     expect(queryType(wire('ANY'))).toBe(255);

@@ -85,3 +85,10 @@ export function accountShortName(name: string): string {
     .map((w) => w.charAt(0).toUpperCase())
     .join('');
 }
+
+/**
+ * The data plane's default UDP limits, queries per second (docs/operations.md "Response-rate
+ * limiting"): per claimed location (`--location-rate-limit`) and per client /24 of unclaimed sources
+ * and amplifying answers (`--rrl-rate`). Here, beside no schema, so the resolver's bundle takes no zod.
+ */
+export const DNS_RATE_DEFAULTS = { locationQps: 5000, rrlQps: 200 } as const;

@@ -135,13 +135,6 @@ export const dynDnsUpdateQuerySchema = z.object({
 export const dynDnsUpdateResponseSchema = z.object({ status: z.enum(['good', 'nochg']), ip: z.string() });
 
 /**
- * The data plane's default UDP limits, queries per second (docs/operations.md "Response-rate
- * limiting"): per claimed location (`--location-rate-limit`) and per client /24 of unclaimed sources
- * and amplifying answers (`--rrl-rate`).
- */
-export const DNS_RATE_DEFAULTS = { locationQps: 5000, rrlQps: 200 } as const;
-
-/**
  * Answer of `GET /users/{id}/locations/rate-limits` (docs/api.md "Locations, devices, groups and
  * users"): the limits that apply to the customer's locations, as the operator set them; null: off.
  * `location_qps` applies to each location claimed by address (static, dynamic IP, dynamic DNS), over
