@@ -1,24 +1,9 @@
 import { type Device, deviceUpdateSchema, type PolicyMode } from '@cordon/shared';
-import {
-  Alert,
-  Anchor,
-  Button,
-  Code,
-  Group,
-  MultiSelect,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconArrowLeft, IconLock } from '@tabler/icons-react';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
-import { ApiCallError } from '../../api/client.ts';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
@@ -30,14 +15,12 @@ import { AdvancedConfigPanel } from './AdvancedConfigPanel.tsx';
 import {
   useDeleteDevicesMutation,
   useDeviceQuery,
-  useDeviceUsersQuery,
   useResetDeviceAdvancedMutation,
   useSetDeviceAdvancedMutation,
-  useSetDeviceUsersMutation,
   useUpdateDeviceMutation,
-  useUserChoicesQuery,
 } from './api.ts';
 import { lastContact } from './DevicesPage.tsx';
+import { DeviceUsersPanel } from './DeviceUsersPanel.tsx';
 import {
   NO_EXCEPTION,
   PolicyChoiceFields,
@@ -155,95 +138,6 @@ function DeviceForm({ customerId, device }: { customerId: number; device: Device
       </form>
     </Paper>
   );
-}
-
-/**
- * The users the device may assert (docs/security.md "Identity claims"): the bound users with who bound
- * them, a choice of the customer's users to bind, and the refused heartbeat user reports.
- */
-function DeviceUsersPanel({ customerId, deviceId }: { customerId: number; deviceId: number }) {
-  const { t } = useTranslation();
-  const bound = useDeviceUsersQuery(customerId, deviceId);
-  const choices = useUserChoicesQuery(customerId);
-  const save = useSetDeviceUsersMutation(customerId, deviceId);
-  const [picked, setPicked] = useState<string[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <Paper withBorder p="md" radius="md">
-      <QueryState query={bound}>
-        {(b) => {
-          const value = picked ?? b.users.map((u) => String(u.id));
-          const known = new Map(b.users.map((u) => [String(u.id), u]));
-          const data = [
-            ...b.users.map((u) => ({ value: String(u.id), label: u.name })),
-            ...(choices.data?.data ?? [])
-              .filter((u) => !known.has(String(u.id)))
-              .map((u) => ({ value: String(u.id), label: u.name })),
-          ];
-          return (
-            <Stack>
-              <Title order={2} size="h4">
-                {t('devices.usersTitle')}
-              </Title>
-              <Text size="sm" c="dimmed">
-                {t('devices.usersHelp', { cap: b.agent_user_cap })}
-              </Text>
-              {b.users.length === 0 ? (
-                <Text size="sm">{t('devices.usersNone')}</Text>
-              ) : (
-                <Stack gap={2}>
-                  {b.users.map((u) => (
-                    <Text key={u.id} size="sm">
-                      {t('devices.usersSource', {
-                        name: u.name,
-                        source: t(u.source === 'admin' ? 'devices.sourceAdmin' : 'devices.sourceAgent'),
-                      })}
-                    </Text>
-                  ))}
-                </Stack>
-              )}
-              <MultiSelect
-                label={t('devices.usersField')}
-                data={data}
-                value={value}
-                onChange={(v) => {
-                  setPicked(v);
-                  setError(null);
-                }}
-                error={error}
-                searchable
-              />
-              <Group justify="space-between">
-                <Text size="sm" c="dimmed">
-                  {t('devices.usersRefused', { count: b.user_reports_refused })}
-                </Text>
-                <Button
-                  loading={save.isPending}
-                  disabled={picked === null}
-                  onClick={() =>
-                    save.mutateAsync({ user_ids: value.map(Number) }).then(
-                      () => {
-                        setPicked(null);
-                        showSuccessToast(t('devices.usersSaved'));
-                      },
-                      (e: unknown) => setError(fieldError(e, 'user_ids')),
-                    )
-                  }
-                >
-                  {t('common.save')}
-                </Button>
-              </Group>
-            </Stack>
-          );
-        }}
-      </QueryState>
-    </Paper>
-  );
-}
-
-/** The server's message for `field` of a refused write (a 400); null otherwise (the global handling shows it: spec §8). */
-function fieldError(error: unknown, field: string): string | null {
-  return error instanceof ApiCallError ? (error.fields?.[field] ?? null) : null;
 }
 
 function DeviceDetail({ id }: { id: number }) {

@@ -184,29 +184,36 @@ function DynamicState({ location }: { location: Location }) {
 }
 
 /**
- * The query rate limit that applies to the location (docs/operations.md "Response-rate limiting"):
- * the operator's per-location limit for a location claimed by address; none for a keyed one.
+ * The query rate limit that applies to a location of `type` (docs/operations.md "Response-rate
+ * limiting"): `qps`, the operator's per-location limit (null: off), for a location claimed by
+ * address; none for a keyed (roaming, virtual) one.
  */
-function RateLimit({ customerId, location }: { customerId: number; location: Location }) {
+export function RateLimitBody({ type, qps }: { type: LocationType; qps: number | null }) {
   const { t, i18n } = useTranslation();
+  const keyed = type === 'roaming' || type === 'virtual';
+  return (
+    <Stack gap="xs">
+      <Title order={2} size="h4">
+        {t('locations.rateLimitTitle')}
+      </Title>
+      <Text size="sm" data-testid="location-rate-limit">
+        {keyed
+          ? t('locations.rateLimitKeyed')
+          : qps === null
+            ? t('locations.rateLimitOff')
+            : t('locations.rateLimitValue', { qps: qps.toLocaleString(i18n.language) })}
+      </Text>
+    </Stack>
+  );
+}
+
+/** {@link RateLimitBody} with the operator's limits (`GET /users/{id}/locations/rate-limits`). */
+function RateLimit({ customerId, location }: { customerId: number; location: Location }) {
   const limits = useRateLimitsQuery(customerId);
-  const keyed = location.type === 'roaming' || location.type === 'virtual';
-  const qps = limits.data?.location_qps;
-  if (!keyed && limits.data === undefined) return null;
+  if (limits.data === undefined) return null;
   return (
     <Paper withBorder p="md" radius="md">
-      <Stack gap="xs">
-        <Title order={2} size="h4">
-          {t('locations.rateLimitTitle')}
-        </Title>
-        <Text size="sm" data-testid="location-rate-limit">
-          {keyed
-            ? t('locations.rateLimitKeyed')
-            : qps === null || qps === undefined
-              ? t('locations.rateLimitOff')
-              : t('locations.rateLimitValue', { qps: qps.toLocaleString(i18n.language) })}
-        </Text>
-      </Stack>
+      <RateLimitBody type={location.type} qps={limits.data.location_qps} />
     </Paper>
   );
 }
