@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import { type ChangeFeed, createReadPool, type DatabaseHandle, type ReadPoolOptions } from '@cordon/db';
 import type { SecretBox } from '@cordon/pki';
 import { ApiError, type ClaimLimits, DEFAULT_CLAIM_LIMITS } from '@cordon/shared';
 import fastifyHelmet from '@fastify/helmet';
@@ -70,6 +70,12 @@ export interface AppOptions {
    * outside the database (`createSecretBox` of `@cordon/pki`; `cordon serve` gives one).
    */
   secrets?: SecretBox;
+  /**
+   * The heavy reads' pool (the history search; docs/operations.md "Heavy reads"): how many run at
+   * once (read threads on a SQLite file, connections on PostgreSQL) and their time bound; default
+   * @cordon/db's `READ_POOL_SIZE` and `READ_TIMEOUT_MS`. Closed with the app.
+   */
+  heavyReads?: ReadPoolOptions;
   /**
    * Told of every answered request: the method, the route's pattern (`/restapi/customers/:id`; a
    * request no route matched is `unmatched`), the status and the seconds from arrival to response
@@ -154,6 +160,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.phoneSetup ? { phoneSetup: opts.phoneSetup } : {}),
     ...(opts.dnsRateLimits ? { dnsRateLimits: opts.dnsRateLimits } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    // Heavy reads run off this thread's loop, within a time bound (issue 30; docs/decisions.md "Heavy reads").
+    readPool: createReadPool(opts.db, opts.heavyReads),
   };
   // Answers written before Fastify's hooks run carry the same security headers as the rest.
   const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });
@@ -242,5 +250,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       setHeaders: consoleCacheHeaders(consoleDir),
     });
   }
+  app.addHook('onClose', async () => {
+    await deps.readPool?.close();
+  });
   return app;
 }

@@ -1,4 +1,4 @@
-import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
+import type { ChangeFeed, DatabaseHandle, ReadPool } from '@cordon/db';
 import { SEALED_PREFIX, type SecretBox } from '@cordon/pki';
 import type { Role } from '@cordon/shared';
 
@@ -17,6 +17,12 @@ export interface CoreDeps {
    * gives one; without it (a bare embedding) such secrets are stored as they are.
    */
   readonly secrets?: SecretBox;
+  /**
+   * Where heavy reads run (the history search): off the request loop and within a time bound
+   * (`createReadPool` of @cordon/db; docs/decisions.md "Heavy reads"). The API builds one; without
+   * it they run on the handle's own connection, one at a time.
+   */
+  readonly readPool?: ReadPool;
 }
 
 /**

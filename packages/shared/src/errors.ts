@@ -35,6 +35,15 @@ export const ErrorCatalogue = {
     status: 503,
     message: 'Service unavailable: the database cannot be reached. Please try again shortly.',
   },
+  /**
+   * A heavy read (the history search) ran out of its time bound and was stopped (docs/api.md
+   * "History"; docs/operations.md "Heavy reads"); the same request will take as long again.
+   */
+  ERR_QUERY_TIMEOUT: {
+    status: 503,
+    message:
+      'The search took too long and was stopped. Narrow it: a shorter period, a more specific search text, or sort by time.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCatalogue;

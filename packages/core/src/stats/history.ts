@@ -1,5 +1,6 @@
-import { HISTORY_LIMIT, type HistoryEntry, type HistoryPage, type HistoryQuery } from '@cordon/shared';
-import { sql } from 'kysely';
+import { createReadPool, type DatabaseHandle, type ReadPool, ReadTimeoutError, readDeadlineCheck } from '@cordon/db';
+import { ApiError, HISTORY_LIMIT, type HistoryEntry, type HistoryPage, type HistoryQuery } from '@cordon/shared';
+import { type InferResult, sql } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
 import { getCustomer } from '../customers/index.ts';
 import { customerInScope, scopeOf } from '../tenancy/index.ts';
@@ -8,6 +9,20 @@ import { rangeIn } from './service.ts';
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The in-process read pool of a handle whose deps carry none (a bare embedding, core's tests). */
+const fallbackPools = new WeakMap<DatabaseHandle, ReadPool>();
+
+/** `deps.readPool`, else one read pool per handle that runs in this thread (no threads to close). */
+function readPoolOf(deps: CoreDeps): ReadPool {
+  if (deps.readPool) return deps.readPool;
+  let pool = fallbackPools.get(deps.handle);
+  if (pool === undefined) {
+    pool = createReadPool(deps.handle, { threads: false });
+    fallbackPools.set(deps.handle, pool);
+  }
+  return pool;
 }
 
 const ORDER_COLUMN = {
@@ -28,7 +43,13 @@ const ORDER_COLUMN = {
  * `offset`. Each row names its device, user and group (migration 0029), and the name of the answer's
  * alias chain that blocked it, if any (migration 0036). The history reads the raw rows: it is a
  * search, not a dashboard.
- * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date)
+ *
+ * The count and the page are a heavy read (a month of a busy customer is millions of rows): they run
+ * through the read pool (`deps.readPool`, @cordon/db `createReadPool`: read threads on SQLite,
+ * a bounded number of connections on PostgreSQL), off the API's request loop, at most one search of
+ * the customer at a time, within the pool's time bound (docs/decisions.md "Heavy reads").
+ * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date), ERR_QUERY_TIMEOUT
+ *   (the search ran out of time)
  */
 export async function searchHistory(
   deps: CoreDeps,
@@ -40,36 +61,54 @@ export async function searchHistory(
 ): Promise<HistoryPage> {
   const customer = await getCustomer(deps, caller, customerId);
   const range = rangeIn(customer.timezone || 'UTC', date, deps.now(), 'date');
-  const db = deps.handle.db;
+  const { db, dialect } = deps.handle;
+  // One customer row (its primary key), then the (customer_id, ts) index gives the range; the count
+  // reads that index alone when nothing else filters (no join: a device's name is matched through the
+  // customer's device ids).
   let base = db
     .selectFrom('query_log')
     .innerJoin('customers', 'customers.id', 'query_log.customer_id')
-    // The device's name now; a device of another customer never matches (ids are logged per customer).
-    .leftJoin('devices', (j) =>
-      j.onRef('devices.id', '=', 'query_log.device_id').onRef('devices.customer_id', '=', 'query_log.customer_id'),
-    )
     .where(customerInScope(scopeOf(caller)))
+    .where('customers.id', '=', customerId)
     .where('query_log.customer_id', '=', customerId)
     .where('query_log.ts', '>=', range.from)
     .where('query_log.ts', '<', range.to);
+  // SQLite: lets the read stop itself at its deadline from inside the scan.
+  const deadline = readDeadlineCheck(dialect, 'query_log.id');
+  if (deadline) base = base.where(deadline);
   if (action === 'blocked') base = base.where('query_log.action', '=', 'blocked');
   if (action === 'allowed') base = base.where('query_log.action', '<>', 'blocked');
   const q = query.q?.trim().toLowerCase();
   if (q) {
     const pattern = `%${likeLiteral(q)}%`;
+    // SQLite's LIKE folds ASCII case itself, and its lower() folds nothing more: lower() would only
+    // cost a string per row. PostgreSQL's LIKE is case-sensitive.
+    const folded = (column: string) =>
+      dialect === 'sqlite'
+        ? sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`
+        : sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+    const devices = db
+      .selectFrom('devices')
+      .select('devices.id')
+      .where('devices.customer_id', '=', customerId)
+      .where(folded('devices.name'));
     base = base.where((eb) =>
       eb.or([
-        sql<boolean>`lower(query_log.qname) like ${pattern} escape '\\'`,
+        folded('query_log.qname'),
         sql<boolean>`query_log.client_ip like ${pattern} escape '\\'`,
-        sql<boolean>`lower(query_log.user_name) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(devices.name) like ${pattern} escape '\\'`,
+        folded('query_log.user_name'),
+        // The device's name now; a device of another customer never matches (ids are logged per customer).
+        eb('query_log.device_id', 'in', devices),
         sql<boolean>`query_log.matched_name like ${pattern} escape '\\'`,
       ]),
     );
   }
-  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const counted = base.select((eb) => eb.fn.countAll<number>().as('n'));
   const dir = query.order_dir ?? 'desc';
-  const rows = await base
+  const paged = base
+    .leftJoin('devices', (j) =>
+      j.onRef('devices.id', '=', 'query_log.device_id').onRef('devices.customer_id', '=', 'query_log.customer_id'),
+    )
     .leftJoin('locations', 'locations.id', 'query_log.location_id')
     .leftJoin('user_groups', (j) =>
       j
@@ -100,8 +139,16 @@ export async function searchHistory(
     .orderBy(ORDER_COLUMN[query.order_by ?? 'time'], dir)
     .orderBy('query_log.id', dir)
     .limit(query.limit ?? HISTORY_LIMIT)
-    .offset(query.offset ?? 0)
-    .execute();
+    .offset(query.offset ?? 0);
+  let read: unknown[][];
+  try {
+    read = await readPoolOf(deps).read([counted.compile(), paged.compile()], { key: `customer:${customerId}` });
+  } catch (err) {
+    if (err instanceof ReadTimeoutError) throw new ApiError('ERR_QUERY_TIMEOUT');
+    throw err;
+  }
+  const total = (read[0] as InferResult<typeof counted>)[0];
+  const rows = read[1] as InferResult<typeof paged>;
   const ids = new Set<number>();
   for (const r of rows) for (const c of r.categories ? r.categories.split(',') : []) ids.add(Number(c));
   const names = new Map<number, string>();
@@ -137,5 +184,5 @@ export async function searchHistory(
     group: r.group ?? null,
     matched_name: r.matched_name === '' ? null : r.matched_name,
   }));
-  return { total: Number(total.n), data };
+  return { total: Number(total?.n ?? 0), data };
 }
