@@ -90,6 +90,13 @@ export interface ServeConfig {
    */
   maxListEntries: number;
   /**
+   * Heavy reads (the history search) running at once, off the API's loop: read threads on SQLite,
+   * connections of the API's pool of 10 on PostgreSQL (docs/operations.md "Heavy reads").
+   */
+  readPool: number;
+  /** The longest a heavy read may take, waiting included, seconds; past it the API answers 503 `ERR_QUERY_TIMEOUT`. */
+  readTimeout: number;
+  /**
    * Ranges the outbound-request guard lets through although internal (docs/security.md "Outbound
    * requests"; canonical CIDR text); empty by default: no tenant's SMTP server or feed URL may be internal.
    */
@@ -362,6 +369,22 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_MAX_LIST_ENTRIES',
     description: "most entries one domain list may hold (a policy's allow or block list, a global list)",
     defaultValue: '100000',
+  },
+  // Heavy reads off the API's loop, within a time bound (docs/operations.md "Heavy reads").
+  {
+    key: 'readPool',
+    flag: '--read-pool <n>',
+    env: 'CORDON_READ_POOL',
+    description:
+      'heavy reads (the history search) running at once, off the API thread: read threads (SQLite) or database connections (PostgreSQL), 1-8',
+    defaultValue: '2',
+  },
+  {
+    key: 'readTimeout',
+    flag: '--read-timeout <seconds>',
+    env: 'CORDON_READ_TIMEOUT',
+    description: 'longest a heavy read may take, waiting included; past it the API answers 503 ERR_QUERY_TIMEOUT',
+    defaultValue: '10',
   },
   {
     key: 'adminEmail',
@@ -676,6 +699,9 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
     claimAllowSpecial: parseSwitch(raw('claimAllowSpecial') ?? '', label('claimAllowSpecial')),
     maxListEntries: parseWholeNumber(raw('maxListEntries') ?? '', label('maxListEntries'), 1, 10_000_000),
+    // At most 8 of the PostgreSQL pool's 10 connections: the other requests keep theirs.
+    readPool: parseWholeNumber(raw('readPool') ?? '', label('readPool'), 1, 8),
+    readTimeout: parseWholeNumber(raw('readTimeout') ?? '', label('readTimeout'), 1, 3600),
     outboundAllow: outboundAllowance(raw('outboundAllow') ?? '', label('outboundAllow')),
     adminEmail: raw('adminEmail'),
     adminPassword: raw('adminPassword'),
@@ -789,6 +815,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `udp_backend=${c.udpBackend}`,
     `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
     `max_list_entries=${c.maxListEntries}`,
+    `read_pool=${c.readPool},timeout=${c.readTimeout}s`,
     `outbound_allow=${c.outboundAllow.join(',') || 'none'}`,
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,

@@ -203,6 +203,8 @@ export async function startCordon(
         upstreams: config.upstreams,
         // One tenant's lists must not grow the resolver's snapshot without bound (docs/operations.md "List sizes").
         listLimits: { maxEntries: config.maxListEntries },
+        // One tenant's history search must not hold the others' requests (docs/operations.md "Heavy reads").
+        heavyReads: { size: config.readPool, timeoutMs: config.readTimeout * 1000 },
         // What the console shows for phones, and the Apple profiles' DoH URL (docs/agent.md "Phones").
         phoneSetup: { dohUrl: config.dohPublicUrl, dotHostname: config.dotHostname },
         dnsRateLimits: { locationQps: config.locationRateLimit, rrlQps: config.rrlRate },
