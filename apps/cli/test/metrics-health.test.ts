@@ -205,6 +205,17 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
     const allowed = await promQuery('cordon_dns_responses_total{decision="allowed"}');
     expect(allowed).toHaveLength(1);
     expect(Number(allowed[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    // By transport, qtype and RCODE, and the upstream's latency histogram.
+    const udp = await promQuery('cordon_dns_queries_by_transport_total{transport="udp"}');
+    expect(Number(udp[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    const a = await promQuery('cordon_dns_queries_by_qtype_total{qtype="A"}');
+    expect(Number(a[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    const noerror = await promQuery('cordon_dns_responses_by_rcode_total{rcode="NOERROR"}');
+    expect(Number(noerror[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    const latency = await promQuery('cordon_dns_upstream_latency_seconds_count');
+    expect(Number(latency[0]?.value[1])).toBeGreaterThanOrEqual(21);
+    const median = await promQuery('histogram_quantile(0.5, cordon_dns_upstream_latency_seconds_bucket)');
+    expect(Number(median[0]?.value[1])).toBeLessThan(0.1);
     const upstreamUp = await promQuery('cordon_dns_upstream_up');
     expect(upstreamUp.map((r) => [r.metric.upstream, r.value[1]])).toEqual([[`127.0.0.1:${upstream.port}`, '1']]);
     // The API's request histogram names route patterns, never ids.

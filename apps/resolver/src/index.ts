@@ -7,7 +7,24 @@ import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import type { Logger } from 'pino';
 import { AnswerCache } from './cache/answer-cache.ts';
-import { ResolverCounters } from './metrics.ts';
+import { COUNTED_QTYPES, ResolverCounters, TRANSPORTS } from './metrics.ts';
+
+/** RCODE names (RFC 1035 §4.1.1, RFC 2136 §2.2, RFC 6895 §2.3) of the 4-bit header field. */
+const RCODE_NAMES = [
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+  'DSOTYPENI',
+];
+
 import type { BlockAddresses } from './pipeline/answers.ts';
 import type { ChaosIdentity } from './pipeline/chaos.ts';
 import { composePipeline } from './pipeline/order.ts';
@@ -206,6 +223,12 @@ export interface ResolverMetrics {
   dot: { queries: number; rejected: number; handshakeFailed: number; connections: number };
   /** Queries identified by a device key (DoH path, DoT server name or EDNS option 65073) and by a roaming/virtual location's key (DoH path or DoT server name). */
   identifiedBy: { deviceKey: number; locationKey: number };
+  /** Queries decoded, by transport: `udp`, `tcp`, `doh`, `dot`. */
+  byTransport: Record<string, number>;
+  /** Queries decoded, by qtype: the common ones by name, every other under `other` (metrics.ts COUNTED_QTYPES). */
+  byQtype: Record<string, number>;
+  /** Answers to decoded queries by RCODE name (`NOERROR`, `NXDOMAIN`…; `RCODE<n>` for the unnamed ones), non-zero ones only. */
+  byRcode: Record<string, number>;
   snapshot: SnapshotStats;
 }
 
@@ -389,6 +412,14 @@ export async function startResolver(opts: ResolverOptions): Promise<RunningResol
           connections: dot?.connections ?? 0,
         },
         identifiedBy: { deviceKey: counters.byDeviceKey, locationKey: counters.byLocationKey },
+        byTransport: Object.fromEntries(TRANSPORTS.map((t, i) => [t, counters.byTransport[i] ?? 0])),
+        byQtype: Object.fromEntries([
+          ...COUNTED_QTYPES.map(([name], i) => [name, counters.byQtype[i] ?? 0]),
+          ['other', counters.byQtype[COUNTED_QTYPES.length] ?? 0],
+        ]),
+        byRcode: Object.fromEntries(
+          [...counters.byRcode].flatMap((n, rcode) => (n > 0 ? [[RCODE_NAMES[rcode] ?? `RCODE${rcode}`, n]] : [])),
+        ),
         snapshot: { ...store.stats },
       };
     },

@@ -1,3 +1,36 @@
+/** Transports in the order of {@link ResolverCounters.byTransport}. */
+export const TRANSPORTS = ['udp', 'tcp', 'doh', 'dot'] as const;
+
+/**
+ * The qtypes counted one by one in {@link ResolverCounters.byQtype} (RFC 1035 §3.2.2, RFC 3596,
+ * RFC 9460, RFC 2782, RFC 6891); every other qtype is counted under `other`, so that the metrics' label
+ * set stays bounded whatever clients send.
+ */
+export const COUNTED_QTYPES: ReadonlyArray<readonly [string, number]> = [
+  ['A', 1],
+  ['NS', 2],
+  ['CNAME', 5],
+  ['SOA', 6],
+  ['PTR', 12],
+  ['MX', 15],
+  ['TXT', 16],
+  ['AAAA', 28],
+  ['SRV', 33],
+  ['DS', 43],
+  ['DNSKEY', 48],
+  ['SVCB', 64],
+  ['HTTPS', 65],
+  ['ANY', 255],
+];
+
+/** Index in {@link ResolverCounters.byQtype} of each counted qtype; `other` is the last index. */
+const QTYPE_INDEX = new Map(COUNTED_QTYPES.map(([, code], i) => [code, i]));
+
+/** The index of `qtype` in {@link ResolverCounters.byQtype}. */
+export function qtypeIndex(qtype: number): number {
+  return QTYPE_INDEX.get(qtype) ?? COUNTED_QTYPES.length;
+}
+
 /**
  * The resolver's counters (monotonic since start). Plain fields incremented on the hot path; read
  * through `RunningResolver.metrics`, which copies them.
@@ -61,4 +94,10 @@ export class ResolverCounters {
   /** Queries identified by a device key (DoH path or EDNS option 65073), by a location key (DoH path). */
   byDeviceKey = 0;
   byLocationKey = 0;
+  /** Queries decoded, by transport ({@link TRANSPORTS} order). */
+  readonly byTransport = new Float64Array(TRANSPORTS.length);
+  /** Queries decoded, by qtype ({@link COUNTED_QTYPES} order, then every other qtype). */
+  readonly byQtype = new Float64Array(COUNTED_QTYPES.length + 1);
+  /** Answers sent to decoded queries, by RCODE (0–15, the header's 4 bits; RFC 1035 §4.1.1, RFC 6895 §2.3). */
+  readonly byRcode = new Float64Array(16);
 }

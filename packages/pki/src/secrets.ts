@@ -7,3 +7,4 @@
 export { rootCaPresent } from './root-row.ts';
 export { createSecretBox } from './seal.ts';
 export { loadCaSecret } from './secret.ts';
+export { JWT_KEY_MIN_BYTES, parseJwtKeys } from './token-keys.ts';

@@ -77,7 +77,7 @@ export async function checkConfig(
     add('ok', 'access-token keys', `${config.jwtKeyFile} (created at first start)`);
   } else if (privateFile('access-token keys', config.jwtKeyFile)) {
     try {
-      const { parseJwtKeys } = await import('@cordon/api');
+      const { parseJwtKeys } = await import('@cordon/pki/secrets');
       const keys = parseJwtKeys(readFileSync(config.jwtKeyFile, 'utf8'), config.jwtKeyFile);
       add('ok', 'access-token keys', `${config.jwtKeyFile}: ${keys.length} key(s)`);
     } catch (err) {

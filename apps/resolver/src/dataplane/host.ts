@@ -263,6 +263,9 @@ export async function startDataPlane(
   };
 }
 
+/** Counters grouped in an object, summed member by member over threads. */
+const SUMMED_GROUPS = new Set(['queryLog', 'byTransport', 'byQtype', 'byRcode']);
+
 /** `head` with its top-level number fields added up over `others` (null: an ended thread, skipped). */
 function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>): ResolverMetrics {
   const sum = { ...head } as unknown as Record<string, unknown>;
@@ -272,7 +275,21 @@ function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>
       // The receive buffer is per socket, not a count: the first thread's stands for all.
       if (typeof value === 'number' && key !== 'udpRecvBufferBytes') sum[key] = (sum[key] as number) + value;
       // Counters grouped in an object (the query log's): summed member by member.
-      else if (key === 'queryLog' && typeof value === 'object' && value !== null) {
+      else if (key === 'upstreamHealth' && Array.isArray(value)) {
+        // Each thread has its own upstream client: the first's health, every thread's latency counts.
+        sum[key] = (sum[key] as ResolverMetrics['upstreamHealth']).map((u, i) => {
+          const other = (value as ResolverMetrics['upstreamHealth'])[i];
+          if (!other) return u;
+          return {
+            ...u,
+            latency: {
+              ...u.latency,
+              counts: u.latency.counts.map((n, j) => n + (other.latency.counts[j] ?? 0)),
+              sumMs: u.latency.sumMs + other.latency.sumMs,
+            },
+          };
+        });
+      } else if (SUMMED_GROUPS.has(key) && typeof value === 'object' && value !== null) {
         const total = { ...(sum[key] as Record<string, number>) };
         for (const [k, v] of Object.entries(value as Record<string, number>)) total[k] = (total[k] ?? 0) + v;
         sum[key] = total;

@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
 import { decodeQuery, emptyResponse, Flag, fitForTransport, Rcode } from '../dns/message.ts';
-import type { ResolverCounters } from '../metrics.ts';
+import { qtypeIndex, type ResolverCounters } from '../metrics.ts';
 import type { DnsAnswer, DnsProtocol, DnsRequest, Handler } from '../request.ts';
+
+/** One more at `index` of a counter array (the index is in range by construction). */
+function countAt(counts: Float64Array, index: number): void {
+  counts[index] = (counts[index] as number) + 1;
+}
 
 /**
  * The one step both transports share: wire query in, wire answer out (or null: send nothing).
@@ -22,11 +27,13 @@ export function createExchange(handler: Handler, counters: ResolverCounters, log
     const request = answer.context.request;
     const wire = fitForTransport(answer.wire, request);
     if (wire !== answer.wire && (wire.readUInt16BE(2) & Flag.TC) !== 0) counters.truncated++;
+    countAt(counters.byRcode, (wire[3] as number) & 0xf);
     return wire;
   };
   const failed = (err: unknown, request: DnsRequest): Buffer => {
     // A bug, not a DNS condition: answer SERVFAIL rather than leave the client waiting.
     logger.error({ err, qname: request.question.qname }, 'pipeline failed');
+    countAt(counters.byRcode, Rcode.SERVFAIL);
     return emptyResponse(request, Rcode.SERVFAIL);
   };
   return (raw, clientIp, protocol, pathKey = null) => {
@@ -41,6 +48,8 @@ export function createExchange(handler: Handler, counters: ResolverCounters, log
     }
     const request = decoded.request;
     counters.queries++;
+    countAt(counters.byTransport, protocol === 'udp' ? 0 : protocol === 'tcp' ? 1 : protocol === 'doh' ? 2 : 3);
+    countAt(counters.byQtype, qtypeIndex(request.question.typeCode));
     try {
       const answer = handler({ request, identity: null, decision: null });
       if (answer instanceof Promise) {

@@ -95,7 +95,16 @@ export interface UpstreamHealth {
   readonly rttMs: number;
   /** Its retransmission timeout, ms: SRTT + 4·RTTVAR (RFC 6298 §2) clamped to `minRtoMs`–`maxRtoMs`. */
   readonly rtoMs: number;
+  /**
+   * The round trips of its UDP answers to queries of the pool (not probes or static routes), since
+   * start: `counts[i]` answers took at most `boundsMs[i]` ({@link UPSTREAM_LATENCY_BOUNDS_MS}) and more
+   * than the bound before it (the last count: above every bound); `sumMs` their total. A copy.
+   */
+  readonly latency: { boundsMs: readonly number[]; counts: number[]; sumMs: number };
 }
+
+/** Upper bounds of the upstream latency buckets of {@link UpstreamHealth.latency}, ms. */
+export const UPSTREAM_LATENCY_BOUNDS_MS: readonly number[] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500];
 
 interface ServerState {
   readonly server: UpstreamServer;
@@ -106,6 +115,9 @@ interface ServerState {
   srtt: number;
   rttvar: number;
   probing: boolean;
+  /** {@link UpstreamHealth.latency}: one count per bound and one above them all. */
+  latencyCounts: Float64Array;
+  latencySumMs: number;
 }
 
 /** How a run of attempts is accounted: the pool's health and stats, a static route's stats only, or a probe's nothing. */
@@ -274,6 +286,7 @@ export class UpstreamClient {
       consecutiveFailures: s.failures,
       rttMs: Math.round(s.srtt * 100) / 100,
       rtoMs: Math.round(this.rto(s)),
+      latency: { boundsMs: UPSTREAM_LATENCY_BOUNDS_MS, counts: Array.from(s.latencyCounts), sumMs: s.latencySumMs },
     }));
   }
 
@@ -407,6 +420,7 @@ export class UpstreamClient {
 
       const onAnswer = (state: ServerState, msg: Buffer, rcode: number, rttMs: number) => {
         this.sample(state, rttMs);
+        if (mode === 'pool') recordLatency(state, rttMs);
         const flags = msg.readUInt16BE(2);
         if ((flags & TC) !== 0) {
           // RFC 7766 §5: the same upstream over TCP, with the rest of the budget.
@@ -643,8 +657,26 @@ export class UpstreamClient {
 /** The EDNS(0) payload size we advertise upstream, bytes. */
 export const UPSTREAM_PAYLOAD = MAX_UDP_PAYLOAD;
 
+/** Counts one answer's round trip in its server's latency bucket. */
+function recordLatency(state: ServerState, rttMs: number): void {
+  let i = 0;
+  while (i < UPSTREAM_LATENCY_BOUNDS_MS.length && rttMs > (UPSTREAM_LATENCY_BOUNDS_MS[i] as number)) i++;
+  state.latencyCounts[i] = (state.latencyCounts[i] as number) + 1;
+  state.latencySumMs += rttMs;
+}
+
 function newState(server: UpstreamServer): ServerState {
-  return { server, failures: 0, healthy: true, sampled: false, srtt: 0, rttvar: 0, probing: false };
+  return {
+    server,
+    failures: 0,
+    healthy: true,
+    sampled: false,
+    srtt: 0,
+    rttvar: 0,
+    probing: false,
+    latencyCounts: new Float64Array(UPSTREAM_LATENCY_BOUNDS_MS.length + 1),
+    latencySumMs: 0,
+  };
 }
 
 function sameHost(a: string, b: string): boolean {

@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { JWT_KEY_MIN_BYTES, parseJwtKeys } from '@cordon/pki/secrets';
 import type { JwtKey, JwtKeyRing } from '../../types.ts';
 
 export type { JwtKey, JwtKeyRing };
-
-/** The shortest key accepted, in bytes: HS256 needs a key of at least the hash size (RFC 7518 §3.2). */
-export const JWT_KEY_MIN_BYTES = 32;
+export { JWT_KEY_MIN_BYTES, parseJwtKeys };
 
 /** The `kid` of a key (see {@link JwtKey.kid}). */
 export function kidOf(secret: Uint8Array): string {
@@ -27,29 +26,6 @@ export function jwtKeyRing(secrets: readonly Uint8Array[]): JwtKeyRing {
   const signing = keys[0];
   if (!signing) throw new Error('No JWT signing key.');
   return { signing, byKid: new Map(keys.map((k) => [k.kid, k])) };
-}
-
-/**
- * Parses keys written one per line (also accepted: separated by commas or spaces), each the base64url
- * (or base64) text of at least {@link JWT_KEY_MIN_BYTES} random bytes; blank lines and `#` comments are skipped.
- * @param source names the file or variable in error messages
- * @throws Error naming `source` for a malformed or short key, or when there is none
- */
-export function parseJwtKeys(text: string, source: string): Uint8Array[] {
-  const keys: Uint8Array[] = [];
-  for (const line of text.split('\n')) {
-    for (const word of line.replace(/#.*$/, '').split(/[\s,]+/)) {
-      if (word === '') continue;
-      if (!/^[A-Za-z0-9_+/-]+=*$/.test(word)) throw new Error(`${source}: a key is not base64url text.`);
-      const bytes = Buffer.from(word.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'base64url');
-      if (bytes.byteLength < JWT_KEY_MIN_BYTES) {
-        throw new Error(`${source}: a key holds ${bytes.byteLength} bytes; at least ${JWT_KEY_MIN_BYTES} are needed.`);
-      }
-      keys.push(new Uint8Array(bytes));
-    }
-  }
-  if (keys.length === 0) throw new Error(`${source}: no key found.`);
-  return keys;
 }
 
 /** A new key file's text: one key of 32 random bytes, base64url, with a comment on rotation. */
