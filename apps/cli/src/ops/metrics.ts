@@ -194,6 +194,28 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
   );
   mirroredCounter(
     registry,
+    'cordon_dns_queries_by_transport_total',
+    'DNS queries decoded, by transport: udp, tcp, doh, dot.',
+    ['transport'],
+    from((m) => Object.entries(m.byTransport).map(([transport, n]) => [{ transport }, n])),
+  );
+  mirroredCounter(
+    registry,
+    'cordon_dns_queries_by_qtype_total',
+    'DNS queries decoded, by qtype: the common ones by name, every other as other (a bounded set).',
+    ['qtype'],
+    from((m) => Object.entries(m.byQtype).map(([qtype, n]) => [{ qtype }, n])),
+  );
+  mirroredCounter(
+    registry,
+    'cordon_dns_responses_by_rcode_total',
+    'Answers to decoded queries, by RCODE (NOERROR, NXDOMAIN, SERVFAIL, REFUSED…; at most 16 values).',
+    ['rcode'],
+    from((m) => Object.entries(m.byRcode).map(([rcode, n]) => [{ rcode }, n])),
+  );
+  registerUpstreamLatency(registry, current);
+  mirroredCounter(
+    registry,
     'cordon_dns_blocked_by_alias_total',
     'Of the blocked answers: allowed qnames whose upstream answer named a blocked CNAME, DNAME or HTTPS/SVCB target.',
     [],
@@ -387,4 +409,36 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
     [],
     one((m) => m.udpSendErrors),
   );
+}
+
+/**
+ * `cordon_dns_upstream_latency_seconds`, a histogram per upstream of the round trips its client
+ * counted (`UpstreamHealth.latency`): a collector of prom-client's metric shape, since prom-client's
+ * own Histogram only counts observations made through it.
+ */
+function registerUpstreamLatency(registry: Registry, current: () => ResolverMetrics | null): void {
+  const name = 'cordon_dns_upstream_latency_seconds';
+  const metric = {
+    name,
+    help: "Round trips of the UDP answers of each upstream to the resolver's queries (not probes or static routes).",
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => {
+      const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+      for (const u of current()?.upstreamHealth ?? []) {
+        const upstream = u.host.includes(':') ? `[${u.host}]:${u.port}` : `${u.host}:${u.port}`;
+        let cumulative = 0;
+        u.latency.boundsMs.forEach((bound, i) => {
+          cumulative += u.latency.counts[i] ?? 0;
+          values.push({ metricName: `${name}_bucket`, labels: { upstream, le: bound / 1000 }, value: cumulative });
+        });
+        cumulative += u.latency.counts[u.latency.boundsMs.length] ?? 0;
+        values.push({ metricName: `${name}_bucket`, labels: { upstream, le: '+Inf' }, value: cumulative });
+        values.push({ metricName: `${name}_sum`, labels: { upstream }, value: u.latency.sumMs / 1000 });
+        values.push({ metricName: `${name}_count`, labels: { upstream }, value: cumulative });
+      }
+      return { name, help: metric.help, type: 'histogram', values, aggregator: 'sum' };
+    },
+  };
+  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }
