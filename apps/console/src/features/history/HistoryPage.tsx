@@ -12,6 +12,7 @@ import { useCustomerId } from '../../session/context.ts';
 import { type HistoryAction, useHistoryQuery } from './api.ts';
 import { ddmmyyyy, historyCsv } from './csv.ts';
 import { type HistorySortKey, HistoryTable } from './HistoryTable.tsx';
+import { isQueryTimeout } from './timeout.tsx';
 
 const PERIODS = ['today', 'yesterday', '7days', '30days', 'day'] as const;
 type Period = (typeof PERIODS)[number];
@@ -54,7 +55,7 @@ export function HistoryPage() {
       saveTextFile(historyCsv(page.data as HistoryEntry[]), `history-${ddmmyyyy(new Date())}.csv`);
       showSuccessToast(t('history.exported', { count: page.data.length }));
     } catch (err) {
-      showErrorToast(err instanceof Error ? err.message : String(err));
+      showErrorToast(isQueryTimeout(err) ? t('history.timeoutText') : err instanceof Error ? err.message : String(err));
     } finally {
       setExporting(false);
     }

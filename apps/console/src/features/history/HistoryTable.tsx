@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
 import { formatLogTime } from '../../components/dates.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { HistoryTimeout, isQueryTimeout } from './timeout.tsx';
 
 /** The history's sort keys (the API's `order_by`). */
 export type HistorySortKey = 'time' | 'qname' | 'qtype' | 'client_ip' | 'action' | 'reason';
@@ -37,7 +38,8 @@ export function HistoryAction({ entry }: { entry: Pick<HistoryEntry, 'action' | 
 /**
  * The logged queries: time (the admin's time zone and language), qname, qtype, action (with the
  * answer's name that decided it, if not the qname), categories, client, who asked (the user, else
- * the device; the group in its title), location.
+ * the device; the group in its title), location. A search the server stopped at its time bound
+ * (`ERR_QUERY_TIMEOUT`) shows {@link HistoryTimeout} instead.
  */
 export function HistoryTable({
   query,
@@ -85,6 +87,8 @@ export function HistoryTable({
     },
     { key: 'location', header: t('history.location'), render: (r) => r.location ?? '' },
   ];
+  // A search the server stopped at its time bound: say so in the admin's language, and how to narrow it.
+  if (query.isError && isQueryTimeout(query.error)) return <HistoryTimeout onRetry={() => void query.refetch()} />;
   return (
     <QueryDataTable
       query={query}
