@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { type ChangeFeed, createReadPool, type DatabaseHandle, type ReadPoolOptions } from '@cordon/db';
@@ -78,10 +79,11 @@ export interface AppOptions {
   heavyReads?: ReadPoolOptions;
   /**
    * Told of every answered request: the method, the route's pattern (`/restapi/customers/:id`; a
-   * request no route matched is `unmatched`), the status and the seconds from arrival to response
-   * (the metrics' request histogram, docs/operations.md "Monitoring"). Default: nothing.
+   * request no route matched is `unmatched`), the status, the seconds from arrival to response and
+   * the request id (the metrics' request histogram and the slow-request log, docs/operations.md
+   * "Monitoring", "Logs"). Default: nothing.
    */
-  observeRequest?: (method: string, route: string, status: number, seconds: number) => void;
+  observeRequest?: (method: string, route: string, status: number, seconds: number, requestId: string) => void;
 }
 
 /** The API prefix (spec §7). */
@@ -167,6 +169,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const securityHeaders = await captureSecurityHeaders({ global: true, ...SECURITY_HEADERS });
   const app = Fastify({
     logger: loggerOptions(opts.logger),
+    // A random id per request, never the client's (docs/operations.md "Logs"): in every log line of
+    // the request and in the answer's X-Request-Id, so an operator finds a user's request.
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
     trustProxy: trustProxyOption(opts.trustProxy ?? false),
     frameworkErrors: frameworkErrorHandler(securityHeaders) as FastifyServerOptions['frameworkErrors'],
@@ -176,9 +182,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   if (observe) {
     // On the root before any plugin, so every route and the not-found handler inherit it.
     app.addHook('onResponse', async (req, reply) => {
-      observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000, req.id);
     });
   }
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('tenant', null as never);

@@ -39,6 +39,8 @@ export interface ServeConfig {
    * serves them on `httpAddr`); null: not served (docs/operations.md "Monitoring").
    */
   metricsAddr: HostPort | null;
+  /** API requests answered in this many ms or more are logged as slow, with their request id (docs/operations.md "Logs"). */
+  slowRequestMs: number;
   /**
    * The DoT host-name suffix (lower case, no trailing dot), e.g. `dot.filter.example.net`: a phone
    * is given `<key label>.<suffix>` (docs/agent.md "DoT"); null: unset (the resolver tries the
@@ -228,6 +230,13 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     description:
       'Prometheus /metrics, /healthz and /readyz of a process without the api role (which serves them on --http-addr), e.g. 127.0.0.1:9153; off: none',
     defaultValue: 'off',
+  },
+  {
+    key: 'slowRequestMs',
+    flag: '--slow-request-ms <ms>',
+    env: 'CORDON_SLOW_REQUEST_MS',
+    description: 'API requests taking this long or longer are logged (warn) with their request id, route and status',
+    defaultValue: '1000',
   },
   {
     key: 'dotHostname',
@@ -676,6 +685,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     ...dohCredentials(raw('dohCertFile'), raw('dohKeyFile'), `${label('dohCertFile')}, ${label('dohKeyFile')}`),
     dotAddr: raw('dotAddr') === 'off' ? null : parseHostPort(raw('dotAddr') ?? '', label('dotAddr')),
     metricsAddr: raw('metricsAddr') === 'off' ? null : parseHostPort(raw('metricsAddr') ?? '', label('metricsAddr')),
+    slowRequestMs: parseWholeNumber(raw('slowRequestMs') ?? '', label('slowRequestMs'), 0, 3_600_000),
     dotHostname: parseDotHostname(raw('dotHostname'), label('dotHostname')),
     dohPublicUrl: parsePublicUrl(raw('dohPublicUrl'), label('dohPublicUrl')),
     upstreams,

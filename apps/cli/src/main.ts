@@ -42,6 +42,7 @@ export async function main(argv: string[]): Promise<void> {
   ).action(async (flags: Record<string, string | undefined>) => {
     const settings = () => resolveServeConfig(flags, settingsEnvironment(flags.configFile, process.env));
     const config = settings();
+    // One JSON line per event; each role logs through its child with `role` (docs/operations.md "Logs").
     const logger = pino({ level: config.logLevel });
     // Loaded here so that migrate and import do not load the API and the resolver.
     const { startCordon } = await import('./commands/serve.ts');
@@ -67,7 +68,7 @@ export async function main(argv: string[]): Promise<void> {
             }`,
           );
         } catch (err) {
-          logger.error({ err }, 'SIGHUP: reload failed; the running settings stay');
+          logger.error({ role: 'serve', err }, 'SIGHUP: reload failed; the running settings stay');
           print(`cordon: SIGHUP: reload failed, the running settings stay: ${(err as Error).message}`);
         }
       })();

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenDatabaseOptions } from '@cordon/db';
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
@@ -69,7 +70,16 @@ export async function startCordon(
 ): Promise<RunningCordon> {
   // The outbound-request guard (docs/security.md "Outbound requests"): the operator's allowance;
   // what it refuses or fails to reach is logged here, the tenant sees one generic message.
-  setOutboundAllow(config.outboundAllow, (fields) => logger.warn(fields, 'outbound request refused or failed'));
+  // One child per role, each line carrying `role`; all of them follow a log-level reload (docs/operations.md "Logs").
+  const roleLoggers = new Set<Logger>();
+  const roleLog = (role: string): Logger => {
+    const child = logger.child({ role });
+    roleLoggers.add(child);
+    return child;
+  };
+  const log = roleLog('serve');
+  let apiLog: { level: string } | null = null;
+  setOutboundAllow(config.outboundAllow, (fields) => log.warn(fields, 'outbound request refused or failed'));
   // Before anything large is allocated and freed: glibc's dynamic trim threshold otherwise rises
   // and the C heap keeps what the snapshot loads and the traffic freed (bench/README.md "Resolver memory").
   if (config.roles.some((r) => r === 'resolver' || r === 'blockpage')) {
@@ -78,7 +88,7 @@ export async function startCordon(
   }
   // A lost connection is logged once per connection; the pool opens a new one on the next query.
   const handle = openConfiguredDatabase(config, (err) =>
-    logger.warn({ err }, 'database connection lost; the next query reconnects'),
+    log.warn({ err }, 'database connection lost; the next query reconnects'),
   );
   // Held until close: a process without a listening socket (`--roles worker`) would otherwise end,
   // status 0, once an outage closed its last database connection (docs/operations.md "When the
@@ -104,7 +114,10 @@ export async function startCordon(
         if (!applied.includes('dohCertFile')) applied.push('dohCertFile');
       }
       await dataPlane?.reconfigure(change);
-      if (change.logLevel) logger.level = change.logLevel;
+      if (change.logLevel) {
+        for (const l of [logger, ...roleLoggers]) l.level = change.logLevel;
+        if (apiLog) apiLog.level = apiLogLevel(change.logLevel);
+      }
       current = { ...current, ...Object.fromEntries(applied.map((key) => [key, next[key]])) };
       return { applied, restartNeeded: changed.filter((key) => !RELOADABLE_SETTINGS.includes(key)) };
     },
@@ -117,7 +130,7 @@ export async function startCordon(
         try {
           await close?.();
         } catch (err) {
-          logger.error({ err }, 'shutdown step failed');
+          log.error({ err }, 'shutdown step failed');
         }
       }
     },
@@ -145,12 +158,12 @@ export async function startCordon(
     const fromDisk = config.roles.every((r) => r === 'resolver') && config.snapshotDir !== null;
     const reachable = await migrateToLatest(handle).then(
       (applied) => {
-        if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+        if (applied.length > 0) log.info({ migrations: applied }, 'database migrated');
         return true;
       },
       (err: unknown) => {
         if (!(fromDisk && isDatabaseUnreachable(err))) throw err;
-        logger.warn({ err }, 'database unreachable: the resolver starts from its snapshot on disk');
+        log.warn({ err }, 'database unreachable: the resolver starts from its snapshot on disk');
         return false;
       },
     );
@@ -172,6 +185,7 @@ export async function startCordon(
     changes.subscribe((topic) => dataPlane?.relay(topic));
     // The data plane's own connection: the SQLite file (WAL allows it) or the URL (the handle keeps no password).
     const connection = config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: handle.location };
+    // The data plane names each of its roles in its lines itself (dataplane/run.ts).
     const dataPlaneStarting = startDataPlaneRoles(config, connection, logger, ca.secret.toString('utf8'));
     // Awaited after the API has started; marked handled now so a failure meanwhile is not "unhandled".
     dataPlaneStarting?.catch(() => undefined);
@@ -208,7 +222,7 @@ export async function startCordon(
         // What the console shows for phones, and the Apple profiles' DoH URL (docs/agent.md "Phones").
         phoneSetup: { dohUrl: config.dohPublicUrl, dotHostname: config.dotHostname },
         dnsRateLimits: { locationQps: config.locationRateLimit, rrlQps: config.rrlRate },
-        logger: { level: config.logLevel === 'debug' ? 'info' : 'warn' },
+        logger: { level: apiLogLevel(config.logLevel), base: { pid: process.pid, hostname: hostname(), role: 'api' } },
         claims: {
           maxPrefixV4: config.claimMaxPrefixV4,
           maxPrefixV6: config.claimMaxPrefixV6,
@@ -217,8 +231,14 @@ export async function startCordon(
         },
         ...(existsSync(config.consoleDir) ? { consoleDir: config.consoleDir } : {}),
         secrets,
-        observeRequest: ops.metrics.observeRequest,
+        observeRequest: (method, route, status, seconds, requestId) => {
+          ops.metrics.observeRequest(method, route, status, seconds);
+          if (seconds * 1000 >= config.slowRequestMs) {
+            app.log.warn({ reqId: requestId, method, route, status, ms: Math.round(seconds * 1000) }, 'slow request');
+          }
+        },
       });
+      apiLog = app.log;
       registerOpsRoutes(app, ops);
       await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
       closers.push(() => app.close());
@@ -231,6 +251,7 @@ export async function startCordon(
         import('@cordon/core'),
         import('../worker-jobs.ts'),
       ]);
+      const workerLog = roleLog('worker');
       // Jobs retry while the database is unreachable; stopping ends the retries (docs/operations.md
       // "When the database goes away").
       const stopping = new AbortController();
@@ -238,7 +259,7 @@ export async function startCordon(
         { handle, changes, now: Date.now, secrets },
         workerJobs(config, stopping.signal),
         {
-          log: logger.child({ role: 'worker' }),
+          log: workerLog,
           onJobDone: ops.metrics.observeJob,
         },
       );
@@ -247,7 +268,7 @@ export async function startCordon(
         return running.close();
       });
       // The resolvers append raw rows; the roll-ups are folded here every second (docs/architecture.md "Statistics").
-      const folder = rollups.startQueryLogFolder(handle, { log: logger.child({ role: 'worker' }) });
+      const folder = rollups.startQueryLogFolder(handle, { log: workerLog });
       closers.push(() => folder.close());
     }
     if (dataPlaneStarting) {
@@ -257,7 +278,7 @@ export async function startCordon(
         // What loading the snapshot left resident goes back before the first answer (dataplane/host.ts).
         const { releaseLoadMemory } = await import('@cordon/resolver/dataplane');
         const released = releaseLoadMemory();
-        logger.debug(released, 'memory released after the snapshot load');
+        log.debug(released, 'memory released after the snapshot load');
       }
       if (started.dns) running.dns = bound(started.dns.udp, config.dnsAddr);
       if (started.dns?.doh && config.dohAddr) running.doh = bound(started.dns.doh, config.dohAddr);
@@ -265,7 +286,7 @@ export async function startCordon(
       if (started.blockPage) running.blockPage = bound(started.blockPage, config.blockPageAddr);
       if (started.blockPageHttps) running.blockPageHttps = bound(started.blockPageHttps, config.blockPageHttpsAddr);
       void started.failed.then(async (err) => {
-        logger.fatal({ err }, 'data-plane thread (resolver, block page) died; stopping cordon');
+        log.fatal({ err }, 'data-plane thread (resolver, block page) died; stopping cordon');
         await running.close();
         fail(err);
       });
@@ -295,6 +316,11 @@ export async function startCordon(
     )}`,
   );
   return running;
+}
+
+/** The API's Fastify log level for Cordon's: its per-request lines only at debug (the slow ones are logged anyway). */
+function apiLogLevel(level: string): string {
+  return level === 'debug' || level === 'trace' ? 'info' : 'warn';
 }
 
 /** True when the data plane runs on the main thread: nothing else (API, worker) shares this process. */

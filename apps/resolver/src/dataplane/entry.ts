@@ -17,6 +17,7 @@ import { type DataPlaneRun, runDataPlane } from './run.ts';
 if (parentPort === null) throw new Error('dataplane/entry.ts runs only as a worker thread');
 const port = parentPort;
 const data = workerData as DataPlaneWorkerData;
+// run.ts logs each role through a child naming it (docs/operations.md "Logs").
 const logger = pino({ level: data.logLevel });
 const send = (m: FromDataPlane) => port.postMessage(m);
 

@@ -396,7 +396,7 @@ async function startOne(
   });
   worker.on('error', (err) => {
     lastError = err;
-    if (state !== 'starting') opts.logger.error({ err }, 'data-plane thread failed');
+    if (state !== 'starting') opts.logger.error({ role: 'serve', err }, 'data-plane thread failed');
   });
   worker.on('exit', (code) => {
     const was = state;

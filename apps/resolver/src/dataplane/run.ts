@@ -77,13 +77,17 @@ function withRelay(polled: ChangeFeed): { feed: ChangeFeed; deliver(topic: Chang
  *   `EADDRINUSE`, kept); whatever had started is stopped again first
  */
 export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): Promise<DataPlaneRun> {
+  // Every line names its role (docs/operations.md "Logs").
+  const resolverLog = logger.child({ role: 'resolver' });
+  const blockPageLog = logger.child({ role: 'blockpage' });
+  const roles = [data.resolver ? 'resolver' : null, data.blockPage ? 'blockpage' : null].filter(Boolean).join(',');
   const closers: Array<() => Promise<void>> = [];
   const closeAll = async () => {
     while (closers.length > 0) {
       try {
         await closers.pop()?.();
       } catch (err) {
-        logger.error({ err }, 'data plane: shutdown step failed');
+        logger.error({ role: roles, err }, 'data plane: shutdown step failed');
       }
     }
   };
@@ -99,7 +103,7 @@ export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): P
         ...data.resolver,
         db: handle,
         changes: relayed.feed,
-        logger: logger.child({ role: 'resolver' }),
+        logger: resolverLog,
         // The query-log writer thread opens its own connection: this one's, unless told otherwise.
         queryLog: { connection: data.connection, ...data.resolver.queryLog },
       });
@@ -111,7 +115,7 @@ export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): P
       const page = await startBlockPage({
         db: handle,
         changes: relayed.feed,
-        logger: logger.child({ role: 'blockpage' }),
+        logger: blockPageLog,
         http: data.blockPage.http,
         ...(data.blockPage.https ? { https: data.blockPage.https } : {}),
         // One snapshot (and category index) for both roles.
@@ -128,7 +132,8 @@ export async function runDataPlane(data: DataPlaneWorkerData, logger: Logger): P
       resolver,
       deliver: relayed.deliver,
       reconfigure(change) {
-        if (change.logLevel) logger.level = change.logLevel;
+        // A pino child keeps the level it was made with: each is set.
+        if (change.logLevel) for (const l of [logger, resolverLog, blockPageLog]) l.level = change.logLevel;
         const { upstreams, tls } = change;
         if (resolver && (upstreams || tls)) {
           resolver.reconfigure({ ...(upstreams ? { upstreams } : {}), ...(tls ? { tls } : {}) });
