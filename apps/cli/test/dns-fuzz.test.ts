@@ -8,7 +8,7 @@
  * (length prefixes mutated too). Meanwhile valid queries keep getting correct answers; every
  * reply is a well-formed response to a datagram sent (its id, its question echoed byte for byte,
  * or a header-only FORMERR/NOTIMP); every TCP connection closes; the process lives and its
- * memory stays bounded. Response-rate limiting is off (CORDON_RRL_RATE=0) so that every datagram
+ * memory stays bounded. Rate limits are off (CORDON_RRL_RATE=0, CORDON_LOCATION_RATE_LIMIT=0) so that every datagram
  * reaches the parser and the pipeline rather than the limiter. CORDON_SUITE_LONG=1 fuzzes
  * millions of datagrams (CORDON_FUZZ_DATAGRAMS, CORDON_FUZZ_TCP override the counts).
  */
@@ -39,6 +39,8 @@ const DATAGRAMS = Number(process.env.CORDON_FUZZ_DATAGRAMS ?? (LONG ? 2_000_000 
 const TCP_CONNECTIONS = Number(process.env.CORDON_FUZZ_TCP ?? (LONG ? 10_000 : 500));
 /** Datagrams sent before the memory baseline is read (JIT, pools and caches warm). */
 const WARMUP = Math.min(20_000, Math.floor(DATAGRAMS / 5));
+/** Quiet time before each memory reading, ms: V8 collects an isolate that goes idle after allocating. */
+const SETTLE_MS = 3_000;
 /** Datagrams awaiting a reply at most; the sender waits beyond (no kernel-buffer overflow). */
 const WINDOW = 400;
 /** One valid query every this many datagrams. */
@@ -202,39 +204,69 @@ const answerable = (q: Buffer) => q.length >= 12 && (q[2]! & 0x80) === 0 && q.le
  * FORMERR (1) / NOTIMP (4).
  */
 class Outstanding {
-  private readonly byId = new Map<number, Buffer[]>();
+  private byId = new Map<number, Array<{ q: Buffer; at: number }>>();
+  /** Datagrams unanswered after {@link Outstanding.expire}'s limit, still matched if a reply comes late. */
+  private readonly overdue = new Map<number, Array<{ q: Buffer; at: number }>>();
   size = 0;
+  /** Overdue datagrams not answered since. */
+  lost = 0;
+  /** Replies that came after their datagram was overdue. */
+  late = 0;
   /** Replies matched, by RCODE (header bits: RFC 1035 §4.1.1). */
   readonly rcodes: Record<number, number> = {};
   add(q: Buffer): void {
     const id = q.readUInt16BE(0);
     const list = this.byId.get(id);
-    if (list) list.push(q);
-    else this.byId.set(id, [q]);
+    const entry = { q, at: performance.now() };
+    if (list) list.push(entry);
+    else this.byId.set(id, [entry]);
     this.size++;
   }
-  /** Removes and @returns the datagram `reply` answers, or a reason why it answers none. */
+  /** Moves the datagrams sent more than `ms` ago out of the window (counted in `lost` until answered). */
+  expire(ms: number): void {
+    const before = performance.now() - ms;
+    for (const [id, list] of this.byId) {
+      const old = list.filter((e) => e.at < before);
+      if (old.length === 0) continue;
+      const keep = list.filter((e) => e.at >= before);
+      if (keep.length > 0) this.byId.set(id, keep);
+      else this.byId.delete(id);
+      this.overdue.set(id, [...(this.overdue.get(id) ?? []), ...old]);
+      this.size -= old.length;
+      this.lost += old.length;
+    }
+  }
+  /** Removes the datagram `reply` answers; @returns null, or why it answers none. */
   match(raw: Buffer): string | null {
     const reply = readReply(raw);
     if (reply === null) return `not a well-formed response: ${raw.toString('hex').slice(0, 80)}`;
-    const list = this.byId.get(reply.id);
-    if (!list) return `id ${reply.id} answers no datagram sent`;
-    const i =
-      reply.question.length === 0
-        ? [1, 4].includes(reply.rcode) && raw.length === 12
-          ? 0
-          : -1
-        : list.findIndex(
-            (q) =>
-              q.length >= 12 + reply.question.length &&
-              q.subarray(12, 12 + reply.question.length).equals(reply.question),
-          );
-    if (i < 0) return `reply ${raw.toString('hex').slice(0, 80)} echoes no question sent with id ${reply.id}`;
-    list.splice(i, 1);
-    this.rcodes[reply.rcode] = (this.rcodes[reply.rcode] ?? 0) + 1;
-    if (list.length === 0) this.byId.delete(reply.id);
-    this.size--;
-    return null;
+    for (const [map, wasOverdue] of [
+      [this.byId, false],
+      [this.overdue, true],
+    ] as const) {
+      const list = map.get(reply.id);
+      if (!list) continue;
+      const i =
+        reply.question.length === 0
+          ? [1, 4].includes(reply.rcode) && raw.length === 12
+            ? 0
+            : -1
+          : list.findIndex(
+              ({ q }) =>
+                q.length >= 12 + reply.question.length &&
+                q.subarray(12, 12 + reply.question.length).equals(reply.question),
+            );
+      if (i < 0) continue;
+      list.splice(i, 1);
+      if (list.length === 0) map.delete(reply.id);
+      this.rcodes[reply.rcode] = (this.rcodes[reply.rcode] ?? 0) + 1;
+      if (wasOverdue) {
+        this.lost--;
+        this.late++;
+      } else this.size--;
+      return null;
+    }
+    return `reply ${raw.toString('hex').slice(0, 80)} answers no datagram sent with id ${reply.id}`;
   }
 }
 
@@ -243,7 +275,7 @@ let serve: ServeUnderTest;
 
 beforeAll(async () => {
   upstream = await startScriptedUpstream(CACHED);
-  serve = await startServe(upstream.port, { CORDON_RRL_RATE: '0' });
+  serve = await startServe(upstream.port, { CORDON_RRL_RATE: '0', CORDON_LOCATION_RATE_LIMIT: '0' });
   const msp = await addMsp(serve.admin, 'Fuzz MSP');
   const tenant = await addCustomer(serve.admin, msp, 'Fuzzed', ['127.0.0.1/32']);
   await ok(serve.admin, 'POST', `/policies/${tenant.policyId}/domains/block`, {
@@ -272,123 +304,134 @@ const PROBES = [
   { name: 'fresh', a: UPSTREAM_A },
 ] as const;
 
-it(`lives through ${DATAGRAMS} fuzzed UDP datagrams and ${TCP_CONNECTIONS} fuzzed TCP connections, answering valid queries, with bounded memory`, async () => {
-  const rnd = prng(SEED);
-  const pool = corpus();
-  const outstanding = new Outstanding();
-  const bad: string[] = [];
-  let replies = 0;
-  let waker: (() => void) | null = null;
-  const socket = dgram.createSocket({ type: 'udp4', recvBufferSize: 8 << 20 });
-  socket.on('message', (msg) => {
-    replies++;
-    const why = outstanding.match(msg);
-    if (why && bad.length < 20) bad.push(why);
-    if (waker && outstanding.size < WINDOW / 2) waker();
-  });
-  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+it(
+  `lives through ${DATAGRAMS} fuzzed UDP datagrams and ${TCP_CONNECTIONS} fuzzed TCP connections, answering valid queries, with bounded memory`,
+  async () => {
+    const rnd = prng(SEED);
+    const pool = corpus();
+    const outstanding = new Outstanding();
+    const bad: string[] = [];
+    let replies = 0;
+    let waker: (() => void) | null = null;
+    const socket = dgram.createSocket({ type: 'udp4', recvBufferSize: 8 << 20 });
+    socket.on('message', (msg) => {
+      replies++;
+      const why = outstanding.match(msg);
+      if (why && bad.length < 20) bad.push(why);
+      if (waker && outstanding.size < WINDOW / 2) waker();
+    });
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
 
-  // Valid queries on a socket of their own, every PROBE_EVERY datagrams, not awaited by the fuzz.
-  const probeLatencies: number[] = [];
-  const probeFailures: string[] = [];
-  const probes: Promise<void>[] = [];
-  const probe = (n: number) => {
-    const p = PROBES[n % PROBES.length]!;
-    const name = p.name === 'fresh' ? `probe-${n}.example` : p.name;
-    probes.push(
-      askUdp(serve.dnsPort, buildQuery(n, name), '127.0.0.1', 3_000).then((r) => {
-        if (r?.reply?.a[0] !== p.a || r.reply.id !== (n & 0xffff)) probeFailures.push(`${name}: ${JSON.stringify(r)}`);
-        else probeLatencies.push(r.ms);
-      }),
-    );
-  };
+    // Valid queries on a socket of their own, every PROBE_EVERY datagrams, not awaited by the fuzz.
+    const probeLatencies: number[] = [];
+    const probeFailures: string[] = [];
+    const probes: Promise<void>[] = [];
+    const probe = (n: number) => {
+      const p = PROBES[n % PROBES.length]!;
+      const name = p.name === 'fresh' ? `probe-${n}.example` : p.name;
+      probes.push(
+        askUdp(serve.dnsPort, buildQuery(n, name), '127.0.0.1', 3_000).then((r) => {
+          if (r?.reply?.a[0] !== p.a || r.reply.id !== (n & 0xffff))
+            probeFailures.push(`${name}: ${JSON.stringify(r)}`);
+          else probeLatencies.push(r.ms);
+        }),
+      );
+    };
 
-  let sent = 0;
-  let expected = 0;
-  let baseline = sampleProcess(serve.pid);
-  /** PSS every tenth of the run, MiB (reported: a leak climbs, a warm-up levels off). */
-  const trend: number[] = [];
-  const started = performance.now();
-  for (let i = 0; i < DATAGRAMS; i++) {
-    if (i === WARMUP) {
-      await new Promise((r) => setTimeout(r, 1_000));
-      baseline = sampleProcess(serve.pid);
+    let sent = 0;
+    let expected = 0;
+    let baseline = sampleProcess(serve.pid);
+    /** PSS every tenth of the run, MiB (reported: a leak climbs, a warm-up levels off). */
+    const trend: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < DATAGRAMS; i++) {
+      if (i === WARMUP) {
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
+        baseline = sampleProcess(serve.pid);
+      }
+      if (i % (DATAGRAMS / 10) === 0) trend.push(Math.round(sampleProcess(serve.pid).pssKiB / 1024));
+      if (i % PROBE_EVERY === 0) {
+        probe(i / PROBE_EVERY);
+        // A datagram unanswered after 5 s (the resolver's query budget is 3 s) no longer holds a slot.
+        outstanding.expire(5_000);
+      }
+      const q = mutate(pool[Math.floor(rnd() * pool.length)]!, rnd, pool);
+      if (q.length === 0) continue;
+      // A unique id (the id is opaque to the server), so each reply names its datagram.
+      if (q.length >= 2) q.writeUInt16BE(i & 0xffff, 0);
+      if (answerable(q)) {
+        outstanding.add(q);
+        expected++;
+      }
+      socket.send(q, serve.dnsPort, '127.0.0.1');
+      sent++;
+      if (outstanding.size >= WINDOW) {
+        // Let the replies catch up (a silent datagram holds a slot until the 3 s query budget ends).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 200);
+          waker = () => {
+            clearTimeout(timer);
+            waker = null;
+            resolve();
+          };
+        });
+      } else if (i % 64 === 0) await new Promise((r) => setImmediate(r));
     }
-    if (i % (DATAGRAMS / 10) === 0) trend.push(Math.round(sampleProcess(serve.pid).pssKiB / 1024));
-    if (i % PROBE_EVERY === 0) probe(i / PROBE_EVERY);
-    const q = mutate(pool[Math.floor(rnd() * pool.length)]!, rnd, pool);
-    if (q.length === 0) continue;
-    // A unique id (the id is opaque to the server), so each reply names its datagram.
-    if (q.length >= 2) q.writeUInt16BE(i & 0xffff, 0);
-    if (answerable(q)) {
-      outstanding.add(q);
-      expected++;
-    }
-    socket.send(q, serve.dnsPort, '127.0.0.1');
-    sent++;
-    if (outstanding.size >= WINDOW) {
-      // Let the replies catch up (a silent datagram holds a slot until the 3 s query budget ends).
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 200);
-        waker = () => {
-          clearTimeout(timer);
-          waker = null;
-          resolve();
-        };
-      });
-    } else if (i % 64 === 0) await new Promise((r) => setImmediate(r));
-  }
-  // Stragglers: an upstream answer within its 3 s budget.
-  const drainUntil = performance.now() + 5_000;
-  while (outstanding.size > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
-  const udpSeconds = (performance.now() - started) / 1000;
-  await Promise.all(probes);
-  socket.close();
+    // Stragglers: an upstream answer within its 3 s budget.
+    const drainUntil = performance.now() + 5_000;
+    while (outstanding.size > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
+    outstanding.expire(0);
+    const udpSeconds = (performance.now() - started) / 1000;
+    await Promise.all(probes);
+    socket.close();
 
-  // TCP: 16 connections at a time (the per-source cap is 20).
-  const tcp = { connections: 0, frames: 0, resets: 0, hung: 0, bad: [] as string[] };
-  let next = 0;
-  const connection = async (): Promise<void> => {
-    for (let c = next++; c < TCP_CONNECTIONS; c = next++) await fuzzConnection(serve.dnsPort, rnd, pool, tcp);
-  };
-  await Promise.all(Array.from({ length: 16 }, connection));
+    // TCP: 16 connections at a time (the per-source cap is 20).
+    const tcp = { connections: 0, frames: 0, resets: 0, hung: 0, bad: [] as string[] };
+    let next = 0;
+    const connection = async (): Promise<void> => {
+      for (let c = next++; c < TCP_CONNECTIONS; c = next++) await fuzzConnection(serve.dnsPort, rnd, pool, tcp);
+    };
+    await Promise.all(Array.from({ length: 16 }, connection));
 
-  // Memory after the run, the same pause as the baseline's.
-  await new Promise((r) => setTimeout(r, 1_000));
-  const end = sampleProcess(serve.pid);
-  const summary = {
-    sent,
-    expected,
-    replies,
-    unanswered: outstanding.size,
-    rcodes: outstanding.rcodes,
-    udpSeconds: Math.round(udpSeconds),
-    upstreamAnswered: upstream.answered(),
-    probes: probeLatencies.length,
-    probeMaxMs: Math.round(Math.max(...probeLatencies)),
-    tcp: { ...tcp, bad: tcp.bad.length },
-    pssMiB: [baseline.pssKiB / 1024, end.pssKiB / 1024].map(Math.round),
-    rssMiB: [baseline.rssKiB / 1024, end.rssKiB / 1024].map(Math.round),
-    fds: [baseline.fds, end.fds],
-    pssTrendMiB: trend,
-  };
-  console.info('dns fuzz', JSON.stringify(summary));
-  const text = JSON.stringify({ ...summary, bad, probeFailures, tcpBad: tcp.bad });
-  expect(serve.alive(), `${text}\n${serve.postmortem()}`).toBe(true);
-  expect(bad, text).toEqual([]);
-  expect(tcp.bad, text).toEqual([]);
-  expect(probeFailures, text).toEqual([]);
-  expect(probeLatencies.length, text).toBe(Math.ceil(DATAGRAMS / PROBE_EVERY));
-  expect(Math.max(...probeLatencies), text).toBeLessThan(PROBE_DEADLINE_MS);
-  // Every answerable datagram was answered (loopback loses none with the window held).
-  expect(outstanding.size, text).toBe(0);
-  expect(tcp.connections, text).toBe(TCP_CONNECTIONS);
-  expect(tcp.hung, text).toBe(0);
-  expect((end.pssKiB - baseline.pssKiB) / 1024, text).toBeLessThan(MAX_GROWTH_MIB);
-  expect(end.fds, text).toBeLessThanOrEqual(baseline.fds + 5);
-  // After all of it, still a correct answer.
-  expect((await askUdp(serve.dnsPort, buildQuery(7, 'after.example')))?.reply?.a).toEqual([UPSTREAM_A]);
-}, 600_000);
+    // Memory after the run, the same pause as the baseline's.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const end = sampleProcess(serve.pid);
+    const summary = {
+      sent,
+      expected,
+      replies,
+      unanswered: outstanding.lost,
+      late: outstanding.late,
+      rcodes: outstanding.rcodes,
+      udpSeconds: Math.round(udpSeconds),
+      upstreamAnswered: upstream.answered(),
+      probes: probeLatencies.length,
+      probeMaxMs: Math.round(Math.max(...probeLatencies)),
+      tcp: { ...tcp, bad: tcp.bad.length },
+      pssMiB: [baseline.pssKiB / 1024, end.pssKiB / 1024].map(Math.round),
+      rssMiB: [baseline.rssKiB / 1024, end.rssKiB / 1024].map(Math.round),
+      fds: [baseline.fds, end.fds],
+      pssTrendMiB: trend,
+    };
+    console.info('dns fuzz', JSON.stringify(summary));
+    const text = JSON.stringify({ ...summary, bad, probeFailures, tcpBad: tcp.bad });
+    expect(serve.alive(), `${text}\n${serve.postmortem()}`).toBe(true);
+    expect(bad, text).toEqual([]);
+    expect(tcp.bad, text).toEqual([]);
+    expect(probeFailures, text).toEqual([]);
+    expect(probeLatencies.length, text).toBe(Math.ceil(DATAGRAMS / PROBE_EVERY));
+    expect(Math.max(...probeLatencies), text).toBeLessThan(PROBE_DEADLINE_MS);
+    // Every answerable datagram was answered (loopback loses none with the window held).
+    expect(outstanding.lost, text).toBe(0);
+    expect(tcp.connections, text).toBe(TCP_CONNECTIONS);
+    expect(tcp.hung, text).toBe(0);
+    expect((end.pssKiB - baseline.pssKiB) / 1024, text).toBeLessThan(MAX_GROWTH_MIB);
+    expect(end.fds, text).toBeLessThanOrEqual(baseline.fds + 5);
+    // After all of it, still a correct answer.
+    expect((await askUdp(serve.dnsPort, buildQuery(7, 'after.example')))?.reply?.a).toEqual([UPSTREAM_A]);
+  },
+  Math.max(600_000, DATAGRAMS),
+);
 
 /**
  * One fuzzed TCP connection (RFC 7766): 1–4 mutated messages, each behind a length prefix that
