@@ -5,20 +5,23 @@
  * acknowledged before the backup began is in it. A damaged archive or a non-empty directory is refused
  * and changes nothing.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openDatabase } from '@cordon/db';
 import dnsPacket from 'dns-packet';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin } from '../../../e2e/support/api.ts';
 import { CLI, type CordonProcess, runCordon, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 import { readDeploymentState } from './helpers/deployment-state.ts';
 
+const PG = process.env.CORDON_TEST_DATABASE_URL;
 const SEED = fileURLToPath(new URL('./fixtures/v0.1.0/seed.mjs', import.meta.url));
 const ADMIN = { email: 'root@backup.test', password: 'Sup3r-secret' };
 const BLOCK_A = '198.51.100.8';
@@ -66,9 +69,10 @@ describe('cordon backup and restore', () => {
     dirs.push(dir);
     return dir;
   };
-  const serve = async (dataDir: string) => {
+  const serve = async (dataDir: string, extra: NodeJS.ProcessEnv = {}) => {
     const cordon = await startCordon(
       {
+        ...extra,
         CORDON_DATA_DIR: dataDir,
         CORDON_HTTP_ADDR: '127.0.0.1:0',
         CORDON_DNS_ADDR: '127.0.0.1:0',
@@ -96,9 +100,19 @@ describe('cordon backup and restore', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('backs up under DNS and API load; the restore serves the same deployment', async () => {
+  /**
+   * Seeds a deployment, backs it up with `backup` while DNS queries and list writes run, restores
+   * it with `restore` and starts Cordon there; checks the restored deployment against the original.
+   * `backup(sourceDir)` runs the backup; `restore(targetDir)` restores it and gives the restored
+   * deployment's variables.
+   */
+  async function backupUnderLoad(
+    sourceEnv: NodeJS.ProcessEnv,
+    backup: (sourceDir: string) => Promise<void>,
+    restore: (targetDir: string) => Promise<NodeJS.ProcessEnv>,
+  ): Promise<void> {
     const original = tempDir('cordon-backup-src-');
-    const first = await serve(original);
+    const first = await serve(original, sourceEnv);
     const { http, dns } = ports(first);
     const seeded = await new Promise<{ school: number; students: number }>((resolve, reject) => {
       const child = spawn(process.execPath, [SEED, String(http), ADMIN.email, ADMIN.password]);
@@ -135,16 +149,12 @@ describe('cordon backup and restore', () => {
       }
     })();
     await new Promise((r) => setTimeout(r, 1000));
-    const archive = join(tempDir('cordon-backup-out-'), 'cordon.tar.gz');
     const backupStarted = performance.now();
-    const backup = await runCordon(['backup', archive], { CORDON_DATA_DIR: original });
+    await backup(original);
     const backupEnded = performance.now();
     await new Promise((r) => setTimeout(r, 500));
     loading = false;
     await Promise.all([dnsLoad, apiLoad]);
-    expect(backup.code, backup.output.join('\n')).toBe(0);
-    expect(backup.output.join('\n')).toMatch(/backup written: .* secrets: secrets\/jwt\.key, secrets\/ca\.key-secret/);
-    expect(statSync(archive).mode & 0o777).toBe(0o600);
     expect(answered).toBeGreaterThan(50);
     const ackedBefore = writes.filter((w) => w.ackedAt !== null && w.ackedAt < backupStarted).map((w) => w.domain);
     const sentAfter = writes.filter((w) => w.sentAt > backupEnded).map((w) => w.domain);
@@ -152,27 +162,9 @@ describe('cordon backup and restore', () => {
     expect(sentAfter.length).toBeGreaterThan(0);
     const before = await readDeploymentState(admin, http);
 
-    // A damaged archive is refused, and so is a directory that holds a database; neither changes anything.
-    const damaged = join(tempDir('cordon-backup-bad-'), 'damaged.tar.gz');
-    const bytes = readFileSync(archive);
-    const middle = bytes.length >> 1;
-    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
-    writeFileSync(damaged, bytes);
     const target = tempDir('cordon-backup-dst-');
-    const refused = await runCordon(['restore', damaged], { CORDON_DATA_DIR: target });
-    expect(refused.code).not.toBe(0);
-    expect(refused.output.join('\n')).toMatch(/not a readable backup archive|does not match its checksum/);
-    expect(readdirSync(target)).toEqual([]);
-    const occupied = await runCordon(['restore', archive], { CORDON_DATA_DIR: original });
-    expect(occupied.code).not.toBe(0);
-    expect(occupied.output.join('\n')).toContain('restore into an empty data directory (nothing was changed)');
-
-    const restored = await runCordon(['restore', archive], { CORDON_DATA_DIR: target });
-    expect(restored.code, restored.output.join('\n')).toBe(0);
-    expect(readdirSync(target).sort()).toEqual(['ca.key-secret', 'cordon.sqlite', 'jwt.key']);
-    for (const f of readdirSync(target)) expect(statSync(join(target, f)).mode & 0o777).toBe(0o600);
-
-    const second = await serve(target);
+    const restoredEnv = await restore(target);
+    const second = await serve(target, restoredEnv);
     expect(second.output.join('\n')).not.toMatch(/First run/);
     const again = ports(second);
     const after = await readDeploymentState(await apiLogin(again.http, ADMIN.email, ADMIN.password), again.http);
@@ -194,6 +186,85 @@ describe('cordon backup and restore', () => {
     // The restored resolver enforces the restored policies.
     expect(await resolveA(again.dns, 'blocked-by-list.example')).toEqual([BLOCK_A]);
     expect(await resolveA(again.dns, `${ackedBefore[0]}`)).toEqual([BLOCK_A]);
-    expect(existsSync(join(target, 'cordon.sqlite.restoring'))).toBe(false);
+  }
+
+  it('SQLite: cordon backup under DNS and API load; cordon restore serves the same deployment', async () => {
+    const archive = join(tempDir('cordon-backup-out-'), 'cordon.tar.gz');
+    await backupUnderLoad(
+      {},
+      async (source) => {
+        const backup = await runCordon(['backup', archive], { CORDON_DATA_DIR: source });
+        expect(backup.code, backup.output.join('\n')).toBe(0);
+        expect(backup.output.join('\n')).toMatch(
+          /backup written: .* secrets: secrets\/jwt\.key, secrets\/ca\.key-secret/,
+        );
+        expect(statSync(archive).mode & 0o777).toBe(0o600);
+        // A damaged archive is refused, and so is a directory that holds a database; neither changes anything.
+        const damaged = join(tempDir('cordon-backup-bad-'), 'damaged.tar.gz');
+        const bytes = readFileSync(archive);
+        const middle = bytes.length >> 1;
+        bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
+        writeFileSync(damaged, bytes);
+        const empty = tempDir('cordon-backup-empty-');
+        const refused = await runCordon(['restore', damaged], { CORDON_DATA_DIR: empty });
+        expect(refused.code).not.toBe(0);
+        expect(refused.output.join('\n')).toMatch(/not a readable backup archive|does not match its checksum/);
+        expect(readdirSync(empty)).toEqual([]);
+        const occupied = await runCordon(['restore', archive], { CORDON_DATA_DIR: source });
+        expect(occupied.code).not.toBe(0);
+        expect(occupied.output.join('\n')).toContain('restore into an empty data directory (nothing was changed)');
+      },
+      async (target) => {
+        const restored = await runCordon(['restore', archive], { CORDON_DATA_DIR: target });
+        expect(restored.code, restored.output.join('\n')).toBe(0);
+        expect(readdirSync(target).sort()).toEqual(['ca.key-secret', 'cordon.sqlite', 'jwt.key']);
+        for (const f of readdirSync(target)) expect(statSync(join(target, f)).mode & 0o777).toBe(0o600);
+        expect(existsSync(join(target, 'cordon.sqlite.restoring'))).toBe(false);
+        return {};
+      },
+    );
   }, 180_000);
+
+  // The documented PostgreSQL procedure (docs/operations.md "Backup and restore"): pg_dump while
+  // Cordon runs, the two secret files, pg_restore into an empty database.
+  it.skipIf(!PG)(
+    'PostgreSQL: pg_dump under DNS and API load; pg_restore and the key files serve the same deployment',
+    async () => {
+      const databases = [
+        `cordon_backup_${randomBytes(4).toString('hex')}`,
+        `cordon_restore_${randomBytes(4).toString('hex')}`,
+      ];
+      const admin = openDatabase({ url: PG ?? '', pgPoolSize: 1 });
+      const urlOf = (database: string) => {
+        const u = new URL(PG ?? '');
+        u.pathname = `/${database}`;
+        return u.toString();
+      };
+      try {
+        for (const d of databases) await sql`create database ${sql.id(d)}`.execute(admin.db);
+        const [source = '', target = ''] = databases.map(urlOf);
+        const dump = join(tempDir('cordon-backup-pg-'), 'cordon.pgdump');
+        const secrets = new Map<string, Buffer>();
+        await backupUnderLoad(
+          { DATABASE_URL: source },
+          async (sourceDir) => {
+            execFileSync('pg_dump', ['--format=custom', `--file=${dump}`, source], { stdio: 'pipe' });
+            for (const f of ['jwt.key', 'ca.key-secret']) secrets.set(f, readFileSync(join(sourceDir, f)));
+          },
+          async (targetDir) => {
+            execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${target}`, dump], {
+              stdio: 'pipe',
+            });
+            for (const [f, bytes] of secrets) writeFileSync(join(targetDir, f), bytes, { mode: 0o600 });
+            return { DATABASE_URL: target };
+          },
+        );
+      } finally {
+        await Promise.all(running.splice(0).map((c) => c.stop()));
+        for (const d of databases) await sql`drop database if exists ${sql.id(d)} with (force)`.execute(admin.db);
+        await admin.close();
+      }
+    },
+    180_000,
+  );
 });
