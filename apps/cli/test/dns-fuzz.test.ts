@@ -385,11 +385,12 @@ it(
     await Promise.all(probes);
     socket.close();
 
-    // TCP: 16 connections at a time (the per-source cap is 20).
+    // TCP: 16 connections at a time (the per-source cap is 20), each from its own seed (order-independent).
     const tcp = { connections: 0, frames: 0, resets: 0, hung: 0, bad: [] as string[] };
     let next = 0;
     const connection = async (): Promise<void> => {
-      for (let c = next++; c < TCP_CONNECTIONS; c = next++) await fuzzConnection(serve.dnsPort, rnd, pool, tcp);
+      for (let c = next++; c < TCP_CONNECTIONS; c = next++)
+        await fuzzConnection(serve.dnsPort, prng(SEED + 1 + c), pool, tcp);
     };
     await Promise.all(Array.from({ length: 16 }, connection));
 
@@ -456,11 +457,20 @@ async function fuzzConnection(
     const honest = int(8) !== 0;
     len.writeUInt16BE(honest ? q.length : [0, 1, 11, q.length + 1 + int(100), int(0x10000)][int(5)]!, 0);
     frames.push(len, q);
-    if (honest && q.length >= 12 && (q[2]! & 0x80) === 0) {
-      outstanding.add(q);
+    if (!honest) break; // the stream is out of step from here
+  }
+  // The messages the server frames (RFC 1035 §4.2.2), read as it reads them: a length under a
+  // header's ends the stream; each whole message with QR clear is answered.
+  const all = Buffer.concat(frames);
+  for (let off = 0; off + 2 <= all.length; ) {
+    const len = all.readUInt16BE(off);
+    if (len < 12 || off + 2 + len > all.length) break;
+    const message = all.subarray(off + 2, off + 2 + len);
+    if ((message[2]! & 0x80) === 0) {
+      outstanding.add(message);
       answerableSent++;
     }
-    if (!honest) break; // the stream is out of step from here
+    off += 2 + len;
   }
   const waitForAnswers = int(2) === 0;
   const pieces = int(3) === 0;
@@ -479,7 +489,6 @@ async function fuzzConnection(
       socket.destroy();
     }, 8_000);
     socket.on('connect', () => {
-      const all = Buffer.concat(frames);
       if (pieces) for (let at = 0; at < all.length; at += 7) socket.write(all.subarray(at, at + 7));
       else socket.write(all);
       if (!waitForAnswers || answerableSent === 0) finish();
