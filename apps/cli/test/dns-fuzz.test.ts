@@ -47,8 +47,12 @@ const WINDOW = 400;
 const PROBE_EVERY = 1_000;
 /** The valid queries' bound, ms: generous for a loaded 2-core CI machine, far below a client's timeout. */
 const PROBE_DEADLINE_MS = 1_000;
-/** Growth of the process's PSS from the warm-up to the end allowed, MiB. */
-const MAX_GROWTH_MIB = 30;
+/**
+ * Growth of the process's PSS from the warm-up to the end allowed, MiB. Measured: 14–24 MiB after
+ * 100,000 datagrams and 14 MiB after 2,000,000 (the heaps of its threads reaching their working
+ * size, not a climb); a leak of 20 bytes a datagram shows in the long run.
+ */
+const MAX_GROWTH_MIB = 40;
 const SEED = 0x30_c0_7d_01;
 
 /** Names the scripted upstream lets the cache keep (TTL 300): the corpus's own. */
