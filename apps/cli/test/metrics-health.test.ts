@@ -216,6 +216,10 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
     expect(Number(latency[0]?.value[1])).toBeGreaterThanOrEqual(21);
     const median = await promQuery('histogram_quantile(0.5, cordon_dns_upstream_latency_seconds_bucket)');
     expect(Number(median[0]?.value[1])).toBeLessThan(0.1);
+    // Every snapshot part was read from the database moments ago.
+    const ages = await promQuery('time() - cordon_dns_snapshot_part_loaded_timestamp_seconds');
+    expect(ages.map((r) => r.metric.part)).toEqual(expect.arrayContaining(['locations', 'policies', 'lists']));
+    for (const r of ages) expect(Number(r.value[1])).toBeLessThan(120);
     const upstreamUp = await promQuery('cordon_dns_upstream_up');
     expect(upstreamUp.map((r) => [r.metric.upstream, r.value[1]])).toEqual([[`127.0.0.1:${upstream.port}`, '1']]);
     // The API's request histogram names route patterns, never ids.

@@ -48,6 +48,18 @@ export interface SnapshotStats {
   lastDiskWriteMs: number;
   /** True while the snapshot served is the one read from disk at start (the database unreachable). */
   servingFromDisk: boolean;
+  /**
+   * Per part (its name): reads from the database that succeeded, and when the last one ended (epoch
+   * ms; 0 before the first). The safety-net resync re-reads every part every 5 minutes, so an age well
+   * past that means the part is stale (docs/operations.md "Monitoring").
+   */
+  parts: Record<string, PartReads>;
+}
+
+/** {@link SnapshotStats.parts} of one part. */
+export interface PartReads {
+  loads: number;
+  loadedAt: number;
 }
 
 /** Settings of {@link SnapshotStore}. */
@@ -77,6 +89,8 @@ export interface SnapshotStoreOptions {
 /** One part's current value and its coalesced reload. */
 class Slot<T> {
   value: T;
+  /** Its entry in {@link SnapshotStats.parts}, set by the store. */
+  reads: PartReads = { loads: 0, loadedAt: 0 };
   readonly reload: (full: boolean) => Promise<void>;
   private readonly announce: (value: unknown) => void;
   /** The reload that the changes seen in the current settle window will share; null: no window open. */
@@ -96,6 +110,8 @@ class Slot<T> {
       wantFull = false;
       const value = await load(part, full ? null : this.value);
       loaded = true;
+      this.reads.loads++;
+      this.reads.loadedAt = Date.now();
       if (value !== this.value) {
         this.value = value;
         onLoaded(value);
@@ -180,6 +196,7 @@ export class SnapshotStore implements EngineSnapshot {
     lastDiskBytes: 0,
     lastDiskWriteMs: 0,
     servingFromDisk: false,
+    parts: {},
   };
   private identities = Identities.empty();
   private readonly devices: Slot<DevicesSnapshot>;
@@ -281,6 +298,10 @@ export class SnapshotStore implements EngineSnapshot {
       this.bypassSlot,
       this.brandingSlot,
     ];
+    for (const slot of this.slots) {
+      slot.reads = { loads: 0, loadedAt: 0 };
+      this.stats.parts[slot.part.name] = slot.reads;
+    }
   }
 
   /** The categories of a name (decision order step 5): approved recategorisations, then the index. */
