@@ -342,6 +342,24 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
       [{ part: 'resync' }, m.snapshot.resyncs],
     ]),
   );
+  mirroredCounter(
+    registry,
+    'cordon_dns_snapshot_part_loads_total',
+    'Reads of each snapshot part from the database that succeeded (changes and the 5-minute resync).',
+    ['part'],
+    from((m) => Object.entries(m.snapshot.parts).map(([part, r]) => [{ part }, r.loads])),
+  );
+  mirroredGauge(
+    registry,
+    'cordon_dns_snapshot_part_loaded_timestamp_seconds',
+    'When each snapshot part was last read from the database (Unix time); its age past the 5-minute resync means it is stale.',
+    ['part'],
+    from((m) =>
+      Object.entries(m.snapshot.parts)
+        .filter(([, r]) => r.loadedAt > 0)
+        .map(([part, r]) => [{ part }, r.loadedAt / 1000]),
+    ),
+  );
   mirroredGauge(
     registry,
     'cordon_dns_snapshot_serving_from_disk',
