@@ -1,5 +1,6 @@
 import type { AnyApiModule } from './http/module.ts';
 import { adminModule } from './modules/admins/index.ts';
+import { apiTokenModule } from './modules/apitokens/index.ts';
 import { auditModule } from './modules/audit/index.ts';
 import { authModule } from './modules/auth/index.ts';
 import { batchModule } from './modules/batch/index.ts';
@@ -34,6 +35,7 @@ import { uiModule } from './modules/ui/index.ts';
  */
 export const API_MODULES: readonly AnyApiModule[] = [
   authModule,
+  apiTokenModule,
   mspModule,
   customerModule,
   policyModule,

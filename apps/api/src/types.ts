@@ -37,6 +37,10 @@ export interface Tenant {
   /** The token's `jti` and `exp` (epoch s), for logout. */
   readonly jti: string;
   readonly exp: number;
+  /** Set when the caller used an API token (docs/api.md "API tokens") rather than a login session. */
+  readonly apiToken?:
+    | { readonly id: number; readonly name: string; readonly access: 'read' | 'read-write' }
+    | undefined;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface Caller {
   readonly customerId: number | null;
   /** The client address as the API saw it (after trusted-proxy handling); null off the API. */
   readonly ip: string | null;
+  /** The API token the admin called with (docs/api.md "API tokens"); absent for a login session. Named in the audit row. */
+  readonly apiToken?: { readonly id: number; readonly name: string } | undefined;
 }
 
 /** The caller of `cordon` commands run by the operator on the server (role system). */

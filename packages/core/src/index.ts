@@ -5,6 +5,7 @@
  * each aggregate is a namespace: `msps.createMsp(deps, caller, body)`.
  */
 export * as admins from './admins/index.ts';
+export * as apitokens from './apitokens/index.ts';
 export * as audit from './audit/index.ts';
 export * as blockpage from './blockpage/index.ts';
 export * as branding from './branding/index.ts';

@@ -11,6 +11,7 @@ export interface Database {
   customers: CustomersTable;
   admins: AdminsTable;
   revoked_tokens: RevokedTokensTable;
+  api_tokens: ApiTokensTable;
   login_throttle: LoginThrottleTable;
   categories: CategoriesTable;
   category_domains: CategoryDomainsTable;
@@ -336,6 +337,30 @@ export interface AuditLogTable {
   before_json: string | null;
   after_json: string | null;
   client_ip: string | null;
+  /** The API token the change was made with (migration 0038); null for a login session or the operator. */
+  api_token_id?: number | null;
+  api_token_name?: string | null;
+}
+
+/**
+ * A named API token of an admin (migration 0038; docs/api.md "API tokens"): found by its public
+ * `prefix`, checked by `secret_hash` (SHA-256 hex of the whole secret, compared in constant time).
+ * `role` is the admin's role at creation; times are ISO-8601 UTC, `expires_at` null never expires.
+ */
+export interface ApiTokensTable {
+  id: Generated<number>;
+  admin_id: number;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  /** `read` or `read-write`. */
+  access: string;
+  role: number;
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  revoked_at: string | null;
 }
 
 /**

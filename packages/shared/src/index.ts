@@ -11,6 +11,7 @@ export * from './phone-setup.ts';
 export * from './resolver-address.ts';
 export * from './roles.ts';
 export * from './schemas/admin.ts';
+export * from './schemas/api-token.ts';
 export * from './schemas/audit.ts';
 export * from './schemas/auth.ts';
 export * from './schemas/batch.ts';

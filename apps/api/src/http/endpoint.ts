@@ -31,6 +31,7 @@ export function callerOf(request: FastifyRequest): Caller {
     mspId: t.mspId,
     customerId: t.customerId,
     ip: request.ip,
+    apiToken: t.apiToken ? { id: t.apiToken.id, name: t.apiToken.name } : undefined,
   };
 }
 

@@ -78,7 +78,8 @@ export type RefusalAction =
   | 'admin.password_change_failed'
   | 'admin.2fa_disable_failed'
   | 'auth.2fa_code_refused'
-  | 'auth.token_refused';
+  | 'auth.token_refused'
+  | 'admin.api_token_create_failed';
 
 /**
  * Records a refused attempt on `admin`'s account — a wrong current password, a refused 2FA code, a

@@ -23,6 +23,8 @@ function toEntry(r: repo.AuditRow): AuditEntry {
     before: r.before_json,
     after: r.after_json,
     client_ip: r.client_ip,
+    api_token_id: r.api_token_id ?? null,
+    api_token_name: r.api_token_name ?? null,
   };
 }
 

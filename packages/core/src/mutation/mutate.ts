@@ -94,6 +94,8 @@ async function writeAudit(
       before_json: toJson(note.before),
       after_json: toJson(note.after),
       client_ip: caller.ip,
+      api_token_id: caller.apiToken?.id ?? null,
+      api_token_name: caller.apiToken?.name ?? null,
     })
     .execute();
 }

@@ -1,4 +1,5 @@
 import { adminEndpoints } from './admins.ts';
+import { apiTokenEndpoints } from './api-tokens.ts';
 import { auditEndpoints } from './audit.ts';
 import { authEndpoints } from './auth.ts';
 import { batchEndpoints } from './batch.ts';
@@ -41,6 +42,7 @@ export { authEndpoints, batchEndpoints, customerEndpoints, mspEndpoints, statsEn
  */
 export const Endpoints = {
   auth: authEndpoints,
+  apitokens: apiTokenEndpoints,
   msps: mspEndpoints,
   customers: customerEndpoints,
   policies: policyEndpoints,

@@ -21,6 +21,9 @@ export const auditEntrySchema = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   client_ip: z.string().nullable(),
+  /** The API token the change was made with (docs/api.md "API tokens"); null or absent for a login session. */
+  api_token_id: z.number().int().nullable().optional(),
+  api_token_name: z.string().nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
