@@ -150,6 +150,20 @@ export async function addMsp(admin: ApiSession, name: string): Promise<number> {
   return (await ok(admin, 'POST', '/msp', { name, company_name: `${name} Ltd` })).id;
 }
 
+/**
+ * The values of metric `name` on the running server's /metrics (Prometheus text format), by their
+ * label set as written (`{outcome="written"}`; '' without labels).
+ */
+export async function scrapeMetric(httpPort: number, name: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (m?.[1] === name) out[m[2] ?? ''] = Number(m[3]);
+  }
+  return out;
+}
+
 /** Memory and descriptors of a process, read from /proc. */
 export interface ProcessSample {
   /** Resident set size, KiB (`VmRSS` of /proc/<pid>/status). */
