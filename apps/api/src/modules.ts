@@ -27,6 +27,7 @@ import { staticRouteModule } from './modules/staticroutes/index.ts';
 import { statsModule } from './modules/stats/index.ts';
 import { toolModule } from './modules/tools/index.ts';
 import { uiModule } from './modules/ui/index.ts';
+import { webhookModule } from './modules/webhooks/index.ts';
 
 /**
  * Every API module, in registration order (docs/contributing.md "Add a route"). `buildApp` registers
@@ -62,4 +63,5 @@ export const API_MODULES: readonly AnyApiModule[] = [
   toolModule,
   feedModule,
   batchModule,
+  webhookModule,
 ];

@@ -1,4 +1,4 @@
-import { feeds, notifications, reports, rollups, type worker } from '@cordon/core';
+import { feeds, notifications, reports, rollups, webhooks, type worker } from '@cordon/core';
 import { isDatabaseUnreachable } from '@cordon/db';
 import type { ServeConfig } from './config.ts';
 import { ddnsJob, upstreamLookup } from './ddns-job.ts';
@@ -22,6 +22,7 @@ export function workerJobs(config: ServeConfig, stopping?: AbortSignal): worker.
     reports.scheduledReportsJob(),
     notifications.digestJob(),
     feeds.feedsJob(),
+    webhooks.webhooksJob(),
     ddnsJob({
       claims: {
         maxPrefixV4: config.claimMaxPrefixV4,

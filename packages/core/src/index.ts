@@ -35,4 +35,5 @@ export * as staticroutes from './staticroutes/index.ts';
 export * as stats from './stats/index.ts';
 export * as tenancy from './tenancy/index.ts';
 export * as tools from './tools/index.ts';
+export * as webhooks from './webhooks/index.ts';
 export * as worker from './worker/index.ts';

@@ -34,6 +34,7 @@ import * as m0035 from './migrations/0035_query_log_fold.ts';
 import * as m0036 from './migrations/0036_query_log_matched_name.ts';
 import * as m0037 from './migrations/0037_device_users.ts';
 import * as m0038 from './migrations/0038_api_tokens.ts';
+import * as m0039 from './migrations/0039_webhooks.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0036_query_log_matched_name': m0036,
   '0037_device_users': m0037,
   '0038_api_tokens': m0038,
+  '0039_webhooks': m0039,
 };
 
 /**

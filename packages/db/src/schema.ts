@@ -61,6 +61,10 @@ export interface Database {
   recategorize_requests: RecategorizeRequestsTable;
   category_overrides: CategoryOverridesTable;
   policy_notifications: PolicyNotificationsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_hits: WebhookHitsTable;
+  webhook_watermarks: WebhookWatermarksTable;
 }
 
 export interface MspsTable {
@@ -875,4 +879,56 @@ export interface PolicyNotificationsTable {
   last_reason: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A webhook endpoint of an MSP, or of a customer (`customer_id` set; migration 0039, docs/api.md "Webhooks"). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  msp_id: number;
+  customer_id: number | null;
+  url: string;
+  description: Generated<string>;
+  /** The signing secret (`whsec_…`), sealed with the deployment SecretBox. */
+  secret: string;
+  /** JSON array of event types. */
+  events: string;
+  enabled: Generated<number>;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  consecutive_failures: Generated<number>;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event for one endpoint and its delivery state (migration 0039). */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  event_id: string;
+  type: string;
+  payload: string;
+  /** `pending`, `delivered` or `failed`. */
+  status: string;
+  attempts: Generated<number>;
+  /** Epoch ms. */
+  next_attempt_at: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+/** The last security-hit event per customer, domain and client (epoch ms; migration 0039). */
+export interface WebhookHitsTable {
+  customer_id: number;
+  domain: string;
+  client_ip: string;
+  last_at: number;
+}
+
+/** How far a webhook event producer has read a log (its last id; migration 0039). */
+export interface WebhookWatermarksTable {
+  name: string;
+  last_id: number;
 }

@@ -33,4 +33,5 @@ export * from './schemas/static-route.ts';
 export * from './schemas/stats.ts';
 export * from './schemas/tools.ts';
 export * from './schemas/ui.ts';
+export * from './schemas/webhooks.ts';
 export * from './stats.ts';

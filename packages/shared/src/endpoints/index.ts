@@ -26,6 +26,7 @@ import { staticRouteEndpoints } from './static-routes.ts';
 import { statsEndpoints } from './stats.ts';
 import { toolEndpoints } from './tools.ts';
 import { uiEndpoints } from './ui.ts';
+import { webhookEndpoints } from './webhooks.ts';
 
 export * from './certificates.ts';
 export * from './define.ts';
@@ -69,6 +70,7 @@ export const Endpoints = {
   feeds: feedEndpoints,
   notifications: notificationEndpoints,
   phones: phoneEndpoints,
+  webhooks: webhookEndpoints,
 } as const;
 
 type EndpointTree = typeof Endpoints;

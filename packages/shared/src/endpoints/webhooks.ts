@@ -1,0 +1,115 @@
+import { Role } from '../roles.ts';
+import { deletedResponseSchema, listOf } from '../schemas/common.ts';
+import {
+  webhookCreateSchema,
+  webhookDeliveriesQuerySchema,
+  webhookDeliveryParamsSchema,
+  webhookDeliverySchema,
+  webhookOwnerQuerySchema,
+  webhookParamsSchema,
+  webhookSchema,
+  webhookUpdateSchema,
+  webhookWithSecretSchema,
+} from '../schemas/webhooks.ts';
+import { defineEndpoint } from './define.ts';
+
+const tag = 'webhooks';
+/** Endpoints are owned by an MSP or a customer; core scopes every query by the caller's tenant in SQL. */
+const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
+
+/** Webhooks (issue 26; docs/api.md "Webhooks"): signed event deliveries to an owner's HTTPS endpoints. */
+export const webhookEndpoints = {
+  list: defineEndpoint({
+    method: 'GET',
+    path: '/webhooks',
+    query: webhookOwnerQuerySchema,
+    response: listOf(webhookSchema),
+    status: 200,
+    access,
+    tag,
+    summary: "The owner's webhook endpoints (docs/api.md Webhooks).",
+  }),
+  create: defineEndpoint({
+    method: 'POST',
+    path: '/webhooks',
+    query: webhookOwnerQuerySchema,
+    body: webhookCreateSchema,
+    response: webhookWithSecretSchema,
+    status: 201,
+    access,
+    tag,
+    summary: 'Register an endpoint for event types; the signing secret is shown this once.',
+  }),
+  get: defineEndpoint({
+    method: 'GET',
+    path: '/webhooks/:id',
+    params: webhookParamsSchema,
+    response: webhookSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'One webhook endpoint.',
+  }),
+  update: defineEndpoint({
+    method: 'PATCH',
+    path: '/webhooks/:id',
+    params: webhookParamsSchema,
+    body: webhookUpdateSchema,
+    response: webhookSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Change the URL, description, events or enablement (enabling clears a disablement).',
+  }),
+  remove: defineEndpoint({
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    params: webhookParamsSchema,
+    response: deletedResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Delete an endpoint and its delivery log.',
+  }),
+  rotate: defineEndpoint({
+    method: 'POST',
+    path: '/webhooks/:id/secret',
+    params: webhookParamsSchema,
+    response: webhookWithSecretSchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Replace the signing secret; the new one is shown this once.',
+  }),
+  test: defineEndpoint({
+    method: 'POST',
+    path: '/webhooks/:id/test',
+    params: webhookParamsSchema,
+    response: webhookDeliverySchema,
+    status: 201,
+    access,
+    tag,
+    summary: 'Queue a ping event to the endpoint (delivered by the worker like any event).',
+  }),
+  deliveries: defineEndpoint({
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    params: webhookParamsSchema,
+    query: webhookDeliveriesQuerySchema,
+    response: listOf(webhookDeliverySchema),
+    status: 200,
+    access,
+    tag,
+    summary: "The endpoint's delivery log, newest first.",
+  }),
+  redeliver: defineEndpoint({
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    params: webhookDeliveryParamsSchema,
+    response: webhookDeliverySchema,
+    status: 200,
+    access,
+    tag,
+    summary: 'Queue a delivery again now (same event id and payload).',
+  }),
+} as const;
