@@ -31,12 +31,6 @@ export const READ_POOL_SIZE = 2;
 export const READ_TIMEOUT_MS = 10_000;
 /** SQLite page cache of each read thread's connection, KiB: its scans go through the OS page cache anyway. */
 const READ_THREAD_CACHE_KIB = 4_000;
-/**
- * The read threads' nice value on Linux, which keeps one per thread: on a busy host the scheduler
- * gives the API's request loop and the resolver's threads the CPU first. Not set elsewhere, where it
- * is the whole process's.
- */
-const READ_THREAD_NICE = 10;
 /** The SQL function {@link readDeadlineCheck} calls (registered on every connection a pool reads with). */
 const DEADLINE_FUNCTION = 'cordon_read_deadline';
 /** The message of the error the deadline function throws, recognised on the way back. */
@@ -256,15 +250,12 @@ function isDeadlineError(err: unknown): boolean {
 
 /**
  * The read threads' code (CommonJS, run with `eval`: nothing to bundle or compile, and the thread
- * loads better-sqlite3 alone). Each lowers its own priority, opens the file with `query_only`, registers the deadline
+ * loads better-sqlite3 alone). Each opens the file with `query_only`, registers the deadline
  * function, and answers `{ id, queries, deadline }` with `{ id, rows }` or `{ id, error }`, the
  * statements run in one read transaction; a statement is not started once the deadline has passed.
  */
 const READ_THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
-// Linux keeps a nice value per thread: this one yields the CPU to the request loop and the resolver.
-// Elsewhere it is the whole process's, so it is left alone.
-if (process.platform === 'linux') { try { require('node:os').setPriority(workerData.nice); } catch {} }
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.path, { fileMustExist: true });
 db.pragma('query_only = 1');
@@ -323,7 +314,6 @@ function threadRunner(path: string, size: number): Runner {
         driver,
         path,
         cacheKiB: READ_THREAD_CACHE_KIB,
-        nice: READ_THREAD_NICE,
         deadlineFunction: DEADLINE_FUNCTION,
         deadlineMessage: DEADLINE_MESSAGE,
       },

@@ -82,18 +82,17 @@ describe('the read pool on a SQLite file', () => {
     const took = performance.now() - started;
     expect(result).toEqual([[{ n: 5_000_000 }], [{ a: 1 }, { a: 2 }], [{ n: 1 }]]);
     // On this thread the read would have held the loop for all of `took`.
-    expect(worstLateMs).toBeLessThan(Math.min(100, took / 3));
+    expect(worstLateMs).toBeLessThan(took / 3);
   });
 
   it('answers ReadTimeoutError at the deadline and stops the work: the slot serves the next read at once', async () => {
-    const p = open({ size: 1, timeoutMs: 200 });
+    const p = open({ size: 1, timeoutMs: 500 });
     const started = performance.now();
     // Some 10 s of counting, were it not stopped.
     await expect(p.read([counting(handle, 100_000_000)])).rejects.toBeInstanceOf(ReadTimeoutError);
-    expect(performance.now() - started).toBeLessThan(700);
-    const next = performance.now();
+    expect(performance.now() - started).toBeLessThan(1_500);
+    // One slot: this read answers within its own 500 ms only if the counting has stopped.
     expect(await p.read([sql`select 7 as n`.compile(handle.db)])).toEqual([[{ n: 7 }]]);
-    expect(performance.now() - next).toBeLessThan(500);
   });
 
   it('counts the wait for a slot in the deadline, and never runs more reads than slots', async () => {
