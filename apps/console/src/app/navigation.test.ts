@@ -86,7 +86,11 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           ready('nav.support', '/customer/settings/support'),
         ]),
       ],
-      profile: [ready('nav.profile', '/profile'), ready('nav.security', '/profile/security')],
+      profile: [
+        ready('nav.profile', '/profile'),
+        ready('nav.security', '/profile/security'),
+        ready('nav.apiTokens', '/profile/api-tokens'),
+      ],
     });
   });
 

@@ -44,3 +44,18 @@ export function useDisableTwoFactorMutation() {
 export function useRegenerateCodesMutation() {
   return useEndpointMutation(Endpoints.auth.recoveryCodes);
 }
+
+/** `GET /auth/api-tokens`: the signed-in admin's API tokens (docs/api.md "API tokens"). */
+export function useApiTokensQuery() {
+  return useEndpointQuery(Endpoints.apitokens.list, {});
+}
+
+/** `POST /auth/api-tokens`: a new token, with the current password (and 2FA code); the answer holds the secret, once. */
+export function useCreateApiTokenMutation() {
+  return useEndpointMutation(Endpoints.apitokens.create);
+}
+
+/** `DELETE /auth/api-tokens/{id}`: revokes token `id`; it is refused from the next call on. */
+export function useRevokeApiTokenMutation(id: number) {
+  return useEndpointMutation(Endpoints.apitokens.revoke, { params: { id } });
+}

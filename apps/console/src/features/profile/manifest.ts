@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** `/profile` and `/profile/security`: the signed-in admin's account and 2FA (spec §2 userprofile layout). */
+/** `/profile`, `/profile/security` and `/profile/api-tokens`: the signed-in admin's account, 2FA and API tokens (spec §2 userprofile layout; issue 26). */
 export const profileFeature = defineFeature({
   name: 'profile',
   routes: [
@@ -18,6 +18,13 @@ export const profileFeature = defineFeature({
       titleKey: 'pages.profileSecurity',
       page: () => import('./SecurityPage.tsx').then((m) => m.SecurityPage),
       menu: { labelKey: 'nav.security', order: 20 },
+    },
+    {
+      path: '/profile/api-tokens',
+      area: 'profile',
+      titleKey: 'pages.apiTokens',
+      page: () => import('./ApiTokensPage.tsx').then((m) => m.ApiTokensPage),
+      menu: { labelKey: 'nav.apiTokens', order: 30 },
     },
   ],
   messages: { en },
