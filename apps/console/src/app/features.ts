@@ -23,6 +23,7 @@ import { reportsFeature } from '../features/reports/manifest.ts';
 import { staticRoutesFeature } from '../features/staticroutes/manifest.ts';
 import { statsFeature } from '../features/stats/manifest.ts';
 import { toolsFeature } from '../features/tools/manifest.ts';
+import { webhooksFeature } from '../features/webhooks/manifest.ts';
 import type { FeatureManifest } from '../platform/manifest.ts';
 
 /**
@@ -56,4 +57,5 @@ export const FEATURES: readonly FeatureManifest[] = [
   feedsFeature,
   brandingFeature,
   toolsFeature,
+  webhooksFeature,
 ];
