@@ -2,6 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import {
+  parseDnstapTarget,
+  parseNdjsonTarget,
+  parseSyslogTarget,
+  type StreamTarget,
+  targetLabel,
+} from '@cordon/resolver/streams';
 import { formatCidr } from '@cordon/shared';
 import { parseOutboundAllow } from '@cordon/shared/outbound';
 
@@ -128,6 +135,16 @@ export interface ServeConfig {
    * SQLite, whose database is a local file already.
    */
   snapshotDir: string | null;
+  /** `--dnstap`: the query log streamed as dnstap (docs/operations.md "Query-log streaming"); null: off. */
+  dnstap: StreamTarget | null;
+  /** `--syslog`: the query log streamed as RFC 5424 over TCP or TLS; null: off. */
+  syslog: StreamTarget | null;
+  /** `--log-stream-url`: the query log POSTed as NDJSON batches; null: off. Holds no token. */
+  logStreamUrl: StreamTarget | null;
+  /** `--log-stream-ca`: PEM file of the CAs trusted by the syslog TLS and HTTPS streams instead of Node's. */
+  logStreamCaFile: string | undefined;
+  /** `CORDON_LOG_STREAM_AUTHORIZATION` (a variable only): the NDJSON POSTs' `Authorization` value; never printed. */
+  logStreamAuthorization: string | undefined;
 }
 
 /** `--trust-proxy`: false, true, a hop count, or addresses/CIDRs (or `loopback`, `linklocal`, `uniquelocal`). */
@@ -443,6 +460,32 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
       "resolver's last good snapshot, served when it starts with the database down (default <data-dir>/snapshot with PostgreSQL, off with SQLite; off: none)",
   },
   {
+    key: 'dnstap',
+    flag: '--dnstap <unix:/path|tcp:host:port>',
+    env: 'CORDON_DNSTAP',
+    description:
+      'stream every logged query as dnstap CLIENT_RESPONSE messages (Frame Streams) to this socket, e.g. unix:/run/cordon/dnstap.sock; the decision in the extra field',
+  },
+  {
+    key: 'syslog',
+    flag: '--syslog <tcp://host:port|tls://host:port>',
+    env: 'CORDON_SYSLOG',
+    description: 'stream every logged query as RFC 5424 syslog (octet-counted) to this collector',
+  },
+  {
+    key: 'logStreamUrl',
+    flag: '--log-stream-url <url>',
+    env: 'CORDON_LOG_STREAM_URL',
+    description:
+      'POST every logged query as NDJSON batches to this https:// URL (SIEM: Splunk HEC raw, Elastic); header value in CORDON_LOG_STREAM_AUTHORIZATION',
+  },
+  {
+    key: 'logStreamCaFile',
+    flag: '--log-stream-ca <file>',
+    env: 'CORDON_LOG_STREAM_CA',
+    description: 'PEM CA certificates trusted by --syslog tls:// and --log-stream-url instead of the system bundle',
+  },
+  {
     key: 'trustProxy',
     flag: '--trust-proxy <value>',
     env: 'CORDON_TRUST_PROXY',
@@ -479,6 +522,7 @@ const FILE_ONLY_VARIABLES = new Set([
   'CORDON_CA_SECRET',
   'CORDON_ADMIN_EMAIL',
   'CORDON_ADMIN_PASSWORD',
+  'CORDON_LOG_STREAM_AUTHORIZATION',
 ]);
 
 /**
@@ -723,6 +767,54 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     jwtKey,
     caSecretFile: resolve(raw('caSecretFile') ?? join(dataDir, 'ca.key-secret')),
     caSecret,
+    ...logStreams(raw, label, env),
+  };
+}
+
+/**
+ * The log-stream settings (docs/operations.md "Query-log streaming"): each target parsed by the
+ * resolver's parser, the CA file checked readable.
+ * @throws ConfigError naming the setting for a malformed target, an unreadable CA file, or a token without a URL
+ */
+function logStreams(
+  raw: (key: keyof ServeConfig) => string | undefined,
+  label: (key: keyof ServeConfig) => string,
+  env: NodeJS.ProcessEnv,
+): Pick<ServeConfig, 'dnstap' | 'syslog' | 'logStreamUrl' | 'logStreamCaFile' | 'logStreamAuthorization'> {
+  const parse = <T>(key: keyof ServeConfig, f: (text: string) => T): T | null => {
+    const text = raw(key);
+    if (text === undefined || text.trim().toLowerCase() === 'off') return null;
+    try {
+      return f(text);
+    } catch (err) {
+      throw new ConfigError(`${label(key)}: ${(err as Error).message}`);
+    }
+  };
+  const caText = raw('logStreamCaFile');
+  const logStreamCaFile = caText === undefined ? undefined : resolve(caText);
+  if (logStreamCaFile !== undefined) {
+    try {
+      if (!readFileSync(logStreamCaFile, 'utf8').includes('-----BEGIN CERTIFICATE-----')) {
+        throw new Error('no PEM certificate in it');
+      }
+    } catch (err) {
+      throw new ConfigError(`${label('logStreamCaFile')}: ${logStreamCaFile}: ${(err as Error).message}`);
+    }
+  }
+  const token = env.CORDON_LOG_STREAM_AUTHORIZATION;
+  const logStreamAuthorization = token !== undefined && token.trim() !== '' ? token.trim() : undefined;
+  const logStreamUrl = parse('logStreamUrl', (t) => parseNdjsonTarget(t, logStreamAuthorization));
+  if (logStreamAuthorization !== undefined && logStreamUrl === null) {
+    throw new ConfigError(`CORDON_LOG_STREAM_AUTHORIZATION is set without ${label('logStreamUrl')}`);
+  }
+  // The token is kept apart from the target (the boot line and the reload diff print targets).
+  const { authorization: _token, ...urlTarget } = (logStreamUrl ?? {}) as { authorization?: string };
+  return {
+    dnstap: parse('dnstap', parseDnstapTarget),
+    syslog: parse('syslog', (t) => parseSyslogTarget(t)),
+    logStreamUrl: logStreamUrl === null ? null : (urlTarget as StreamTarget),
+    logStreamCaFile,
+    logStreamAuthorization,
   };
 }
 
@@ -830,6 +922,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `console=${existsSync(c.consoleDir) ? c.consoleDir : `${c.consoleDir} (missing: run npm run build:console)`}`,
     `log_level=${c.logLevel}`,
     `snapshot=${c.snapshotDir ?? 'off'}`,
+    `log_streams=${[c.dnstap, c.syslog, c.logStreamUrl].flatMap((t) => (t === null ? [] : [targetLabel(t)])).join(',') || 'none'}`,
     `trust_proxy=${Array.isArray(c.trustProxy) ? c.trustProxy.join(',') : c.trustProxy}`,
     `jwt_key=${c.jwtKey === undefined ? c.jwtKeyFile : 'CORDON_JWT_KEY'}`,
     `ca_secret=${c.caSecret === undefined ? c.caSecretFile : 'CORDON_CA_SECRET'}`,

@@ -55,6 +55,14 @@ export {
   RULES,
   type Rule,
 } from './policy/engine/index.ts';
+export type { StreamStats } from './querylog/streams/sinks.ts';
+export {
+  parseDnstapTarget,
+  parseNdjsonTarget,
+  parseSyslogTarget,
+  type StreamTarget,
+  targetLabel,
+} from './querylog/streams/targets.ts';
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
 export { insertQueryLogRaw, type QueryLogOptions, type QueryLogRow } from './querylog/writer.ts';
 export type { SnapshotStore } from './snapshot/store.ts';

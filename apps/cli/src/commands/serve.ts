@@ -6,6 +6,7 @@ import { createChangeFeed, isDatabaseUnreachable, migrateToLatest, type OpenData
 import { createSecretBox, loadCaSecret, rootCaPresent } from '@cordon/pki/secrets';
 import type { ResolverMetrics } from '@cordon/resolver';
 import type { DataPlaneReconfigure, RunningDataPlane } from '@cordon/resolver/dataplane';
+import type { StreamTarget } from '@cordon/resolver/streams';
 import { setOutboundAllow } from '@cordon/shared/outbound';
 import type { Logger } from 'pino';
 import { describeConfig, type HostPort, RELOADABLE_SETTINGS, SERVE_SETTINGS, type ServeConfig } from '../config.ts';
@@ -364,7 +365,8 @@ function startDataPlaneRoles(
               udpBackend: config.udpBackend,
               snapshotDir: config.snapshotDir,
               // The query-log writer's backlog beyond its memory bound (docs/decisions.md "Query-log spool").
-              queryLog: { spoolDir: join(config.dataDir, 'querylog-spool') },
+              // …and its streams (docs/operations.md "Query-log streaming"), fed by the writer thread.
+              queryLog: { spoolDir: join(config.dataDir, 'querylog-spool'), streams: logStreamTargets(config) },
               // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
               ...(config.dohAddr
                 ? {
@@ -404,4 +406,23 @@ function startDataPlaneRoles(
         : {}),
     }),
   );
+}
+
+/**
+ * The log streams of `config` with their secrets and CA added: the CA file's PEM for TLS syslog and
+ * HTTPS, the `Authorization` value for NDJSON (docs/operations.md "Query-log streaming").
+ */
+function logStreamTargets(config: ServeConfig): StreamTarget[] {
+  const ca = config.logStreamCaFile === undefined ? undefined : readFileSync(config.logStreamCaFile, 'utf8');
+  const out: StreamTarget[] = [];
+  if (config.dnstap !== null) out.push(config.dnstap);
+  if (config.syslog?.kind === 'syslog') out.push({ ...config.syslog, ...(config.syslog.tls && ca ? { ca } : {}) });
+  if (config.logStreamUrl?.kind === 'ndjson') {
+    out.push({
+      ...config.logStreamUrl,
+      ...(config.logStreamUrl.url.startsWith('https:') && ca ? { ca } : {}),
+      ...(config.logStreamAuthorization !== undefined ? { authorization: config.logStreamAuthorization } : {}),
+    });
+  }
+  return out;
 }

@@ -331,6 +331,25 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
   );
   mirroredCounter(
     registry,
+    'cordon_dns_stream_rows_total',
+    'Query-log rows per log stream (dnstap, syslog, ndjson): sent to the peer, dropped (buffer full: slow or dead peer).',
+    ['sink', 'outcome'],
+    from((m) =>
+      (m.queryLog.streams ?? []).flatMap((s) => [
+        [{ sink: s.kind, outcome: 'sent' }, s.sent] as const,
+        [{ sink: s.kind, outcome: 'dropped' }, s.dropped] as const,
+      ]),
+    ),
+  );
+  mirroredGauge(
+    registry,
+    'cordon_dns_stream_connected',
+    'Resolving threads whose log stream is connected to its peer (dnstap: handshake done; ndjson: last POST accepted).',
+    ['sink'],
+    from((m) => (m.queryLog.streams ?? []).map((s) => [{ sink: s.kind }, s.connected] as const)),
+  );
+  mirroredCounter(
+    registry,
     'cordon_dns_snapshot_reloads_total',
     'Snapshot loads by part (tenant: locations and policies; category; list), failed ones, and the safety-net resyncs.',
     ['part'],

@@ -13,6 +13,7 @@ import type { ChangeTopic, OpenDatabaseOptions } from '@cordon/db';
 import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
 import type { Logger } from 'pino';
 import type { ResolverMetrics } from '../index.ts';
+import type { StreamStats } from '../querylog/streams/sinks.ts';
 import { startModuleWorker } from '../threads.ts';
 import {
   type DataPlaneBlockPageOptions,
@@ -263,6 +264,17 @@ export async function startDataPlane(
   };
 }
 
+/** Each thread's log-stream counters added sink by sink; connected: how many threads' sinks are. */
+function sumStreams(a: StreamStats[] | undefined, b: StreamStats[]): StreamStats[] {
+  if (a === undefined) return b;
+  return a.map((s, i) => {
+    const o = b[i];
+    return o
+      ? { ...s, sent: s.sent + o.sent, dropped: s.dropped + o.dropped, connected: s.connected + o.connected }
+      : s;
+  });
+}
+
 /** Counters grouped in an object, summed member by member over threads. */
 const SUMMED_GROUPS = new Set(['queryLog', 'byTransport', 'byQtype', 'byRcode']);
 
@@ -291,7 +303,11 @@ function sumMetrics(head: ResolverMetrics, others: Array<ResolverMetrics | null>
         });
       } else if (SUMMED_GROUPS.has(key) && typeof value === 'object' && value !== null) {
         const total = { ...(sum[key] as Record<string, number>) };
-        for (const [k, v] of Object.entries(value as Record<string, number>)) total[k] = (total[k] ?? 0) + v;
+        for (const [k, v] of Object.entries(value as Record<string, number>)) {
+          // The log streams' counters (one list per thread, same targets): summed sink by sink.
+          if (Array.isArray(v)) total[k] = sumStreams(total[k] as unknown as StreamStats[] | undefined, v) as never;
+          else total[k] = (total[k] ?? 0) + v;
+        }
         sum[key] = total;
       }
     }

@@ -1,4 +1,5 @@
 import type { QueryLogRow } from './row.ts';
+import type { StreamStats } from './streams/sinks.ts';
 
 /**
  * The wire format of query-log batches between the resolving thread and the writer thread
@@ -67,8 +68,13 @@ export type FromWriter =
   | { readonly kind: 'spoolDeleted'; readonly bytes: number }
   | { readonly kind: 'flushed'; readonly seq: number }
   | { readonly kind: 'closed' }
-  /** A setting the thread could not use (it went on with the default), for the resolver's log. */
-  | { readonly kind: 'warning'; readonly message: string };
+  /**
+   * For the resolver's log, at warn unless `level` says info: a setting the thread could not use (it
+   * went on with the default), a log stream connected or lost.
+   */
+  | { readonly kind: 'warning'; readonly message: string; readonly level?: 'info' }
+  /** The log streams' counters (querylog/streams/sinks.ts), sent every second and before `flushed`. */
+  | { readonly kind: 'streams'; readonly stats: StreamStats[] };
 
 /** A batch being filled on the resolving thread (see {@link BatchBuilder.add}). */
 export class BatchBuilder {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { startModuleWorker } from '../threads.ts';
 import { BatchBuilder, type FromWriter, type ToWriter } from './batch.ts';
 import { claimSpoolDir, type RowsMessage, releaseSpoolDir, SpoolAppender } from './spool.ts';
+import type { StreamTarget } from './streams/targets.ts';
 import {
   type QueryLogOptions,
   type QueryLogRow,
@@ -27,7 +28,7 @@ export const QUERY_LOG_WORKER_BUNDLE_NAME = 'querylog-worker.mjs';
  * for a SQLite file or PostgreSQL, where a worker was expected). Never throws.
  */
 export function openQueryLog(handle: DatabaseHandle, logger: Logger, opts: QueryLogOptions = {}): QueryLogSink {
-  if (opts.worker === false) return new QueryLogWriter(handle, logger, opts);
+  if (opts.worker === false) return inline(handle, logger, opts);
   const connection =
     opts.connection ??
     (handle.dialect === 'sqlite' && handle.location !== ':memory:' ? { sqlitePath: handle.location } : null);
@@ -35,14 +36,20 @@ export function openQueryLog(handle: DatabaseHandle, logger: Logger, opts: Query
     if (handle.dialect === 'postgres') {
       logger.warn('query log: no connection options for a writer thread; writing on the resolving thread');
     }
-    return new QueryLogWriter(handle, logger, opts);
+    return inline(handle, logger, opts);
   }
   try {
     return new QueryLogWorkerWriter(connection, logger, opts);
   } catch (err) {
     logger.warn({ err }, 'query log: cannot start the writer thread; writing on the resolving thread');
-    return new QueryLogWriter(handle, logger, opts);
+    return inline(handle, logger, opts);
   }
+}
+
+/** A {@link QueryLogWriter}; log streams need the writer thread (docs/decisions.md "Query-log streaming"): none here. */
+function inline(handle: DatabaseHandle, logger: Logger, opts: QueryLogOptions): QueryLogWriter {
+  if ((opts.streams?.length ?? 0) > 0) logger.warn('query log: no writer thread; the log streams are off');
+  return new QueryLogWriter(handle, logger, opts);
 }
 
 /** Starts the writer thread (see {@link startModuleWorker}). @throws when its entry cannot be found */
@@ -50,9 +57,10 @@ function startWorker(
   connection: OpenDatabaseOptions,
   spool: { dir: string; run: string } | null,
   idle: boolean,
+  streams: readonly StreamTarget[],
 ): Worker {
   return startModuleWorker(new URL('./worker.ts', import.meta.url), QUERY_LOG_WORKER_BUNDLE_NAME, {
-    workerData: { connection, spool, idle },
+    workerData: { connection, spool, idle, streams },
     resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
   });
 }
@@ -122,6 +130,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
       connection,
       this.spool === null ? null : { dir: this.spool.dir, run: this.spool.run },
       opts.idleWriter ?? true,
+      opts.streams ?? [],
     );
     this.worker.unref();
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));
@@ -220,7 +229,11 @@ export class QueryLogWorkerWriter implements QueryLogSink {
         this.closeWaiter?.();
         return;
       case 'warning':
-        this.logger.warn(m.message);
+        if (m.level === 'info') this.logger.info(m.message);
+        else this.logger.warn(m.message);
+        return;
+      case 'streams':
+        this.stats.streams = m.stats;
         return;
     }
   }

@@ -16,14 +16,18 @@ import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
 import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange, SpoolAppender } from './spool.ts';
 import { insertQueryLogBatchesSqlite, type WritePace } from './sqlite-raw.ts';
+import { StreamHub } from './streams/hub.ts';
+import type { StreamTarget } from './streams/targets.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
 /** `spool`: the spool directory and this run's file prefix (querylog/spool.ts); `idle`: run at `SCHED_IDLE`. */
-const { connection, spool, idle } = workerData as {
+const { connection, spool, idle, streams } = workerData as {
   connection: OpenDatabaseOptions;
   spool: { dir: string; run: string } | null;
   idle: boolean;
+  /** The log streams (querylog/streams/*): every row received is handed to them, before its insert. */
+  streams: readonly StreamTarget[];
 };
 const send = (m: FromWriter) => port.postMessage(m);
 
@@ -45,6 +49,8 @@ function idleThisThread(): boolean {
 /** This thread's connection, as the inserts need it: `rows` messages, written in order in one transaction. */
 interface RawLog {
   insert(batches: readonly RowsMessage[], pace: WritePace | undefined): Promise<void>;
+  /** Customer id → MSP id, for the log streams. */
+  msps(): Promise<Map<number, number>>;
   close(): Promise<void>;
 }
 
@@ -64,6 +70,13 @@ async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
     return {
       // Bound from the batches' columns: no row objects to promote (bench/README.md "Resolver memory", round 8).
       insert: (batches, pace) => insertQueryLogBatchesSqlite(lite, batches, pace),
+      msps: async () =>
+        new Map(
+          (lite.prepare('select id, msp_id from customers').all() as Array<{ id: number; msp_id: number }>).map((r) => [
+            r.id,
+            r.msp_id,
+          ]),
+        ),
       close: async () => void lite.close(),
     };
   }
@@ -75,6 +88,10 @@ async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
       for (const b of batches) for (const r of readRows(b)) rows.push(r);
       return insertQueryLogRaw(handle, rows, pace);
     },
+    msps: async () =>
+      new Map(
+        (await handle.db.selectFrom('customers').select(['id', 'msp_id']).execute()).map((r) => [r.id, r.msp_id]),
+      ),
     close: () => handle.close(),
   };
 }
@@ -86,6 +103,37 @@ try {
 } catch (err) {
   openError = err instanceof Error ? err.message : String(err);
 }
+
+/** The log streams, or null without any (docs/decisions.md "Query-log streaming"). */
+const hub =
+  streams.length === 0
+    ? null
+    : new StreamHub(
+        streams,
+        (message) => send({ kind: 'warning', message, level: 'info' }),
+        handle === null ? null : () => handle?.msps() ?? Promise.resolve(new Map()),
+        streamBufferRows(process.env.CORDON_LOG_STREAM_BUFFER),
+      );
+/**
+ * Rows each log stream buffers at most (`CORDON_LOG_STREAM_BUFFER`, 10 to 1,000,000): undefined (the
+ * sinks' default) when unset; anything else keeps the default and is reported.
+ */
+function streamBufferRows(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 10 && n <= 1_000_000) return n;
+  send({
+    kind: 'warning',
+    message: `CORDON_LOG_STREAM_BUFFER must be a whole number from 10 to 1000000 (got "${value}")`,
+  });
+  return undefined;
+}
+
+/** Reports the streams' counters to the resolving thread (metrics). */
+const sendStreamStats = () => {
+  if (hub !== null) send({ kind: 'streams', stats: hub.stats() });
+};
+if (hub !== null) setInterval(sendStreamStats, 1000).unref();
 
 /**
  * Rows written per transaction at most when batches wait: the resolving thread posts 1,000-row batches,
@@ -175,10 +223,14 @@ async function writeSpooledRows(): Promise<void> {
     count += next.count;
   }
   let used = range.length;
+  // Spooled rows reach the streams when read back, once (a retried insert reads them again).
+  let streamed = false;
   const ok = await insertAndReport(
     () => {
       const decoded = decodeFrames(readSpoolRange(range));
       used = decoded.used;
+      if (hub !== null && !streamed) for (const m of decoded.messages) hub.push(readRows(m));
+      streamed = true;
       return decoded.messages;
     },
     count,
@@ -363,9 +415,14 @@ async function handleControl(m: Extract<ToWriter, { kind: 'flush' | 'close' | 's
       if (!parked) deleteSpoolFile(m.file);
       return;
     case 'flush':
+      sendStreamStats();
       send({ kind: 'flushed', seq: m.seq });
       return;
     case 'close':
+      if (hub !== null) {
+        await hub.close(STREAM_CLOSE_GRACE_MS);
+        sendStreamStats();
+      }
       parkedSpool?.end();
       await handle?.close().catch(() => undefined);
       handle = null;
@@ -395,7 +452,12 @@ async function drain(): Promise<void> {
   }
 }
 
+/** Longest the log streams may take to send what waits when the resolver closes, ms. */
+const STREAM_CLOSE_GRACE_MS = 2000;
+
 port.on('message', (m: ToWriter) => {
+  // Streamed on arrival: a slow database delays the inserts, not the streams.
+  if (hub !== null && m.kind === 'rows') hub.push(readRows(m));
   queue.push(m);
   // Closing during an outage: stop waiting out the backoff (the rows are kept for the next start).
   if (m.kind === 'close') wakeRetry?.();

@@ -5,6 +5,8 @@ import type * as PgCopyStreams from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import type { QueryLogRow } from './row.ts';
 import { COLUMNS, insertQueryLogSqlite, SQLITE_ROWS, type WritePace } from './sqlite-raw.ts';
+import type { StreamStats } from './streams/sinks.ts';
+import type { StreamTarget } from './streams/targets.ts';
 
 export type { QueryLogRow } from './row.ts';
 export type { WritePace } from './sqlite-raw.ts';
@@ -27,6 +29,8 @@ export interface QueryLogStats {
   failedBatches: number;
   /** Rows appended to the spool because `maxBuffer` rows were in memory (querylog/spool.ts). */
   spooled: number;
+  /** Each log stream's counters (`QueryLogOptions.streams`), as the writer thread last reported them. */
+  streams?: StreamStats[];
 }
 
 /** Writer settings (ResolverOptions.queryLog). */
@@ -64,6 +68,11 @@ export interface QueryLogOptions {
    * true: answering keeps the core, the log is written when it is free.
    */
   idleWriter?: boolean;
+  /**
+   * Where the writer thread streams every row it receives (docs/operations.md "Query-log
+   * streaming"): dnstap, syslog, NDJSON. Needs the writer thread; without one, none (logged).
+   */
+  streams?: readonly StreamTarget[];
 }
 
 /** PostgreSQL, inside the insert's transaction: waits for the fold's exclusive hold of the write lock, then holds it shared. */
