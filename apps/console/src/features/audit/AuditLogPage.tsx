@@ -30,6 +30,19 @@ function download(text: string, name: string): void {
 }
 
 /** The before/after of a row, short, with the whole JSON in a tooltip. */
+/**
+ * Who made an audit row's change: the admin's e-mail, the API token it was made with (docs/api.md
+ * "API tokens") with its admin, or the operator for a server command.
+ */
+export function auditActor(
+  entry: Pick<AuditEntry, 'admin_email' | 'api_token_name'>,
+  t: (key: string, values?: Record<string, string>) => string,
+): string {
+  if (entry.admin_email === null) return t('audit.operator');
+  if (entry.api_token_name) return t('audit.viaToken', { name: entry.api_token_name, email: entry.admin_email });
+  return entry.admin_email;
+}
+
 function Change({ entry }: { entry: AuditEntry }) {
   const text = entry.after ?? entry.before;
   if (!text) return null;
@@ -113,7 +126,7 @@ function AuditLog({ mspId }: { mspId?: number }) {
             key: 'who',
             header: t('audit.who'),
             sortKey: 'admin_email',
-            render: (r) => r.admin_email ?? t('audit.operator'),
+            render: (r) => auditActor(r, t),
           },
           { key: 'action', header: t('audit.action'), sortKey: 'action', render: (r) => <Code>{r.action}</Code> },
           {
