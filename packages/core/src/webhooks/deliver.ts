@@ -1,6 +1,6 @@
 import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
-import type { OutboundOptions } from '@cordon/shared/outbound';
+import { OUTBOUND_FAILURE, type OutboundOptions } from '@cordon/shared/outbound';
 import type { Kysely, Selectable } from 'kysely';
 import { type CoreDeps, OPERATOR, openStored } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -123,7 +123,13 @@ async function attemptOne(
     const post = opts.post ?? ((url, body, h) => postWebhook(url, body, h, opts.limits ?? {}, opts.outbound ?? {}));
     outcome = await post(endpoint.url, delivery.payload, headers);
   } catch (err) {
-    outcome = { ok: false, status: null, error: err instanceof Error ? err.message : String(err) };
+    // Not the receiver's doing (e.g. the secret could not be opened): the detail is the operator's.
+    outcome = {
+      ok: false,
+      status: null,
+      error: OUTBOUND_FAILURE,
+      detail: err instanceof Error ? err.message : String(err),
+    };
   }
   const attempts = delivery.attempts + 1;
   const at = deps.now();
@@ -182,7 +188,10 @@ async function attemptOne(
       .execute();
     const reason = disableReason(failures, failingSince, now);
     if (reason !== null) await disableEndpoint(deps, endpoint, reason);
-    opts.log?.warn({ webhook: endpointId, delivery: id, status: outcome.status, failures }, 'webhook delivery failed');
+    opts.log?.warn(
+      { webhook: endpointId, delivery: id, status: outcome.status, detail: outcome.detail, failures },
+      'webhook delivery failed',
+    );
   }
   return { deliveryId: id, endpointId, ok: outcome.ok, status: outcome.status };
 }

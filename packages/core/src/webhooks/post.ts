@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import { OutboundError, type OutboundOptions, pinnedLookup, resolveOutbound } from '@cordon/shared/outbound';
+import {
+  logOutboundFailure,
+  OUTBOUND_FAILURE,
+  OutboundError,
+  type OutboundOptions,
+  pinnedLookup,
+  resolveOutbound,
+} from '@cordon/shared/outbound';
 
 /** Limits of one webhook POST (docs/security.md "Webhooks"). */
 export interface PostLimits {
@@ -12,11 +19,24 @@ export interface PostLimits {
   maxResponseBytes?: number;
 }
 
-/** The outcome of one attempt: the HTTP status (null when none came) and, on failure, why (for the owner's log). */
+/**
+ * The outcome of one attempt: the HTTP status (null when none came) and, on failure, what the owner's
+ * delivery log shows: `HTTP <status>` when the receiver answered, else {@link OUTBOUND_FAILURE} whatever
+ * the cause (a refused address, DNS, connection, TLS, time), whose detail goes to the operator's log
+ * only (docs/security.md "Outbound requests": no probing of internal addresses through the log).
+ */
 export interface PostOutcome {
   ok: boolean;
   status: number | null;
   error: string | null;
+  /** The cause of a failure without an HTTP answer, for the operator only; absent otherwise. */
+  detail?: string;
+}
+
+/** A failure without an answer: the tenant's one message, the detail logged for the operator. */
+function unreachable(url: string, detail: string): PostOutcome {
+  logOutboundFailure(url, detail);
+  return { ok: false, status: null, error: OUTBOUND_FAILURE, detail };
 }
 
 /** True for a loopback address (127/8, ::1, and their IPv4-mapped form). */
@@ -30,7 +50,7 @@ function isLoopback(address: string): boolean {
  * unless the operator allows them), the socket connects to the checked address, `http:` is used
  * only when that address is loopback (and therefore allowed), redirects are not followed (a 3xx is
  * a failure), connect and total time and the response size are capped. A 2xx is a success.
- * Never throws: every failure is an outcome; the detail stays in `error` (no secret is in it).
+ * Never throws: every failure is an outcome ({@link PostOutcome}).
  */
 export async function postWebhook(
   url: string,
@@ -43,19 +63,19 @@ export async function postWebhook(
   try {
     parsed = new URL(url);
   } catch {
-    return { ok: false, status: null, error: 'not a valid URL' };
+    return unreachable(url, 'not a valid URL');
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return { ok: false, status: null, error: 'only https:// URLs are delivered to' };
+    return unreachable(url, 'only https:// URLs are delivered to');
   }
   let checked: Awaited<ReturnType<typeof resolveOutbound>>;
   try {
     checked = await resolveOutbound(parsed.hostname, outbound);
   } catch (err) {
-    return { ok: false, status: null, error: err instanceof OutboundError ? err.detail : String(err) };
+    return unreachable(url, err instanceof OutboundError ? err.detail : String(err));
   }
   if (parsed.protocol === 'http:' && !isLoopback(checked.address)) {
-    return { ok: false, status: null, error: 'http:// is only allowed to an allowed loopback address' };
+    return unreachable(url, `http:// is only allowed to an allowed loopback address, not ${checked.address}`);
   }
   const connectMs = limits.connectMs ?? 5000;
   const totalMs = limits.totalMs ?? 10_000;
@@ -70,6 +90,9 @@ export async function postWebhook(
       clearTimeout(totalTimer);
       req.destroy();
       resolve(outcome);
+    };
+    const fail = (detail: string) => {
+      if (!settled) finish(unreachable(url, detail));
     };
     const req = client.request(
       parsed,
@@ -101,21 +124,15 @@ export async function postWebhook(
           if (size > maxBytes) done();
         });
         res.on('end', done);
-        res.on('error', (err) => finish({ ok: false, status, error: `response failed: ${err.message}` }));
+        res.on('error', (err) => fail(`response failed after HTTP ${status}: ${err.message}`));
       },
     );
-    const connectTimer = setTimeout(
-      () => finish({ ok: false, status: null, error: `no connection within ${connectMs} ms` }),
-      connectMs,
-    );
-    const totalTimer = setTimeout(
-      () => finish({ ok: false, status: null, error: `no answer within ${totalMs} ms` }),
-      totalMs,
-    );
+    const connectTimer = setTimeout(() => fail(`no connection within ${connectMs} ms`), connectMs);
+    const totalTimer = setTimeout(() => fail(`no answer within ${totalMs} ms`), totalMs);
     req.on('socket', (socket) => {
       socket.once(parsed.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     });
-    req.on('error', (err) => finish({ ok: false, status: null, error: `request failed: ${err.message}` }));
+    req.on('error', (err) => fail(`request failed: ${err.message}`));
     req.end(body);
   });
 }
