@@ -55,6 +55,12 @@ export const FORBIDDEN: readonly ForbiddenEdge[] = [
     reason: 'the console talks to the API over HTTP and shares only the contract',
   },
   {
+    name: 'sdk-only-shared',
+    from: /^packages\/sdk\/(src|examples)\//,
+    to: /^(apps\/|packages\/(?!shared\/|sdk\/))/,
+    reason: 'the SDK talks to the API over HTTP and shares only the contract (its tests may start an API)',
+  },
+  {
     name: 'cli-commands-use-core',
     from: /^apps\/cli\/src\/commands\/(?!serve\.ts$)/,
     to: /^apps\/api\//,
