@@ -157,6 +157,7 @@ export interface TokenDraft {
   code: string;
 }
 
+/** A new form: read-only, 90 days, nothing typed. */
 export const EMPTY_DRAFT: TokenDraft = { name: '', access: 'read', days: 90, password: '', code: '' };
 
 /** The create form's fields: name, access, expiry in days, the current password and, with 2FA on, the code. */
