@@ -409,14 +409,6 @@ export async function startScriptedUpstream(cacheable: ReadonlySet<string> = new
     answered++;
     return Buffer.concat(parts);
   };
-  const udp = dgram.createSocket({ type: 'udp4', recvBufferSize: 8 << 20 });
-  udp.on('message', (msg, rinfo) => {
-    const res = respond(msg);
-    if (res) udp.send(res, rinfo.port, rinfo.address);
-  });
-  udp.on('error', () => {});
-  await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
-  const port = udp.address().port;
   const tcp = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
     socket.on('error', () => socket.destroy());
@@ -432,15 +424,39 @@ export async function startScriptedUpstream(cacheable: ReadonlySet<string> = new
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', () => resolve());
-  });
+  // UDP picks a free port and TCP takes the same number, which may be some TCP client's ephemeral
+  // port at that moment (other tests run in parallel): then another.
+  let udp: dgram.Socket | undefined;
+  let port = 0;
+  for (let attempt = 1; udp === undefined; attempt++) {
+    const socket = dgram.createSocket({ type: 'udp4', recvBufferSize: 8 << 20 });
+    socket.on('message', (msg, rinfo) => {
+      const res = respond(msg);
+      if (res) socket.send(res, rinfo.port, rinfo.address);
+    });
+    socket.on('error', () => {});
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+    port = socket.address().port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, '127.0.0.1', () => {
+          tcp.off('error', reject);
+          resolve();
+        });
+      });
+      udp = socket;
+    } catch (err) {
+      socket.close();
+      if (attempt >= 20) throw err;
+    }
+  }
+  const bound = udp;
   return {
     port,
     answered: () => answered,
     close: async () => {
-      await new Promise<void>((r) => udp.close(() => r()));
+      await new Promise<void>((r) => bound.close(() => r()));
       await new Promise<void>((r) => tcp.close(() => r()));
     },
   };
