@@ -1,6 +1,6 @@
 import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
-import { categoryById, SECURITY_CATEGORY_IDS, type WebhookEventType } from '@cordon/shared';
+import { categoryById, parseLicenceLimit, SECURITY_CATEGORY_IDS, type WebhookEventType } from '@cordon/shared';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { CoreDeps } from '../context.ts';
 import { eventBody, newEventId } from './service.ts';
@@ -14,6 +14,33 @@ export const PRODUCE_BATCH = 5000;
 type Audience = { customerId: number } | { mspId: number } | 'all-msps';
 
 const SECURITY = new Set(SECURITY_CATEGORY_IDS);
+
+/** The licence-use thresholds announced, percent of the MSP's customer limit (issue 26). */
+export const LICENCE_THRESHOLDS: readonly number[] = [80, 100];
+
+/**
+ * The thresholds of {@link LICENCE_THRESHOLDS} the MSP's licence use crossed upwards when its customer
+ * `customerId` was created: its customers up to that id (ids grow; deleted ones no longer count)
+ * against its licence as a customer limit (issue 11: a whole number, else no limit and no event).
+ */
+async function licenceCrossed(
+  trx: Transaction<Database>,
+  mspId: number,
+  customerId: number,
+): Promise<{ used: number; limit: number; crossed: number[] } | null> {
+  const msp = await trx.selectFrom('msps').select('license').where('id', '=', mspId).executeTakeFirst();
+  const limit = parseLicenceLimit(msp?.license ?? '');
+  if (limit === null || limit === 0) return null;
+  const row = await trx
+    .selectFrom('customers')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('msp_id', '=', mspId)
+    .where('id', '<=', customerId)
+    .executeTakeFirstOrThrow();
+  const used = Number(row.n);
+  const crossed = LICENCE_THRESHOLDS.filter((t) => used * 100 >= t * limit && (used - 1) * 100 < t * limit);
+  return crossed.length > 0 ? { used, limit, crossed } : null;
+}
 
 /** The admin-change audit actions sent as `admin.changed` (docs/api.md "Webhooks"). */
 const ADMIN_ACTIONS = new Set([
@@ -204,7 +231,8 @@ async function produceSecurityHits(trx: Transaction<Database>, now: number, pg: 
 /**
  * Audit-log events past the watermark: `device.enrol` → `device.enrolled` (the customer's),
  * admin and 2FA changes → `admin.changed` (the admin's customer, else MSP), a failed `feed.run` →
- * `feed.failed` (every MSP: the category database is shared). No before/after state is sent.
+ * `feed.failed` (every MSP: the category database is shared), a `customer.create` that takes the MSP's
+ * licence use past a threshold → `licence.threshold` (the MSP's). No before/after state is sent.
  */
 async function produceAuditEvents(trx: Transaction<Database>, now: number, pg: boolean): Promise<void> {
   const name = 'audit_log';
@@ -251,6 +279,23 @@ async function produceAuditEvents(trx: Transaction<Database>, now: number, pg: b
         },
         now,
       );
+    } else if (r.action === 'customer.create' && r.msp_id !== null && r.entity_id !== null) {
+      const licence = await licenceCrossed(trx, r.msp_id, r.entity_id);
+      for (const threshold of licence?.crossed ?? []) {
+        await enqueueEvent(
+          trx,
+          { mspId: r.msp_id },
+          'licence.threshold',
+          {
+            msp_id: r.msp_id,
+            threshold_percent: threshold,
+            customers: licence?.used,
+            licence: licence?.limit,
+            at: r.at,
+          },
+          now,
+        );
+      }
     } else if (r.action === 'feed.run' && r.after_json !== null && r.entity_id !== null) {
       const after = JSON.parse(r.after_json) as { status?: string; error?: string | null };
       if (after.status === 'error') {

@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'admin.changed',
   'report.sent',
   'feed.failed',
+  'licence.threshold',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'ping';
 

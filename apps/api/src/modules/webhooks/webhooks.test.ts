@@ -417,14 +417,14 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
     expect((await t.handle.db.selectFrom('webhook_deliveries').select('id').execute()).length).toBe(6);
   });
 
-  it('sends device enrolled, admin changed and feed failed events from the audit trail, and report sent from the archive', async () => {
+  it('sends device enrolled, admin changed, feed failed and licence threshold events from the audit trail, and report sent from the archive', async () => {
     const customerHook = await create(a.customerToken, {
       url: 'https://hooks.example.test/c',
       events: ['device.enrolled', 'admin.changed', 'report.sent'],
     });
     const mspHook = await create(a.mspToken, {
       url: 'https://hooks.example.test/m',
-      events: ['admin.changed', 'feed.failed'],
+      events: ['admin.changed', 'feed.failed', 'licence.threshold'],
     });
     const otherMsp = await create(b.mspToken, {
       url: 'https://hooks.example.test/b',
@@ -485,6 +485,14 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
         created_at: '2025-06-15T12:00:00.000Z',
       })
       .execute();
+    // A licence of 2 customers: the second takes the MSP past 80 % and to 100 %.
+    await t.handle.db.updateTable('msps').set({ license: '2' }).where('id', '=', a.mspId).execute();
+    const second = await call(t.app, t.rootToken, 'POST', '/restapi/users/', {
+      accountName: 'Second',
+      msp_id: a.mspId,
+      timezone: 'UTC',
+    });
+    expect(second.statusCode, second.body).toBe(201);
     await webhooks.produceEvents(deps(), t.clock.now);
     const deliveries = await t.handle.db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
     const seen = deliveries.map((d) => [d.endpoint_id, d.type]);
@@ -498,6 +506,12 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
         [customerHook.id, 'report.sent'],
       ]),
     );
+    const licence = deliveries.filter((d) => d.type === 'licence.threshold');
+    expect(licence.map((d) => [d.endpoint_id, JSON.parse(d.payload).data.threshold_percent])).toEqual([
+      [mspHook.id, 80],
+      [mspHook.id, 100],
+    ]);
+    expect(JSON.parse(licence[1]?.payload ?? '').data).toMatchObject({ customers: 2, licence: 2 });
     expect(seen).not.toContainEqual([otherMsp.id, 'admin.changed']);
     const admin = JSON.parse(deliveries.find((d) => d.type === 'admin.changed')?.payload ?? '');
     expect(admin.data).toMatchObject({ action: 'admin.create', user_id: a.customerId });

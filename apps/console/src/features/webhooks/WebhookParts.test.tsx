@@ -119,10 +119,18 @@ describe('webhook parts', () => {
 
   it('offers every event type as a labelled checkbox, and shows a secret once', async () => {
     const boxes = await render(<EventCheckboxes value={['security.hit']} onChange={() => undefined} />);
-    for (const type of ['security.hit', 'device.enrolled', 'admin.changed', 'report.sent', 'feed.failed']) {
+    for (const type of [
+      'security.hit',
+      'device.enrolled',
+      'admin.changed',
+      'report.sent',
+      'feed.failed',
+      'licence.threshold',
+    ]) {
       expect(boxes).toContain(`value="${type}"`);
     }
-    expect(boxes.match(/type="checkbox"/g)?.length).toBe(5);
+    expect(boxes.match(/type="checkbox"/g)?.length).toBe(6);
+    expect(boxes).toContain('Licence use past 80 % or 100 %');
     const secret = await render(<SecretOnce secret="whsec_c2VjcmV0" onDone={() => undefined} />);
     expect(secret).toContain('whsec_c2VjcmV0');
     expect(secret).toContain('Shown only once');
