@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { admins } from '@cordon/core';
-import { testDialects } from '@cordon/db/testing';
+import { createChangeFeed } from '@cordon/db';
+import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import { ErrorTexts } from '@cordon/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
   type TenantFixture,
   type TestApp,
 } from '../../../test/helpers.ts';
+import { buildApp, ensureSystemAdmin } from '../../index.ts';
 
 const PASSWORD = 'Passw0rd!';
 const TOKENS = '/restapi/auth/api-tokens';
@@ -272,5 +274,37 @@ describe.each(testDialects())('API tokens on %s (docs/api.md "API tokens")', (di
     const sixth = await call(t.app, session, 'POST', TOKENS, { ...body, current_password: ADMIN.password });
     expect(sixth.statusCode).toBe(429);
     expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('API token secrets in logs (docs/security.md "API tokens")', () => {
+  it('never logs a token secret or the password that created it, even at trace level', async () => {
+    const handle = await createTestDatabase('sqlite');
+    const lines: string[] = [];
+    const app = await buildApp({
+      db: handle,
+      changes: createChangeFeed(handle),
+      jwtSecret: randomBytes(32),
+      logger: { level: 'trace', stream: { write: (line: string) => void lines.push(line) } },
+    });
+    try {
+      await ensureSystemAdmin(handle, { email: ADMIN.email, password: ADMIN.password });
+      const session = await login(app, ADMIN.email, ADMIN.password);
+      const made = await call(app, session, 'POST', TOKENS, {
+        name: 'logged?',
+        access: 'read',
+        current_password: ADMIN.password,
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      const secret = made.json().secret as string;
+      expect((await call(app, secret, 'GET', '/restapi/msp?limit=7')).statusCode).toBe(200);
+      expect((await call(app, `${secret.slice(0, -1)}x`, 'GET', '/restapi/msp')).statusCode).toBe(401);
+      const log = lines.join('\n');
+      expect(log).toContain('limit=7'); // the request is logged, without its secret
+      for (const s of [secret, secret.slice(17), ADMIN.password]) expect(log, s).not.toContain(s);
+    } finally {
+      await app.close();
+      await handle.close();
+    }
   });
 });
