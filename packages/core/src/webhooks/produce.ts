@@ -152,6 +152,22 @@ async function produceSecurityHits(trx: Transaction<Database>, now: number, pg: 
     await setWatermark(trx, name, await maxId(trx, 'query_log'), true);
     return;
   }
+  // Read up to the log's end as it is now: rows inserted meanwhile wait for the next run.
+  const top = await maxId(trx, 'query_log');
+  if (top <= from) return;
+  const subscribed = await trx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('enabled', '=', 1)
+    .where('events', 'like', '%"security.hit"%')
+    .limit(1)
+    .executeTakeFirst();
+  if (!subscribed) {
+    // Nobody listens: skip the scan (hits are not sent after the fact to a new endpoint).
+    await setWatermark(trx, name, top, false);
+    return;
+  }
+  // Only blocked, categorised rows are read, so a busy log costs one range scan per run.
   const rows = await trx
     .selectFrom('query_log')
     .select([
@@ -166,15 +182,15 @@ async function produceSecurityHits(trx: Transaction<Database>, now: number, pg: 
       'qtype',
       'categories',
       'user_name',
-      'action',
     ])
     .where('id', '>', from)
+    .where('id', '<=', top)
+    .where('action', '=', 'blocked')
+    .where('categories', '!=', '')
     .orderBy('id')
     .limit(PRODUCE_BATCH)
     .execute();
-  if (rows.length === 0) return;
   for (const r of rows) {
-    if (r.action !== 'blocked' || r.categories === '') continue;
     const ids = r.categories.split(',').map(Number);
     const hit = ids.filter((c) => SECURITY.has(c));
     if (hit.length === 0) continue;
@@ -220,7 +236,7 @@ async function produceSecurityHits(trx: Transaction<Database>, now: number, pg: 
       now,
     );
   }
-  await setWatermark(trx, name, Number(rows[rows.length - 1]?.id), false);
+  await setWatermark(trx, name, rows.length === PRODUCE_BATCH ? Number(rows[rows.length - 1]?.id) : top, false);
   // Hits older than the interval can no longer suppress anything.
   await trx
     .deleteFrom('webhook_hits')

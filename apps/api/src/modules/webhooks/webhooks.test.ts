@@ -355,14 +355,6 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
   });
 
   it('sends a security hit once per domain and client per hour, only to subscribed endpoints of the customer and its MSP', async () => {
-    const customerHook = await create(a.customerToken, {
-      url: 'https://hooks.example.test/c',
-      events: ['security.hit'],
-    });
-    const mspHook = await create(a.mspToken, { url: 'https://hooks.example.test/m', events: ['security.hit'] });
-    await create(a.mspToken, { url: 'https://hooks.example.test/other', events: ['admin.changed'] });
-    await create(b.customerToken, { url: 'https://hooks.example.test/b', events: ['security.hit'] });
-    await webhooks.produceEvents(deps(), t.clock.now); // the watermarks start at the logs' end
     const row = (ts: number, qname: string, categories: string, ip = '10.1.0.66', action = 'blocked') => ({
       ts,
       customer_id: a.customerId,
@@ -379,6 +371,19 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
       answer_source: 'policy',
       latency_us: 50,
     });
+    await webhooks.produceEvents(deps(), t.clock.now); // the watermarks start at the logs' end
+    // A hit while no endpoint listens is not sent later to a new one.
+    await insertQueryLogRows(t.handle, [row(t.clock.now - 9000, 'early.example', '5')]);
+    await webhooks.produceEvents(deps(), t.clock.now);
+    const customerHook = await create(a.customerToken, {
+      url: 'https://hooks.example.test/c',
+      events: ['security.hit'],
+    });
+    const mspHook = await create(a.mspToken, { url: 'https://hooks.example.test/m', events: ['security.hit'] });
+    await create(a.mspToken, { url: 'https://hooks.example.test/other', events: ['admin.changed'] });
+    await create(b.customerToken, { url: 'https://hooks.example.test/b', events: ['security.hit'] });
+    await webhooks.produceEvents(deps(), t.clock.now);
+    expect(await t.handle.db.selectFrom('webhook_deliveries').select('id').execute()).toEqual([]);
     const now = t.clock.now;
     await insertQueryLogRows(t.handle, [
       row(now - 5000, 'phish.example', '5'),
