@@ -105,6 +105,8 @@ export interface ServeConfig {
   readPool: number;
   /** The longest a heavy read may take, waiting included, seconds; past it the API answers 503 `ERR_QUERY_TIMEOUT`. */
   readTimeout: number;
+  /** How often the worker role looks for due jobs, ms (docs/operations.md "Mail, invitations and 2FA": webhooks); default 15,000. */
+  workerTickMs: number;
   /**
    * Ranges the outbound-request guard lets through although internal (docs/security.md "Outbound
    * requests"; canonical CIDR text); empty by default: no tenant's SMTP server or feed URL may be internal.
@@ -411,6 +413,14 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_READ_TIMEOUT',
     description: 'longest a heavy read may take, waiting included; past it the API answers 503 ERR_QUERY_TIMEOUT',
     defaultValue: '10',
+  },
+  {
+    key: 'workerTickMs',
+    flag: '--worker-tick-ms <ms>',
+    env: 'CORDON_WORKER_TICK_MS',
+    description:
+      'how often the worker role runs its due jobs (webhook deliveries wait at most this long), 100-600000 ms',
+    defaultValue: '15000',
   },
   {
     key: 'adminEmail',
@@ -756,6 +766,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     // At most 8 of the PostgreSQL pool's 10 connections: the other requests keep theirs.
     readPool: parseWholeNumber(raw('readPool') ?? '', label('readPool'), 1, 8),
     readTimeout: parseWholeNumber(raw('readTimeout') ?? '', label('readTimeout'), 1, 3600),
+    workerTickMs: parseWholeNumber(raw('workerTickMs') ?? '', label('workerTickMs'), 100, 600_000),
     outboundAllow: outboundAllowance(raw('outboundAllow') ?? '', label('outboundAllow')),
     adminEmail: raw('adminEmail'),
     adminPassword: raw('adminPassword'),

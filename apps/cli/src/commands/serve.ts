@@ -262,6 +262,7 @@ export async function startCordon(
         {
           log: workerLog,
           onJobDone: ops.metrics.observeJob,
+          tickMs: config.workerTickMs,
         },
       );
       closers.push(() => {
