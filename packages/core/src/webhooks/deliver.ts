@@ -3,6 +3,7 @@ import { nowIso } from '@cordon/db';
 import { OUTBOUND_FAILURE, type OutboundOptions } from '@cordon/shared/outbound';
 import type { Kysely, Selectable } from 'kysely';
 import { type CoreDeps, OPERATOR, openStored } from '../context.ts';
+import { sendMail } from '../mail/index.ts';
 import { mutate } from '../mutation/index.ts';
 import type { WorkerJob, WorkerLog } from '../worker/index.ts';
 import { type PostLimits, type PostOutcome, postWebhook } from './post.ts';
@@ -187,7 +188,10 @@ async function attemptOne(
       .where('next_attempt_at', '<', retryAt)
       .execute();
     const reason = disableReason(failures, failingSince, now);
-    if (reason !== null) await disableEndpoint(deps, endpoint, reason);
+    if (reason !== null) {
+      await disableEndpoint(deps, endpoint, reason);
+      await mailDisableNotice(deps, endpoint, reason, opts.log);
+    }
     opts.log?.warn(
       { webhook: endpointId, delivery: id, status: outcome.status, detail: outcome.detail, failures },
       'webhook delivery failed',
@@ -223,6 +227,45 @@ async function disableEndpoint(deps: CoreDeps, endpoint: EndpointRow, reason: st
       });
     },
   );
+}
+
+/**
+ * Mails the owner's admins (the customer's, else the MSP's) that `endpoint` was disabled and why,
+ * through the MSP's mail settings (else the system's). Best effort: without mail settings, or when
+ * the server refuses, the audit row and the console's banner remain the notice (issue 26).
+ */
+async function mailDisableNotice(
+  deps: CoreDeps,
+  endpoint: EndpointRow,
+  reason: string,
+  log?: WorkerLog,
+): Promise<void> {
+  const admins = await deps.handle.db
+    .selectFrom('admins')
+    .select('email')
+    .where((eb) =>
+      endpoint.customer_id === null
+        ? eb.and([eb('msp_id', '=', endpoint.msp_id), eb('customer_id', 'is', null), eb('role', '=', 3)])
+        : eb.and([eb('customer_id', '=', endpoint.customer_id), eb('role', '=', 4)]),
+    )
+    .execute();
+  if (admins.length === 0) return;
+  try {
+    await sendMail(
+      deps,
+      { mspId: endpoint.msp_id },
+      {
+        to: admins.map((a) => a.email),
+        subject: `Webhook endpoint disabled: ${endpoint.url}`,
+        text: `Cordon stopped delivering events to ${endpoint.url}: ${reason}.\nFix the receiver, then switch the endpoint on again on the Webhooks page; its delivery log shows each attempt.`,
+      },
+    );
+  } catch (err) {
+    log?.warn(
+      { webhook: endpoint.id, err: err instanceof Error ? err.message : String(err) },
+      'webhook disable notice not mailed',
+    );
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { webhooks } from '@cordon/core';
 import { testDialects } from '@cordon/db/testing';
 import { SEALED_PREFIX } from '@cordon/pki';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSmtpCatcher } from '../../../../../test/support/smtp-catcher.ts';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
 import { insertQueryLogRows } from '../../../test/query-log.ts';
 
@@ -309,6 +310,17 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
     const hook = await create(a.customerToken, { url: 'https://hooks.example.test/dead', events: ['security.hit'] });
     await call(t.app, a.customerToken, 'POST', `/restapi/webhooks/${hook.id}/test`);
     await call(t.app, a.customerToken, 'POST', `/restapi/webhooks/${hook.id}/test`);
+    const smtp = await startSmtpCatcher();
+    const mail = await call(t.app, t.rootToken, 'POST', '/restapi/mail', {
+      server: '127.0.0.1',
+      port: smtp.port,
+      security: 'none',
+      sender: 'Cordon',
+      from_email: 'noreply@cordon.test',
+      notification_period: 'daily',
+      username: '',
+    });
+    expect(mail.statusCode, mail.body).toBe(200);
     workerNow = t.clock.now;
     const attempts: number[] = [];
     const post = async () => {
@@ -342,6 +354,11 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
     expect(log.map((d: { status: string }) => d.status)).toEqual(['failed', 'failed']);
     const [disabled] = await audits('webhook.disable');
     expect(disabled).toMatchObject({ customer_id: a.customerId, entity_id: hook.id });
+    // The notice is mailed to the customer's admins too (the mail settings allow it).
+    const notice = await smtp.waitFor('cust1@example.test', { timeoutMs: 5000 });
+    await smtp.close();
+    expect(notice.subject).toBe('Webhook endpoint disabled: https://hooks.example.test/dead');
+    expect(notice.text).toContain('10 consecutive failed deliveries');
     // Disabled: no more attempts, no test, no redelivery until enabled again.
     expect(await webhooks.runDeliveries(deps(), workerNow + 365 * 86_400_000, { post })).toEqual([]);
     expect((await call(t.app, a.customerToken, 'POST', `/restapi/webhooks/${hook.id}/test`)).statusCode).toBe(409);
