@@ -154,22 +154,35 @@ const dnsRcodes = require('dns-packet/rcodes') as { toRcode(name: string): numbe
 
 /** The qtype number of a query-log `qtype` (`A`, `HTTPS`, `TYPE65`…; RFC 3597 §5), 0 when unknown. */
 export function qtypeCode(name: string): number {
-  if (name === 'HTTPS') return 65;
-  if (name === 'SVCB') return 64;
-  const m = /^TYPE(\d{1,5})$/.exec(name);
-  return m ? Number(m[1]) & 0xffff : dnsTypes.toType(name);
-}
-
-/** A name in wire form (RFC 1035 §3.1): labels of the logged qname as Latin-1 bytes, 63 at most each. */
-function nameWire(qname: string): Buffer {
-  const labels = qname.replace(/\.$/, '').split('.').filter(Boolean);
-  const parts: Buffer[] = [];
-  for (const l of labels) {
-    const b = Buffer.from(l, 'latin1').subarray(0, 63);
-    parts.push(Buffer.of(b.length), b);
+  let code = qtypeCodes.get(name);
+  if (code === undefined) {
+    const m = /^TYPE(\d{1,5})$/.exec(name);
+    code = name === 'HTTPS' ? 65 : name === 'SVCB' ? 64 : m ? Number(m[1]) & 0xffff : dnsTypes.toType(name);
+    // The log's qtypes are a few dozen names at most (TYPEnnn included: 65,536).
+    if (qtypeCodes.size < 70_000) qtypeCodes.set(name, code);
   }
-  parts.push(Buffer.of(0));
-  return Buffer.concat(parts);
+  return code;
+}
+const qtypeCodes = new Map<string, number>();
+
+/**
+ * Writes `qname` in wire form (RFC 1035 §3.1) into `out` at `at` — labels as Latin-1 bytes, 63 at
+ * most each, empty ones skipped — and returns the offset after it. `out` needs `qname.length + 2` bytes.
+ */
+function writeName(qname: string, out: Buffer, at: number): number {
+  let o = at;
+  let start = 0;
+  for (let i = 0; i <= qname.length; i++) {
+    if (i < qname.length && qname.charCodeAt(i) !== 0x2e) continue;
+    const len = Math.min(i - start, 63);
+    if (len > 0) {
+      out[o++] = len;
+      o += out.write(qname.slice(start, start + len), o, 'latin1');
+    }
+    start = i + 1;
+  }
+  out[o++] = 0;
+  return o;
 }
 
 /**
@@ -178,16 +191,15 @@ function nameWire(qname: string): Buffer {
  * thread hands over rows, not wire messages (no copy per query): docs/operations.md "Query-log streaming".
  */
 export function questionMessage(row: QueryLogRow, response: boolean): Buffer {
-  const name = nameWire(row.qname);
-  const msg = Buffer.alloc(12 + name.length + 4);
-  const rcode = response ? dnsRcodes.toRcode(row.rcode) & 0xf : 0;
-  msg.writeUInt16BE(0, 0);
-  msg.writeUInt16BE((response ? 0x8180 : 0x0100) | rcode, 2);
-  msg.writeUInt16BE(1, 4);
-  name.copy(msg, 12);
-  msg.writeUInt16BE(qtypeCode(row.qtype), 12 + name.length);
-  msg.writeUInt16BE(1, 14 + name.length);
-  return msg;
+  const buf = Buffer.allocUnsafe(12 + row.qname.length + 2 + 4);
+  // id 0; QDCOUNT 1, ANCOUNT, NSCOUNT, ARCOUNT 0.
+  buf.writeUInt32BE((response ? 0x8180 | (dnsRcodes.toRcode(row.rcode) & 0xf) : 0x0100) >>> 0, 0);
+  buf.writeUInt32BE(0x00010000, 4);
+  buf.writeUInt32BE(0, 8);
+  const end = writeName(row.qname, buf, 12);
+  buf.writeUInt16BE(qtypeCode(row.qtype), end);
+  buf.writeUInt16BE(1, end + 2);
+  return buf.subarray(0, end + 4);
 }
 
 /** The 4 or 16 bytes of an IP address, or null for anything else. */
@@ -235,12 +247,15 @@ export function dnstapFrame(row: StreamRow, identity: Uint8Array, version: Uint8
   const sec = Math.floor(row.ts / 1000);
   inner.uint(MSG.queryTimeSec, sec);
   inner.fixed32(MSG.queryTimeNsec, Math.round((row.ts - sec * 1000) * 1e6));
-  inner.bytes(MSG.queryMessage, questionMessage(row, false));
+  const query = questionMessage(row, false);
+  inner.bytes(MSG.queryMessage, query);
   const doneUs = row.ts * 1000 + row.latency_us;
   const rsec = Math.floor(doneUs / 1e6);
   inner.uint(MSG.responseTimeSec, rsec);
   inner.fixed32(MSG.responseTimeNsec, Math.round((doneUs - rsec * 1e6) * 1000));
-  inner.bytes(MSG.responseMessage, questionMessage(row, true));
+  // The response: the query's bytes with QR, RA and the rcode.
+  query.writeUInt16BE(0x8180 | (dnsRcodes.toRcode(row.rcode) & 0xf), 2);
+  inner.bytes(MSG.responseMessage, query);
 
   proto.len = 0;
   proto.bytes(DNSTAP.identity, identity);

@@ -8,7 +8,7 @@ export type MspLoader = () => Promise<ReadonlyMap<number, number>>;
 /** How often the customer → MSP map is reloaded, ms; a row of a customer not in it reloads it at once, once. */
 const MSP_REFRESH_MS = 60_000;
 /** Rows held at most while a reload runs. */
-const MAX_WAITING_ROWS = 10_000;
+const MAX_WAITING_ROWS = 50_000;
 
 /**
  * The query-log streams of one writer thread (docs/decisions.md "Query-log streaming"): every row

@@ -27,8 +27,12 @@ export interface StreamStats {
   connected: number;
 }
 
-/** Default rows a sink buffers at most before dropping: ≈ 10 s at 1,000 queries/s (`CORDON_LOG_STREAM_BUFFER`). */
-export const STREAM_BUFFER_ROWS = 10_000;
+/**
+ * Default rows a sink buffers at most before dropping (`CORDON_LOG_STREAM_BUFFER`): the query log's
+ * own memory bound (`maxBuffer`), since the writer thread at `SCHED_IDLE` receives that many at once
+ * after a saturated second (bench/README.md "Query-log streaming"); ≈ 10 MB of dnstap frames.
+ */
+export const STREAM_BUFFER_ROWS = 50_000;
 /** Reconnect backoff, ms: doubles from the first to the last. */
 const BACKOFF_MS = [250, 10_000] as const;
 /** Longest a row waits before a flush, ms. */
