@@ -268,10 +268,27 @@ async function mailDisableNotice(
   }
 }
 
+/** How long delivered and failed deliveries stay in the log, days. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+/**
+ * Deletes the delivered and failed deliveries created more than {@link DELIVERY_RETENTION_DAYS}
+ * before `now` (epoch ms); pending ones stay whatever their age.
+ * @returns how many were deleted
+ */
+export async function pruneDeliveries(deps: CoreDeps, now: number): Promise<number> {
+  const result = await deps.handle.db
+    .deleteFrom('webhook_deliveries')
+    .where('status', '!=', 'pending')
+    .where('created_at', '<', nowIso(now - DELIVERY_RETENTION_DAYS * 86_400_000))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /**
  * The worker job of webhooks (docs/architecture.md "Worker"; docs/api.md "Webhooks"): on every tick
  * it turns new query-log, audit and report rows into events ({@link produceEvents}) and attempts
- * the due deliveries ({@link runDeliveries}). Idempotent per period: events are produced past
+ * the due deliveries ({@link runDeliveries}), then prunes the old log ({@link pruneDeliveries}). Idempotent per period: events are produced past
  * watermarks moved in the same transaction, and each delivery is claimed before its attempt.
  */
 export function webhooksJob(opts: DeliveryOptions = {}): WorkerJob {
@@ -281,6 +298,7 @@ export function webhooksJob(opts: DeliveryOptions = {}): WorkerJob {
     run: async ({ deps, now, log }) => {
       await produceEvents(deps, now);
       await runDeliveries(deps, now, { log, ...opts });
+      await pruneDeliveries(deps, now);
     },
   };
 }

@@ -5,8 +5,10 @@
 export {
   type AttemptOutcome,
   DELIVERIES_PER_RUN,
+  DELIVERY_RETENTION_DAYS,
   type DeliveryOptions,
   MAX_ATTEMPTS,
+  pruneDeliveries,
   runDeliveries,
   webhooksJob,
 } from './deliver.ts';

@@ -238,6 +238,15 @@ describe.each(testDialects())('webhooks on %s', (dialect) => {
       expect(await webhooks.runDeliveries(deps(), t.clock.now, loopback)).toMatchObject([{ ok: true }]);
       expect(receiver.got[2]?.headers['webhook-id']).toBe(log[0].event_id);
       expect((await audits('webhook.redeliver')).length).toBe(1);
+      // Delivered deliveries leave the log after 30 days; pending ones stay.
+      await call(t.app, a.customerToken, 'POST', `/restapi/webhooks/${hook.id}/test`);
+      const day = 86_400_000;
+      const created = Date.parse(log[0].created_at);
+      expect(await webhooks.pruneDeliveries(deps(), created + 30 * day)).toBe(0);
+      expect(await webhooks.pruneDeliveries(deps(), created + 30 * day + 1)).toBe(1);
+      const left = await t.handle.db.selectFrom('webhook_deliveries').select('status').execute();
+      expect(left).toEqual([{ status: 'pending' }]);
+      expect(await webhooks.runDeliveries(deps(), t.clock.now, loopback)).toMatchObject([{ ok: true, status: 200 }]);
     } finally {
       await receiver.close();
     }
