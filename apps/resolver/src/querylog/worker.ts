@@ -16,7 +16,6 @@ import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
 import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange, SpoolAppender } from './spool.ts';
 import { insertQueryLogBatchesSqlite, type WritePace } from './sqlite-raw.ts';
-import { StreamHub } from './streams/hub.ts';
 import type { StreamTarget } from './streams/targets.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
@@ -104,11 +103,14 @@ try {
   openError = err instanceof Error ? err.message : String(err);
 }
 
-/** The log streams, or null without any (docs/decisions.md "Query-log streaming"). */
+/**
+ * The log streams, or null without any (docs/decisions.md "Query-log streaming"). Loaded only when
+ * configured: the thread's static modules stay better-sqlite3 and a few node: ones (serve-threads.test.ts).
+ */
 const hub =
   streams.length === 0
     ? null
-    : new StreamHub(
+    : new (await import('./streams/hub.ts')).StreamHub(
         streams,
         (message) => send({ kind: 'warning', message, level: 'info' }),
         handle === null ? null : () => handle?.msps() ?? Promise.resolve(new Map()),
