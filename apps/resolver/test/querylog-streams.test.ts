@@ -190,6 +190,20 @@ describe('stream sinks', () => {
     expect(sink.stats).toMatchObject({ sent: 0, dropped: 25, connected: 0 });
   });
 
+  it('drops, counts and logs once a row it cannot encode, without throwing', async () => {
+    const logged: string[] = [];
+    const sink = new DnstapSink({ kind: 'dnstap', path: join(dir, 'nobody.sock') }, (m) => logged.push(m), 10);
+    const bad = { ...ROW, qname: undefined } as unknown as StreamRow;
+    expect(() => {
+      sink.push(bad);
+      sink.push(bad);
+    }).not.toThrow();
+    sink.push(ROW);
+    expect(sink.stats).toMatchObject({ sent: 0, dropped: 2 });
+    expect(logged.filter((m) => m.includes('cannot be encoded'))).toHaveLength(1);
+    await sink.close(0);
+  });
+
   it('sends syslog over TLS to a server whose CA is given', async () => {
     const cert = join(dir, 'syslog.crt');
     const key = join(dir, 'syslog.key');

@@ -131,6 +131,19 @@ function streamBufferRows(value: string | undefined): number | undefined {
   return undefined;
 }
 
+/**
+ * Hands a batch's rows to the streams, if any. A batch that cannot be read is the insert's to report
+ * (it reads it too); here it is only not streamed: nothing of the streams may end this thread.
+ */
+function streamRows(m: RowsMessage): void {
+  if (hub === null) return;
+  try {
+    hub.push(readRows(m));
+  } catch {
+    // Reported by the insert as a failed batch.
+  }
+}
+
 /** Reports the streams' counters to the resolving thread (metrics). */
 const sendStreamStats = () => {
   if (hub !== null) send({ kind: 'streams', stats: hub.stats() });
@@ -231,7 +244,7 @@ async function writeSpooledRows(): Promise<void> {
     () => {
       const decoded = decodeFrames(readSpoolRange(range));
       used = decoded.used;
-      if (hub !== null && !streamed) for (const m of decoded.messages) hub.push(readRows(m));
+      if (!streamed) for (const m of decoded.messages) streamRows(m);
       streamed = true;
       return decoded.messages;
     },
@@ -459,7 +472,7 @@ const STREAM_CLOSE_GRACE_MS = 2000;
 
 port.on('message', (m: ToWriter) => {
   // Streamed on arrival: a slow database delays the inserts, not the streams.
-  if (hub !== null && m.kind === 'rows') hub.push(readRows(m));
+  if (m.kind === 'rows') streamRows(m);
   queue.push(m);
   // Closing during an outage: stop waiting out the backoff (the rows are kept for the next start).
   if (m.kind === 'close') wakeRetry?.();

@@ -72,13 +72,23 @@ export abstract class StreamSink {
   /** Ends the connection; `graceful` lets the peer see the end of the stream. */
   protected abstract stop(graceful: boolean): Promise<void>;
 
+  /** Buffers `row` encoded, or drops and counts it (buffer full, closed, or a row it cannot encode). Never throws. */
   push(row: StreamRow): void {
     if (this.closed || this.buffer.length >= this.maxRows) {
       this.stats.dropped++;
       return;
     }
-    this.buffer.push(this.encode(row));
+    try {
+      this.buffer.push(this.encode(row));
+    } catch (err) {
+      // A stream's bug must not end the writer thread (and with it the query log).
+      this.stats.dropped++;
+      if (!this.encodeFailureLogged)
+        this.log(`log stream ${this.stats.target}: a row cannot be encoded (${(err as Error).message}); dropped`);
+      this.encodeFailureLogged = true;
+    }
   }
+  private encodeFailureLogged = false;
 
   /** Schedules {@link start} after the current backoff, doubling it. */
   protected retryLater(why: string): void {
