@@ -96,8 +96,8 @@ describe('cordon serve logs', () => {
         expect(typeof entry.time).toBe('number');
         expect(typeof entry.msg).toBe('string');
         expect(entry.role, l).toMatch(/^(serve|api|worker|resolver|blockpage|resolver,blockpage)$/);
-      // One role per line: no key twice.
-      expect(l.match(/"role":/g)?.length, l).toBe(1);
+        // One role per line: no key twice.
+        expect(l.match(/"role":/g)?.length, l).toBe(1);
         return entry as typeof entry & { reqId?: string; route?: string; status?: number };
       });
     expect(new Set(json.map((e) => e.role))).toEqual(new Set(['serve', 'api', 'worker', 'resolver', 'blockpage']));
