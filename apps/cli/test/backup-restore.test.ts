@@ -5,60 +5,23 @@
  * acknowledged before the backup began is in it. A damaged archive or a non-empty directory is refused
  * and changes nothing.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openDatabase } from '@cordon/db';
-import dnsPacket from 'dns-packet';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin } from '../../../e2e/support/api.ts';
 import { CLI, type CordonProcess, runCordon, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 import { readDeploymentState } from './helpers/deployment-state.ts';
+import { bootPort, loopbackServeEnv, resolveA, seedFixtureTenants } from './helpers/serve-test.ts';
 
 const PG = process.env.CORDON_TEST_DATABASE_URL;
-const SEED = fileURLToPath(new URL('./fixtures/v0.1.0/seed.mjs', import.meta.url));
 const ADMIN = { email: 'root@backup.test', password: 'Sup3r-secret' };
 const BLOCK_A = '198.51.100.8';
-
-/** One A query over UDP from 127.0.0.1: the A records of the answer. */
-function resolveA(port: number, name: string): Promise<string[]> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error(`no answer to ${name}`));
-    }, 5000);
-    socket.on('message', (msg) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve((dnsPacket.decode(msg).answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data as string] : [])));
-    });
-    socket.send(
-      dnsPacket.encode({
-        type: 'query',
-        id: randomBytes(2).readUInt16BE(0),
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ type: 'A', name, class: 'IN' }],
-      }),
-      port,
-      '127.0.0.1',
-    );
-  });
-}
-
-function ports(cordon: CordonProcess): { http: number; dns: number } {
-  const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
-  return {
-    http: Number(/ http=127\.0\.0\.1:(\d+)/.exec(line)?.[1]),
-    dns: Number(/ dns=127\.0\.0\.1:(\d+)/.exec(line)?.[1]),
-  };
-}
 
 describe('cordon backup and restore', () => {
   let upstream: FakeUpstream;
@@ -73,16 +36,8 @@ describe('cordon backup and restore', () => {
     const cordon = await startCordon(
       {
         ...extra,
-        CORDON_DATA_DIR: dataDir,
-        CORDON_HTTP_ADDR: '127.0.0.1:0',
-        CORDON_DNS_ADDR: '127.0.0.1:0',
-        CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
-        CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
-        CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
+        ...loopbackServeEnv(dataDir, upstream.port, ADMIN),
         CORDON_BLOCK_IPV4: BLOCK_A,
-        CORDON_ADMIN_EMAIL: ADMIN.email,
-        CORDON_ADMIN_PASSWORD: ADMIN.password,
-        CORDON_LOG_LEVEL: 'warn',
       },
       90_000,
       CLI,
@@ -113,18 +68,9 @@ describe('cordon backup and restore', () => {
   ): Promise<void> {
     const original = tempDir('cordon-backup-src-');
     const first = await serve(original, sourceEnv);
-    const { http, dns } = ports(first);
-    const seeded = await new Promise<{ school: number; students: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, [SEED, String(http), ADMIN.email, ADMIN.password]);
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        out += d.toString();
-      });
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(out))));
-    });
+    const http = bootPort(first, 'http');
+    const dns = bootPort(first, 'dns');
+    const seeded = await seedFixtureTenants(http, ADMIN);
     const admin = await apiLogin(http, ADMIN.email, ADMIN.password);
 
     // Load: DNS queries and list writes, each write's request start and acknowledgement recorded.
@@ -166,7 +112,7 @@ describe('cordon backup and restore', () => {
     const restoredEnv = await restore(target);
     const second = await serve(target, restoredEnv);
     expect(second.output.join('\n')).not.toMatch(/First run/);
-    const again = ports(second);
+    const again = { http: bootPort(second, 'http'), dns: bootPort(second, 'dns') };
     const after = await readDeploymentState(await apiLogin(again.http, ADMIN.email, ADMIN.password), again.http);
     expect(after.msps).toEqual(before.msps);
     expect(after.customers).toEqual(before.customers);

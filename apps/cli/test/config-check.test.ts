@@ -10,40 +10,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCordon } from '../../../e2e/support/cordon.ts';
 import { checkConfig } from '../src/commands/config-check.ts';
-
-/** A self-signed certificate and its key (PEM files) valid for `days` from now, made by openssl. */
-function selfSigned(dir: string, name: string, days: number): { cert: string; key: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-subj',
-      `/CN=${name}.example`,
-      '-days',
-      String(days),
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
-}
+import { selfSigned } from './helpers/serve-test.ts';
 
 describe('cordon config check', () => {
   let dir: string;
   let dataDir: string;
   let good: { cert: string; key: string };
   let other: { cert: string; key: string };
+  /** The pair's file names, as the settings take them. */
+  const files = (p: ReturnType<typeof selfSigned>) => ({ cert: p.certFile, key: p.keyFile });
   const base = () => ({ CORDON_DATA_DIR: dataDir, CORDON_UPSTREAM: '127.0.0.1:53' });
   const levels = (findings: { level: string; check: string }[]) =>
     Object.fromEntries(findings.map((f) => [f.check, f.level]));
@@ -51,8 +26,8 @@ describe('cordon config check', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cordon-config-check-'));
     dataDir = join(dir, 'data');
-    good = selfSigned(dir, 'dns', 90);
-    other = selfSigned(dir, 'other', 90);
+    good = files(selfSigned(dir, 'dns', 90));
+    other = files(selfSigned(dir, 'other', 90));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

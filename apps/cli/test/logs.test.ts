@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin } from '../../../e2e/support/api.ts';
 import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+import { bootPort, loopbackServeEnv } from './helpers/serve-test.ts';
 
 const ADMIN = { email: 'root@logs.test', password: 'Adm1n-Secret-Pass' };
 const SECRETS = {
@@ -32,14 +33,7 @@ describe('cordon serve logs', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'cordon-logs-'));
     cordon = await startCordon(
       {
-        CORDON_DATA_DIR: dataDir,
-        CORDON_HTTP_ADDR: '127.0.0.1:0',
-        CORDON_DNS_ADDR: '127.0.0.1:0',
-        CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
-        CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
-        CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
-        CORDON_ADMIN_EMAIL: ADMIN.email,
-        CORDON_ADMIN_PASSWORD: ADMIN.password,
+        ...loopbackServeEnv(dataDir, upstream.port, ADMIN),
         CORDON_LOG_LEVEL: 'debug',
         // Every request counts as slow: each one is logged with its id.
         CORDON_SLOW_REQUEST_MS: '0',
@@ -47,8 +41,7 @@ describe('cordon serve logs', () => {
       90_000,
       CLI,
     );
-    const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
-    http = Number(/ http=127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+    http = bootPort(cordon, 'http');
   }, 120_000);
   afterAll(async () => {
     await cordon?.stop();

@@ -7,16 +7,14 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiLogin } from '../../../e2e/support/api.ts';
 import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+import { askA, bootPort, loopbackServeEnv, seedFixtureTenants } from './helpers/serve-test.ts';
 
 const ADMIN = { email: 'root@metrics.test', password: 'Sup3r-secret' };
 
@@ -29,38 +27,6 @@ function freePort(): Promise<number> {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
     });
-  });
-}
-
-/** A bound port from the boot line, e.g. `metrics` → `metrics=127.0.0.1:N`. */
-function bootPort(cordon: CordonProcess, key: string): number {
-  const line = cordon.output.find((l) => l.startsWith('cordon serving:')) ?? '';
-  return Number(new RegExp(` ${key}=127\\.0\\.0\\.1:(\\d+)`).exec(line)?.[1]);
-}
-
-/** One A query over UDP from 127.0.0.1; resolves to the RCODE. */
-function query(port: number, name: string): Promise<number> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error(`no answer to ${name}`));
-    }, 5000);
-    socket.on('message', (msg) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve((dnsPacket.decode(msg).flags ?? 0) & 0xf);
-    });
-    socket.send(
-      dnsPacket.encode({
-        type: 'query',
-        id: randomBytes(2).readUInt16BE(0),
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ type: 'A', name, class: 'IN' }],
-      }),
-      port,
-      '127.0.0.1',
-    );
   });
 }
 
@@ -101,17 +67,7 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
   beforeAll(async () => {
     upstream = await startFakeUpstream();
     dataDir = mkdtempSync(join(tmpdir(), 'cordon-metrics-'));
-    const common = {
-      CORDON_DATA_DIR: dataDir,
-      CORDON_HTTP_ADDR: '127.0.0.1:0',
-      CORDON_DNS_ADDR: '127.0.0.1:0',
-      CORDON_BLOCKPAGE_ADDR: '127.0.0.1:0',
-      CORDON_BLOCKPAGE_HTTPS_ADDR: '127.0.0.1:0',
-      CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
-      CORDON_ADMIN_EMAIL: ADMIN.email,
-      CORDON_ADMIN_PASSWORD: ADMIN.password,
-      CORDON_LOG_LEVEL: 'warn',
-    };
+    const common = loopbackServeEnv(dataDir, upstream.port, ADMIN);
     // The API first: it migrates the file and seeds the admin.
     api = await startCordon({ ...common, CORDON_ROLES: 'api' }, 90_000, CLI);
     [resolver, worker] = await Promise.all([
@@ -123,28 +79,14 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
     endpoints.worker = `127.0.0.1:${bootPort(worker, 'metrics')}`;
     dnsPort = bootPort(resolver, 'dns');
 
-    // A customer whose location claims 127.0.0.1, so the resolver answers this test's queries.
-    const admin = await apiLogin(bootPort(api, 'http'), ADMIN.email, ADMIN.password);
-    const msp = await admin.call('POST', '/msp', {
-      name: 'MSP',
-      company_name: 'MSP Ltd',
-      admin_email: 'msp@metrics.test',
-      admin_password: 'Passw0rd!',
-    });
-    const customer = await admin.call('POST', '/users/', {
-      accountName: 'Acme',
-      msp_id: (msp.body as { id: number }).id,
-      timezone: 'UTC',
-      admin_email: 'acme@metrics.test',
-      admin_password: 'Passw0rd!',
-    });
-    const located = await admin.call('POST', `/users/${(customer.body as { id: number }).id}/locations/staticip`, {
-      name: 'Office',
-      addresses: ['127.0.0.1/32'],
-    });
-    expect(located.status).toBeLessThan(300);
-    await eventually(async () => ((await query(dnsPort, 'first.example')) === 0 ? true : undefined), 10_000, 'NOERROR');
-    for (let i = 0; i < 20; i++) expect(await query(dnsPort, `q${i}.example`)).toBe(0);
+    // Customers whose locations claim 127.0.0.1 and 127.0.0.2, so the resolver answers this test's queries.
+    await seedFixtureTenants(bootPort(api, 'http'), ADMIN);
+    await eventually(
+      async () => ((await askA(dnsPort, 'first.example'))?.rcode === 0 ? true : undefined),
+      10_000,
+      'NOERROR',
+    );
+    for (let i = 0; i < 20; i++) expect((await askA(dnsPort, `q${i}.example`))?.rcode).toBe(0);
 
     promPort = await freePort();
     const promDir = join(dataDir, 'prometheus');
@@ -258,7 +200,7 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
       expect(text).toContain('cordon_build_info');
       expect(promtoolProblems(text)).toBe('');
       // No tenant in any label: the customer's and MSP's names and ids never appear.
-      expect(text).not.toMatch(/Acme|MSP Ltd|customer_id|msp_id/);
+      expect(text).not.toMatch(/Acme|Northwind|Beta Office|customer_id|msp_id/);
     },
   );
 
@@ -284,7 +226,7 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
       // The upstream is marked failed after queries go unanswered.
       const notReady = await eventually(
         async () => {
-          await query(dnsPort, `down-${randomBytes(4).toString('hex')}.example`).catch(() => undefined);
+          await askA(dnsPort, `down-${randomBytes(4).toString('hex')}.example`);
           const res = await fetch(`http://${endpoints.resolver}/readyz`);
           return res.status === 503
             ? ((await res.json()) as { checks: Array<{ name: string; ok: boolean; detail: string }> })

@@ -1,72 +1,14 @@
-/**
- * SIGHUP (docs/operations.md "Configuration check and reload"): `cordon serve` reads its settings
- * file and its DoH/DoT certificate files again and applies the upstreams, the log level and the
- * certificate without a restart, while queries keep being answered; a change that needs a restart is
- * named; a bad settings file leaves the running settings as they were.
- */
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes, X509Certificate } from 'node:crypto';
-import dgram from 'node:dgram';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { fileURLToPath } from 'node:url';
-import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
+import { askA, seedFixtureTenants, selfSigned } from './helpers/serve-test.ts';
 
-const SEED = fileURLToPath(new URL('./fixtures/v0.1.0/seed.mjs', import.meta.url));
 const ADMIN = { email: 'root@sighup.test', password: 'Sup3r-secret' };
-
-/** One A query over UDP from 127.0.0.1: the RCODE, or null without an answer within `ms`. */
-function query(port: number, name: string, ms = 3000): Promise<number | null> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      socket.close();
-      resolve(null);
-    }, ms);
-    socket.on('message', (msg) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve((dnsPacket.decode(msg).flags ?? 0) & 0xf);
-    });
-    socket.send(
-      dnsPacket.encode({
-        type: 'query',
-        id: randomBytes(2).readUInt16BE(0),
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ type: 'A', name, class: 'IN' }],
-      }),
-      port,
-      '127.0.0.1',
-    );
-  });
-}
-
-/** A self-signed certificate and key (PEM text) made by openssl. */
-function selfSigned(dir: string, name: string): { cert: string; key: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-subj',
-      `/CN=${name}.example`,
-    ].concat(['-days', '30', '-keyout', key, '-out', cert]),
-    { stdio: 'ignore' },
-  );
-  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
-}
 
 /** The SHA-256 fingerprint of the certificate a TLS server at `port` presents. */
 function servedFingerprint(port: number): Promise<string> {
@@ -97,6 +39,11 @@ function nextLine(cordon: CordonProcess, pattern: RegExp, ms = 15_000): Promise<
   });
 }
 
+/** The RCODE of one A question over UDP, or null without an answer within 3 s. */
+async function query(port: number, name: string): Promise<number | null> {
+  return (await askA(port, name, '127.0.0.1', 3000))?.rcode ?? null;
+}
+
 describe('SIGHUP reloads upstreams, log level and certificates without dropping DNS', () => {
   let dir: string;
   let a: FakeUpstream;
@@ -112,8 +59,8 @@ describe('SIGHUP reloads upstreams, log level and certificates without dropping 
   beforeAll(async () => {
     [a, b] = await Promise.all([startFakeUpstream(), startFakeUpstream()]);
     dir = mkdtempSync(join(tmpdir(), 'cordon-sighup-'));
-    const first = selfSigned(dir, 'first');
-    second = selfSigned(dir, 'second');
+    const first = selfSigned(dir, 'first', 30);
+    second = selfSigned(dir, 'second', 30);
     certFile = join(dir, 'doh.crt');
     keyFile = join(dir, 'doh.key');
     writeFileSync(certFile, first.cert);
@@ -146,10 +93,7 @@ describe('SIGHUP reloads upstreams, log level and certificates without dropping 
     doh = Number(/ doh=127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
     expect(line).toContain(`upstream=127.0.0.1:${a.port}`);
     // A customer whose location claims 127.0.0.1 (the seed of the upgrade fixture).
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [SEED, String(http), ADMIN.email, ADMIN.password], { stdio: 'ignore' });
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
-    });
+    await seedFixtureTenants(http, ADMIN);
     for (let i = 0; (await query(dns, `warm-${i}.example`)) !== 0; i++) {
       expect(i).toBeLessThan(50);
       await new Promise((r) => setTimeout(r, 100));

@@ -7,52 +7,23 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { MIGRATION_NAMES, openDatabase } from '@cordon/db';
 import SQLite from 'better-sqlite3';
-import dnsPacket from 'dns-packet';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin } from '../../../e2e/support/api.ts';
 import { CLI, type CordonProcess, runCordon, startCordon } from '../../../e2e/support/cordon.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 import { readDeploymentState } from './helpers/deployment-state.ts';
+import { resolveA } from './helpers/serve-test.ts';
 
 const FIXTURE = new URL('./fixtures/v0.1.0/', import.meta.url);
 const ADMIN = { email: 'root@upgrade.test', password: 'Sup3r-secret' };
 const BLOCK_A = '198.51.100.7';
-
-/** One A query over UDP from `source`: the A records of the answer. */
-function resolveA(port: number, name: string, source = '127.0.0.1'): Promise<string[]> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error(`no answer to ${name}`));
-    }, 5000);
-    socket.on('message', (msg) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve((dnsPacket.decode(msg).answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data as string] : [])));
-    });
-    socket.bind(0, source, () =>
-      socket.send(
-        dnsPacket.encode({
-          type: 'query',
-          id: randomBytes(2).readUInt16BE(0),
-          flags: dnsPacket.RECURSION_DESIRED,
-          questions: [{ type: 'A', name, class: 'IN' }],
-        }),
-        port,
-        '127.0.0.1',
-      ),
-    );
-  });
-}
 
 const PG = process.env.CORDON_TEST_DATABASE_URL;
 
