@@ -58,7 +58,12 @@ describe.each(testDialects())('sales admin on %s', (dialect) => {
   });
 
   it('may write only its own account (auth), never a tenant resource', () => {
-    expect(OWN_ACCOUNT.map((w) => w.key).filter((k) => !k.startsWith('auth.'))).toEqual(['batch.run']);
+    // Its own account: the auth routes, its own API tokens, and /batch (whose entries are checked one by one).
+    expect(OWN_ACCOUNT.map((w) => w.key).filter((k) => !k.startsWith('auth.'))).toEqual([
+      'apitokens.create',
+      'apitokens.revoke',
+      'batch.run',
+    ]);
     expect(WRITES.length).toBeGreaterThan(30);
   });
 
