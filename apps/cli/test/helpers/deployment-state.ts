@@ -23,6 +23,17 @@ async function get<T>(api: ApiSession, path: string): Promise<T> {
   return res.body as T;
 }
 
+/** Every row of a paged `/restapi` list, 1,000 at a time (a list under load grows past one page). */
+async function all<T>(api: ApiSession, path: string): Promise<{ data: T[] }> {
+  const data: T[] = [];
+  const joiner = path.includes('?') ? '&' : '?';
+  for (;;) {
+    const page = await get<Page<T>>(api, `${path}${joiner}limit=1000&offset=${data.length}`);
+    data.push(...page.data);
+    if (page.data.length === 0 || data.length >= page.total) return { data };
+  }
+}
+
 /**
  * Reads the state through `api` (a system admin's session) at `httpPort`.
  * @throws Error when a call fails
@@ -32,27 +43,27 @@ export async function readDeploymentState(api: ApiSession, httpPort: number): Pr
     rows
       .map((r) => Object.fromEntries(keys.map((k) => [k, r[k]])) as Pick<T, K>)
       .sort((a, b) => Number((a as { id?: number }).id) - Number((b as { id?: number }).id));
-  const msps = (await get<Page<DeploymentState['msps'][number]>>(api, '/msp?limit=1000')).data;
-  const customers = (await get<Page<DeploymentState['customers'][number]>>(api, '/users?limit=1000')).data;
+  const msps = (await all<DeploymentState['msps'][number]>(api, '/msp')).data;
+  const customers = (await all<DeploymentState['customers'][number]>(api, '/users')).data;
   const policies: DeploymentState['policies'] = [];
   const lists: DeploymentState['lists'] = [];
   const locations: DeploymentState['locations'] = [];
   for (const c of customers) {
-    const own = (await get<Page<DeploymentState['policies'][number]>>(api, `/policies?user_id=${c.id}&limit=1000`))
-      .data;
+    const own = (await all<DeploymentState['policies'][number]>(api, `/policies?user_id=${c.id}`)).data;
     policies.push(...own);
     for (const p of own) {
       for (const kind of ['block', 'allow']) {
-        const entries = await get<Page<DeploymentState['lists'][number]>>(
+        const entries = await all<DeploymentState['lists'][number]>(
           api,
-          `/policies/${p.id}/domains/${kind}?user_id=${c.id}&limit=1000`,
+          `/policies/${p.id}/domains/${kind}?user_id=${c.id}`,
         );
         lists.push(...entries.data);
       }
     }
-    const located = await get<
-      Page<{ id: number; name: string; policy_id: number | null; addresses: { ip: string }[] }>
-    >(api, `/users/${c.id}/locations/staticip?limit=1000`);
+    const located = await all<{ id: number; name: string; policy_id: number | null; addresses: { ip: string }[] }>(
+      api,
+      `/users/${c.id}/locations/staticip`,
+    );
     for (const l of located.data) {
       locations.push({
         id: l.id,
