@@ -11,9 +11,9 @@ import {
 } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
-import { containsPattern, type ListSort, listPage } from '../list/index.ts';
 import { consoleUrl, sendMail } from '../mail/index.ts';
 import { mutate } from '../mutation/index.ts';
+import { containsPattern, type ListSort, listPage } from '../paging/index.ts';
 import { customerTenant, mspVisible, scopeOf } from '../tenancy/index.ts';
 import { issueLinkToken } from './links.ts';
 import { type AdminForToken, adminQuery, emailTaken, insertAdmin } from './repository.ts';

@@ -1,7 +1,7 @@
 import type { AuditLogTable, Database } from '@cordon/db';
 import type { AuditQuery } from '@cordon/shared';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { containsPattern, type ListSort } from '../list/index.ts';
+import { containsPattern, type ListSort } from '../paging/index.ts';
 import type { TenantScope } from '../tenancy/index.ts';
 
 /** A stored audit row. */

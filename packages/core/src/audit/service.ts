@@ -1,7 +1,7 @@
 import { nowIso } from '@cordon/db';
 import { ApiError, type AuditEntry, type AuditQuery, Role } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
-import { listPage, sortColumn } from '../list/index.ts';
+import { listPage, sortColumn } from '../paging/index.ts';
 import { customerVisible, mspVisible, scopeOf } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
 

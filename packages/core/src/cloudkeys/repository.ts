@@ -1,7 +1,7 @@
 import type { CloudKeysTable, Database } from '@cordon/db';
 import type { CloudKey, ListQuery } from '@cordon/shared';
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The cloud-key list's order (docs/api.md "Cloud keys"): `name` (the default sortkey) sorts by the key. */

@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { type Customer, type ListQuery, parseLicenceLimit } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, defaultPolicyOf, type TenantScope } from '../tenancy/index.ts';
 
 /** The customer list's order (docs/api.md "Conventions"); `name` is the account name. */

@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { type Device, type DeviceListQuery, normalizeCidr, type PolicyMode, parseCidr, rangeHex } from '@cordon/shared';
 import { type Expression, expressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
-import { containsAnyText, type ListSort, sortColumn } from '../list/index.ts';
+import { containsAnyText, type ListSort, sortColumn } from '../paging/index.ts';
 import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The device list's order (docs/api.md "Conventions"). */

@@ -1,7 +1,7 @@
 import type { CategoryFeedsTable, Database } from '@cordon/db';
 import { categoryById, type Feed, type FeedFormat, type FeedListQuery } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
-import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 
 export type FeedRow = Selectable<CategoryFeedsTable>;
 

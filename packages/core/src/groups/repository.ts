@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import type { Group, ListQuery } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
-import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The group list's order (docs/api.md "Conventions"); the ranking page sorts by `weight`. */

@@ -1,7 +1,7 @@
 import type { Database, GlobalDomainsTable, PolicyDomainsTable } from '@cordon/db';
 import type { DomainAction, DomainEntry, DomainListKind, ListQuery, Role } from '@cordon/shared';
 import { type Expression, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, mspInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { addressClaimColumns, type Database, type Dialect } from '@cordon/db';
 import { type ListQuery, type Location, type LocationType, parseCidr, rangeHex } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, defaultPolicyOf, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The location list's order (docs/api.md "Conventions"). */

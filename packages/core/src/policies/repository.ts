@@ -1,7 +1,7 @@
 import type { Database, PoliciesTable } from '@cordon/db';
 import type { FilteringLevel, ListQuery, LocationType, Policy } from '@cordon/shared';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The policy list's order (docs/api.md "Conventions"). */

@@ -13,8 +13,8 @@ import {
 } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
-import { containsText, type ListSort, listPage } from '../list/index.ts';
 import { mutate } from '../mutation/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
 
 type Row = Selectable<RecategorizeRequestsTable>;
 

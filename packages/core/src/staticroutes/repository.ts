@@ -1,7 +1,7 @@
 import type { Database } from '@cordon/db';
 import { formatResolverAddress, type StaticRoute, type StaticRouteListQuery } from '@cordon/shared';
 import type { Kysely } from 'kysely';
-import { containsAnyText, type ListSort, listPage } from '../list/index.ts';
+import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
 /** The list's order (docs/api.md "Conventions"): `domain` by default. */
