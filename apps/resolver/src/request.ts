@@ -22,8 +22,11 @@ export interface QueryContext {
   readonly decision: Decision | null;
 }
 
-/** A link's answer: the encoded response, how it was produced, and the context it was produced in. */
-export interface DnsAnswer {
+/**
+ * What a pipeline link returns for one query: the whole encoded DNS response (not only its answer
+ * section), how it was produced, and the context it was produced in.
+ */
+export interface PipelineResponse {
   /** The full response on the wire (id, flags, question, sections, OPT), before UDP truncation. */
   readonly wire: Buffer;
   /** Its RCODE (RFC 1035 §4.1.1). */
@@ -42,7 +45,7 @@ export interface DnsAnswer {
  * A pipeline stage's callable: answers one query, synchronously when it can (blocked, REFUSED,
  * cache hits) or with a promise (upstream). Never rejects; failures become SERVFAIL answers.
  */
-export type Handler = (ctx: QueryContext) => DnsAnswer | Promise<DnsAnswer>;
+export type Handler = (ctx: QueryContext) => PipelineResponse | Promise<PipelineResponse>;
 
 /** A pipeline link (docs/architecture.md "Data plane"): wraps the rest of the chain. It may answer and stop, or call `next`. */
 export type Middleware = (next: Handler) => Handler;

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allocResponse, Flag, Rcode } from '../src/dns/message.ts';
 import { ResolverCounters } from '../src/metrics.ts';
-import type { DnsAnswer } from '../src/request.ts';
+import type { PipelineResponse } from '../src/request.ts';
 import { createExchange, type Exchange } from '../src/transport/exchange.ts';
 import { MAX_UDP_QUERY, startUdpServer, type UdpBackend, type UdpServer } from '../src/transport/udp.ts';
 
@@ -173,14 +173,14 @@ describe.each(backends)('UDP transport (%s backend)', (backend) => {
             const body = id % 4 === 0 ? 600 : 8;
             const wire = allocResponse(ctx.request, Rcode.NOERROR, 0, 0, 0, 0, body);
             wire.fill(id & 0xff, ctx.request.questionEnd);
-            return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies DnsAnswer;
+            return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies PipelineResponse;
           };
           // Every 3rd built later; every 3rd after that built now but answered later, once the
           // slot it was built in has served later batches.
-          if (id % 3 === 0) return new Promise<DnsAnswer>((r) => setTimeout(() => r(respond()), 5));
+          if (id % 3 === 0) return new Promise<PipelineResponse>((r) => setTimeout(() => r(respond()), 5));
           if (id % 3 === 1) {
             const now = respond();
-            return new Promise<DnsAnswer>((r) => setTimeout(() => r(now), 30));
+            return new Promise<PipelineResponse>((r) => setTimeout(() => r(now), 30));
           }
           return respond();
         },

@@ -1,6 +1,6 @@
 import type { ResolverCounters } from '../metrics.ts';
 import { evaluate } from '../policy/engine/index.ts';
-import type { Decision, DnsAnswer, Middleware, QueryContext } from '../request.ts';
+import type { Decision, Middleware, PipelineResponse, QueryContext } from '../request.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type BlockAddresses, blockedAnswer, blockedTemplates } from './answers.ts';
 
@@ -41,7 +41,7 @@ export function answerCheckLink(
   counters: ResolverCounters,
 ): Middleware {
   const templates = blockedTemplates(addresses);
-  const check = (answer: DnsAnswer): DnsAnswer => {
+  const check = (answer: PipelineResponse): PipelineResponse => {
     const aliases = answer.compiled?.aliases;
     if (aliases === undefined || aliases === null) return answer;
     const ctx = answer.context;

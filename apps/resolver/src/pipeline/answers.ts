@@ -3,7 +3,7 @@ import type { Answer } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
 import { allocResponse, EdeCode, edeOption, emptyResponse, Rcode } from '../dns/message.ts';
 import type { CompiledPolicy } from '../policy/compiled-policy.ts';
-import type { Decision, DnsAnswer, QueryContext } from '../request.ts';
+import type { Decision, PipelineResponse, QueryContext } from '../request.ts';
 
 /** Addresses blocked A/AAAA questions are answered with (the block page): docs/architecture.md "Decision order" "Answers". */
 export interface BlockAddresses {
@@ -130,7 +130,7 @@ function blockEdeOf(decision: Decision, policy: CompiledPolicy | null): Buffer {
  * client sent EDNS(0) ({@link blockEde}). Written straight into one Buffer: header, the query's
  * question, the record, OPT when asked.
  */
-export function blockedAnswer(ctx: QueryContext, templates: BlockedTemplates): DnsAnswer {
+export function blockedAnswer(ctx: QueryContext, templates: BlockedTemplates): PipelineResponse {
   const req = ctx.request;
   const q = req.question;
   const ede =
@@ -155,7 +155,7 @@ const PROHIBITED = edeOption(EdeCode.PROHIBITED);
  * REFUSED for a client Cordon does not serve (docs/architecture.md "Decision order": never an open
  * resolver), with EDE 18 Prohibited (RFC 8914 §4.19) when the client sent EDNS(0).
  */
-export function refusedAnswer(ctx: QueryContext): DnsAnswer {
+export function refusedAnswer(ctx: QueryContext): PipelineResponse {
   return {
     wire: emptyResponse(ctx.request, Rcode.REFUSED, PROHIBITED),
     rcode: Rcode.REFUSED,
@@ -172,7 +172,7 @@ const servfailEde = new Map<number, Buffer>();
  * the Extended DNS Error INFO-CODE saying why (RFC 8914 §4: 22 No Reachable Authority, 23 Network
  * Error), sent when the client sent EDNS(0); none when omitted.
  */
-export function servfailAnswer(ctx: QueryContext, ede?: number): DnsAnswer {
+export function servfailAnswer(ctx: QueryContext, ede?: number): PipelineResponse {
   let option: Buffer | null = null;
   if (ede !== undefined) {
     option = servfailEde.get(ede) ?? null;

@@ -2,7 +2,7 @@ import { AnswerCache, STALE_TTL } from '../cache/answer-cache.ts';
 import { type CompiledAnswer, renderAnswer } from '../cache/compiled-answer.ts';
 import { batchReceiveTime, EdeCode, edeOption, Flag, Rcode } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
-import type { DnsAnswer, DnsRequest, Middleware, QueryContext } from '../request.ts';
+import type { DnsRequest, Middleware, PipelineResponse, QueryContext } from '../request.ts';
 import { servfailAnswer } from './answers.ts';
 
 const STALE_EDE = edeOption(EdeCode.STALE_ANSWER);
@@ -48,7 +48,13 @@ export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middl
     if (hit !== undefined) {
       counters.cacheHits++;
       const wire = renderAnswer(req, hit.answer, cache.elapsedSeconds(hit, now));
-      return { wire, rcode: hit.answer.rcode, source: 'cache', context: ctx, compiled: hit.answer } satisfies DnsAnswer;
+      return {
+        wire,
+        rcode: hit.answer.rcode,
+        source: 'cache',
+        context: ctx,
+        compiled: hit.answer,
+      } satisfies PipelineResponse;
     }
     const pending = inflight.get(key);
     if (pending !== undefined) {
@@ -70,13 +76,13 @@ export function cacheLink(cache: AnswerCache, counters: ResolverCounters): Middl
   };
 
   /** A coalesced asker's answer: the shared upstream answer rendered for it, else stale / SERVFAIL. */
-  function shared(compiled: CompiledAnswer | null, key: string, ctx: QueryContext): DnsAnswer {
+  function shared(compiled: CompiledAnswer | null, key: string, ctx: QueryContext): PipelineResponse {
     if (compiled === null) return afterUpstream(servfailAnswer(ctx), key, ctx);
     const wire = renderAnswer(ctx.request, compiled, 0);
     return { wire, rcode: compiled.rcode, source: 'upstream', context: ctx, compiled };
   }
 
-  function afterUpstream(answer: DnsAnswer, key: string, ctx: QueryContext): DnsAnswer {
+  function afterUpstream(answer: PipelineResponse, key: string, ctx: QueryContext): PipelineResponse {
     if (answer.source === 'upstream' && answer.rcode !== Rcode.SERVFAIL) {
       if (answer.compiled) cache.set(key, answer.compiled);
       return answer;

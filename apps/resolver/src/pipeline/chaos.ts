@@ -1,6 +1,6 @@
 import { allocResponse, Rcode } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
-import type { DnsAnswer, Middleware } from '../request.ts';
+import type { Middleware, PipelineResponse } from '../request.ts';
 import { refusedAnswer } from './answers.ts';
 
 /** qclass IN (RFC 1035 §3.2.4): the only class Cordon forwards. */
@@ -68,6 +68,6 @@ export function chaosLink(identity: ChaosIdentity, counters: ResolverCounters): 
     if (record === undefined || record === null) return refusedAnswer(ctx);
     const wire = allocResponse(ctx.request, Rcode.NOERROR, 0, 1, 0, 0, record.length);
     record.copy(wire, ctx.request.questionEnd);
-    return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies DnsAnswer;
+    return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies PipelineResponse;
   };
 }

@@ -1,6 +1,6 @@
 import { allocResponse, Rcode } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
-import type { DnsAnswer, Middleware } from '../request.ts';
+import type { Middleware, PipelineResponse } from '../request.ts';
 
 /** qtype ANY, "*" (RFC 1035 §3.2.3). */
 export const QTYPE_ANY = 255;
@@ -45,6 +45,6 @@ export function minimalAnyLink(counters: ResolverCounters): Middleware {
     HINFO.copy(wire, at);
     const qclass = req.question.classCode;
     wire.writeUInt16BE(qclass === 255 ? 1 : qclass, at + 4);
-    return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies DnsAnswer;
+    return { wire, rcode: Rcode.NOERROR, source: 'synthesized', context: ctx } satisfies PipelineResponse;
   };
 }

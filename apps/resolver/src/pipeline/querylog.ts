@@ -1,7 +1,7 @@
 import { qtypeName, Rcode, rcodeName } from '../dns/message.ts';
 import type { ResolverCounters } from '../metrics.ts';
 import type { QueryLogSink } from '../querylog/writer.ts';
-import type { DnsAnswer, Middleware } from '../request.ts';
+import type { Middleware, PipelineResponse } from '../request.ts';
 
 /** The `categories` column of each interned category set (the index hands out one frozen array per set). */
 const categoriesTexts = new WeakMap<readonly number[], string>();
@@ -25,7 +25,7 @@ function categoriesText(categories: readonly number[]): string {
  * answers are logged synchronously (no promise per query).
  */
 export function queryLogLink(sink: QueryLogSink, counters: ResolverCounters): Middleware {
-  const log = (answer: DnsAnswer): DnsAnswer => {
+  const log = (answer: PipelineResponse): PipelineResponse => {
     if (answer.rcode === Rcode.SERVFAIL) counters.servfail++;
     const c = answer.context;
     const identity = c.identity;

@@ -2,7 +2,7 @@ import dnsPacket, { type Answer } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
 import { allocResponse, Rcode } from '../dns/message.ts';
 import { safeSearchTarget } from '../policy/safe-search.ts';
-import type { DnsAnswer, DnsRequest, Handler, Middleware, QueryContext } from '../request.ts';
+import type { DnsRequest, Handler, Middleware, PipelineResponse, QueryContext } from '../request.ts';
 import { servfailAnswer } from './answers.ts';
 
 /** TTL of the synthesized CNAME, seconds: like a blocked answer's, so turning safe search off shows within a minute. */
@@ -63,7 +63,12 @@ function targetRequest(req: DnsRequest, target: string): DnsRequest {
   };
 }
 
-async function resolveTarget(next: Handler, ctx: QueryContext, target: string, cname: Buffer): Promise<DnsAnswer> {
+async function resolveTarget(
+  next: Handler,
+  ctx: QueryContext,
+  target: string,
+  cname: Buffer,
+): Promise<PipelineResponse> {
   const inner = await next({
     request: targetRequest(ctx.request, target),
     identity: ctx.identity,
@@ -105,8 +110,8 @@ function synthesize(
   answers: Buffer[],
   authorities: Buffer[],
   additionals: Buffer[],
-  source: DnsAnswer['source'],
-): DnsAnswer {
+  source: PipelineResponse['source'],
+): PipelineResponse {
   const body = Buffer.concat([...answers, ...authorities, ...additionals]);
   const wire = allocResponse(
     ctx.request,

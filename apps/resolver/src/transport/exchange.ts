@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { decodeQuery, emptyResponse, Flag, fitForTransport, Rcode } from '../dns/message.ts';
 import { qtypeIndex, type ResolverCounters } from '../metrics.ts';
-import type { DnsAnswer, DnsProtocol, DnsRequest, Handler } from '../request.ts';
+import type { DnsProtocol, DnsRequest, Handler, PipelineResponse } from '../request.ts';
 
 /** One more at `index` of a counter array (the index is in range by construction). */
 function countAt(counts: Float64Array, index: number): void {
@@ -23,7 +23,7 @@ export type Exchange = (
 ) => Buffer | null | Promise<Buffer | null>;
 
 export function createExchange(handler: Handler, counters: ResolverCounters, logger: Logger): Exchange {
-  const finish = (answer: DnsAnswer): Buffer => {
+  const finish = (answer: PipelineResponse): Buffer => {
     const request = answer.context.request;
     const wire = fitForTransport(answer.wire, request);
     if (wire !== answer.wire && (wire.readUInt16BE(2) & Flag.TC) !== 0) counters.truncated++;
