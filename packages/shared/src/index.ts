@@ -1,5 +1,6 @@
 /** @cordon/shared — the contract shared by API, resolver, CLI and console. Pure TypeScript, no I/O. */
 export * from './categories.ts';
+export * from './category-groups.ts';
 export * from './cloud-key.ts';
 export * from './constants.ts';
 export * from './endpoints/index.ts';
@@ -19,11 +20,13 @@ export * from './schemas/blockpage.ts';
 export * from './schemas/cloudkey.ts';
 export * from './schemas/common.ts';
 export * from './schemas/customer.ts';
+export * from './schemas/dependants.ts';
 export * from './schemas/domain.ts';
 export * from './schemas/environment.ts';
 export * from './schemas/feed.ts';
 export * from './schemas/history.ts';
 export * from './schemas/location.ts';
+export * from './schemas/log-streams.ts';
 export * from './schemas/mail.ts';
 export * from './schemas/msp.ts';
 export * from './schemas/notifications.ts';
