@@ -24,10 +24,12 @@ export interface JwtKeyRing {
 }
 
 /**
- * Who is calling, set once by the auth hook of the authenticated context (docs/architecture.md
- * "Tenancy"). `mspId` is set for role 3, `customerId` for role 4; both null for roles 1 and 2.
+ * The authenticated principal: the admin whose access or API token the auth hook of the
+ * authenticated context checked, with that token's identity (docs/architecture.md "Tenancy"). Not a
+ * tenant: the admin's tenant is `mspId` (set for role 3) or `customerId` (role 4); both null for
+ * roles 1 and 2.
  */
-export interface Tenant {
+export interface Principal {
   readonly adminId: number;
   /** The admin's e-mail (for the audit trail). */
   readonly email: string;
@@ -87,6 +89,6 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The authenticated caller; set on every route of the authenticated context. */
-    tenant: Tenant;
+    principal: Principal;
   }
 }

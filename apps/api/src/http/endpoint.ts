@@ -18,11 +18,11 @@ export interface EndpointCall<E extends EndpointDescriptor> {
 export type EndpointHandler<E extends EndpointDescriptor> = (call: EndpointCall<E>) => Promise<EndpointResult<E>>;
 
 /**
- * The caller of an authenticated request, from the token the auth hook checked (`request.tenant`)
+ * The caller of an authenticated request, from the token the auth hook checked (`request.principal`)
  * and the client address after trusted-proxy handling (`request.ip`).
  */
 export function callerOf(request: FastifyRequest): Caller {
-  const t = request.tenant;
+  const t = request.principal;
   return {
     kind: 'admin',
     adminId: t.adminId,

@@ -2,7 +2,7 @@ import { apitokens } from '@cordon/core';
 import { ApiError, Endpoints } from '@cordon/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateToken } from '../modules/auth/index.ts';
-import type { AppDeps, Tenant } from '../types.ts';
+import type { AppDeps, Principal } from '../types.ts';
 
 /** The API prefix the routes below are served under (app.ts `API_PREFIX`, spec §7). */
 const PREFIX = '/restapi';
@@ -30,7 +30,7 @@ const PERSON_ONLY: ReadonlySet<string> = new Set(
  *   admin is deleted or has another role; ERR_FORBIDDEN (403) for a read-only token on anything but
  *   GET or HEAD, or any token on a {@link PERSON_ONLY} route
  */
-async function apiTokenTenant(deps: AppDeps, request: FastifyRequest, secret: string): Promise<Tenant> {
+async function apiTokenPrincipal(deps: AppDeps, request: FastifyRequest, secret: string): Promise<Principal> {
   const use = await apitokens.authenticateApiToken(deps, secret, request.ip);
   if (!use) throw new ApiError('ERR_UNAUTHENTICATED');
   if (use.token.access === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
@@ -54,15 +54,15 @@ async function apiTokenTenant(deps: AppDeps, request: FastifyRequest, secret: st
 /**
  * Adds the authentication hook to the (encapsulated) authenticated context: every request must carry
  * `Authorization: Bearer <jwt>` or `Bearer cdn_…` (an API token); the verified caller lands on
- * `request.tenant` (docs/api.md "Auth", "API tokens"). Missing, invalid, expired or revoked tokens →
+ * `request.principal` (docs/api.md "Auth", "API tokens"). Missing, invalid, expired or revoked tokens →
  * 401 whose text contains '401' (the console then clears storage).
  */
 export function registerAuthentication(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onRequest', async (request) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!m?.[1]) throw new ApiError('ERR_UNAUTHENTICATED');
-    request.tenant = apitokens.looksLikeApiToken(m[1])
-      ? await apiTokenTenant(deps, request, m[1])
+    request.principal = apitokens.looksLikeApiToken(m[1])
+      ? await apiTokenPrincipal(deps, request, m[1])
       : await authenticateToken(deps, m[1], request.ip);
   });
 }

@@ -22,7 +22,7 @@ export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void 
 
   app.addHook('onRequest', async (request) => {
     const { roles } = request.routeOptions.config;
-    if (!roles?.includes(request.tenant.role)) throw new ApiError('ERR_FORBIDDEN');
+    if (!roles?.includes(request.principal.role)) throw new ApiError('ERR_FORBIDDEN');
   });
 
   app.addHook('preHandler', async (request) => {
@@ -30,10 +30,10 @@ export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void 
     if (scope !== 'msp' && scope !== 'customer') return;
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'number') throw new ApiError('ERR_NOT_FOUND');
-    const tenantScope = tenancy.scopeOf(request.tenant);
+    const tenantScope = tenancy.scopeOf(request.principal);
     const visible =
       scope === 'msp'
-        ? await tenancy.mspVisible(deps.handle.db, tenantScope, request.tenant.role, id)
+        ? await tenancy.mspVisible(deps.handle.db, tenantScope, request.principal.role, id)
         : await tenancy.customerVisible(deps.handle.db, tenantScope, id);
     if (!visible) throw new ApiError('ERR_NOT_FOUND');
   });

@@ -23,7 +23,7 @@ export function registerApiTokenRoutes(app: FastifyInstance, deps: AppDeps): voi
   registerEndpoint(app, e.create, async ({ caller, body, request, reply }) => {
     reply.header('cache-control', 'no-store');
     const admission = await throttle.attempt(
-      `profile:admin:${request.tenant.adminId}`,
+      `profile:admin:${request.principal.adminId}`,
       `profile:${clientKey(request.ip)}`,
     );
     if (!admission.admitted) {

@@ -130,7 +130,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   /** Runs `check` (which verifies the caller's password) under the profile throttle. */
   async function throttled<T>(request: FastifyRequest, reply: FastifyReply, check: () => Promise<T>): Promise<T> {
-    const { account, client } = profileKeys(request.tenant.adminId, request.ip);
+    const { account, client } = profileKeys(request.principal.adminId, request.ip);
     const admission = await throttle.attempt(account, client);
     if (!admission.admitted) {
       reply.header('retry-after', String(Math.ceil(admission.waitMs / 1000)));
@@ -146,7 +146,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
     }
   }
 
-  registerEndpoint(app, e.logout, ({ request }) => service.logout(deps, request.tenant));
+  registerEndpoint(app, e.logout, ({ request }) => service.logout(deps, request.principal));
   registerEndpoint(app, e.logoutAll, ({ caller }) => admins.logoutEverywhere(deps, caller));
   registerEndpoint(app, e.profile, ({ caller }) => admins.getProfile(deps, caller));
   registerEndpoint(app, e.profileUpdate, ({ caller, body }) => admins.updateProfile(deps, caller, body));

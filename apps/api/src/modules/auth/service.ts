@@ -10,7 +10,7 @@ import {
   tokenClaimsSchema,
 } from '@cordon/shared';
 import { jwtVerify, SignJWT } from 'jose';
-import type { AppDeps, Tenant } from '../../types.ts';
+import type { AppDeps, Principal } from '../../types.ts';
 import { isRevoked, revokeToken } from './repository.ts';
 
 type AdminForToken = admins.AdminForToken;
@@ -215,7 +215,7 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 30;
  * access at once.
  * @throws ApiError ERR_UNAUTHENTICATED (401, text contains '401') for any failure
  */
-export async function authenticateToken(deps: AppDeps, token: string, ip: string | null = null): Promise<Tenant> {
+export async function authenticateToken(deps: AppDeps, token: string, ip: string | null = null): Promise<Principal> {
   let claims: TokenClaims;
   try {
     const { payload } = await jwtVerify(token, keyFor(deps), {
@@ -258,7 +258,7 @@ export async function authenticateToken(deps: AppDeps, token: string, ip: string
  * Revokes the caller's token (`POST /auth/logout`). Not a tenant change, so not through the mutation
  * path: the revocation list is the API's token state, and a logout carries nothing to audit.
  */
-export async function logout(deps: AppDeps, tenant: Tenant): Promise<{ logged_out: true }> {
-  await revokeToken(deps.handle.db, tenant.jti, tenant.exp, Math.floor(deps.now() / 1000));
+export async function logout(deps: AppDeps, principal: Principal): Promise<{ logged_out: true }> {
+  await revokeToken(deps.handle.db, principal.jti, principal.exp, Math.floor(deps.now() / 1000));
   return { logged_out: true };
 }

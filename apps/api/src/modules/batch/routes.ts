@@ -88,7 +88,7 @@ export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
       throw new ApiError('ERR_VALIDATION', batchNestedMessage);
     }
     const items = Object.entries(body);
-    const waitMs = budget.take(request.tenant.adminId, items.length);
+    const waitMs = budget.take(request.principal.adminId, items.length);
     if (waitMs > 0) {
       reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
       throw new ApiError('ERR_RATE_LIMITED');
