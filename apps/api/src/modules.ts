@@ -16,6 +16,7 @@ import { groupModule } from './modules/groups/index.ts';
 import { historyModule } from './modules/history/index.ts';
 import { internalUserModule } from './modules/internalusers/index.ts';
 import { locationModule } from './modules/locations/index.ts';
+import { logStreamModule } from './modules/logstreams/index.ts';
 import { mailModule } from './modules/mail/index.ts';
 import { mspModule } from './modules/msps/index.ts';
 import { notificationModule } from './modules/notifications/index.ts';
@@ -65,3 +66,4 @@ export const API_MODULES: readonly AnyApiModule[] = [
   batchModule,
   webhookModule,
 ];
+  logStreamModule,

@@ -22,6 +22,7 @@ export * as images from './images/index.ts';
 export * as internalusers from './internalusers/index.ts';
 export * as lists from './lists/index.ts';
 export * as locations from './locations/index.ts';
+export * as logstreams from './logstreams/index.ts';
 export * as mail from './mail/index.ts';
 export * as msps from './msps/index.ts';
 export * from './mutation/index.ts';

@@ -35,6 +35,7 @@ import * as m0036 from './migrations/0036_query_log_matched_name.ts';
 import * as m0037 from './migrations/0037_device_users.ts';
 import * as m0038 from './migrations/0038_api_tokens.ts';
 import * as m0039 from './migrations/0039_webhooks.ts';
+import * as m0040 from './migrations/0040_msp_log_streams.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0037_device_users': m0037,
   '0038_api_tokens': m0038,
   '0039_webhooks': m0039,
+  '0040_msp_log_streams': m0040,
 };
 
 /**

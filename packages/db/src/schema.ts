@@ -65,6 +65,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_hits: WebhookHitsTable;
   webhook_watermarks: WebhookWatermarksTable;
+  msp_log_streams: MspLogStreamsTable;
 }
 
 export interface MspsTable {
@@ -931,4 +932,29 @@ export interface WebhookHitsTable {
 export interface WebhookWatermarksTable {
   name: string;
   last_id: number;
+}
+
+/**
+ * A query-log stream destination of an MSP (migration 0040; docs/operations.md "Query-log streaming"
+ * "Per-MSP destinations"): its customers' queries only.
+ */
+export interface MspLogStreamsTable {
+  id: Generated<number>;
+  msp_id: number;
+  name: string;
+  /** `syslog` (RFC 5424 over TCP/TLS) or `ndjson` (batches over HTTPS POST). */
+  format: string;
+  /** syslog: `tcp://host:port` or `tls://host:port`; ndjson: the URL. */
+  address: string;
+  /** PEM CA certificates trusted for TLS instead of Node's bundle. */
+  ca_pem: string | null;
+  /** The NDJSON `Authorization` header value, sealed with the deployment SecretBox. */
+  authorization: string | null;
+  enabled: Generated<number>;
+  created_at: string;
+  /** ISO; the writer threads' change stamp. */
+  updated_at: string;
+  last_delivered_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
 }

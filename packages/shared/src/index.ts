@@ -26,6 +26,7 @@ export * from './schemas/feed.ts';
 export * from './schemas/history.ts';
 export * from './schemas/location.ts';
 export * from './schemas/mail.ts';
+export * from './schemas/log-streams.ts';
 export * from './schemas/msp.ts';
 export * from './schemas/notifications.ts';
 export * from './schemas/policy.ts';

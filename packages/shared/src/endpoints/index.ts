@@ -15,6 +15,7 @@ import { feedEndpoints } from './feeds.ts';
 import { groupEndpoints, internalUserEndpoints } from './groups.ts';
 import { historyEndpoints } from './history.ts';
 import { locationEndpoints } from './locations.ts';
+import { logStreamEndpoints } from './log-streams.ts';
 import { mailEndpoints } from './mail.ts';
 import { mspEndpoints } from './msps.ts';
 import { notificationEndpoints } from './notifications.ts';
@@ -73,6 +74,7 @@ export const Endpoints = {
   webhooks: webhookEndpoints,
 } as const;
 
+  logstreams: logStreamEndpoints,
 type EndpointTree = typeof Endpoints;
 /** `resource.name` of every endpoint, e.g. `policies.update`. */
 export type EndpointKey = {
