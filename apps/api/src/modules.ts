@@ -65,5 +65,5 @@ export const API_MODULES: readonly AnyApiModule[] = [
   feedModule,
   batchModule,
   webhookModule,
-];
   logStreamModule,
+];

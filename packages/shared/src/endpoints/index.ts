@@ -72,9 +72,9 @@ export const Endpoints = {
   notifications: notificationEndpoints,
   phones: phoneEndpoints,
   webhooks: webhookEndpoints,
+  logstreams: logStreamEndpoints,
 } as const;
 
-  logstreams: logStreamEndpoints,
 type EndpointTree = typeof Endpoints;
 /** `resource.name` of every endpoint, e.g. `policies.update`. */
 export type EndpointKey = {
