@@ -1,6 +1,7 @@
-import { formatCount, type StatsOverview } from '@cordon/shared';
+import type { StatsOverview } from '@cordon/shared';
 import { Paper, SimpleGrid, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useFormat } from '../format.ts';
 
 const ITEMS = [
   { key: 'requests', label: 'dashboard.requests', testId: 'stat-requests' },
@@ -15,6 +16,7 @@ const ITEMS = [
  */
 export function StatsNumbers({ stats }: { stats: StatsOverview }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }} mb="lg">
       {ITEMS.map((item) => {
@@ -32,7 +34,7 @@ export function StatsNumbers({ stats }: { stats: StatsOverview }) {
               aria-labelledby={`${item.testId}-label`}
               title={String(value)}
             >
-              {formatCount(value)}
+              {fmt.count(value)}
             </Text>
           </Paper>
         );

@@ -1,6 +1,7 @@
-import { Constants, formatCount, type StatsTop, shortenDomain } from '@cordon/shared';
+import { Constants, type StatsTop, shortenDomain } from '@cordon/shared';
 import { Group, Paper, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useFormat } from '../format.ts';
 
 /**
  * One top list (spec §3 "Stats": top categories, domains or users by allowed or blocked): the name
@@ -21,6 +22,7 @@ export function TopList({
   testId: string;
 }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const max = top.data[0]?.count ?? 0;
   const colour = action === 'allowed' ? Constants.allowedColour : Constants.blockedColour;
   return (
@@ -41,7 +43,7 @@ export function TopList({
                   {domains ? shortenDomain(item.name) : item.name}
                 </Text>
                 <Text size="sm" fw={600} title={String(item.count)}>
-                  {formatCount(item.count)}
+                  {fmt.count(item.count)}
                 </Text>
               </Group>
               <Progress

@@ -3,6 +3,7 @@ import { Button, Checkbox, Group, SegmentedControl, Stack, Text, Textarea, TextI
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { applyServerErrors, schemaValidator } from '../form.ts';
+import { formatNumber } from '../format.ts';
 import { listFullLimit } from './logic.ts';
 
 /** The form's values: an entry's fields and, for a new entry, the list it goes to. */
@@ -47,7 +48,7 @@ export function DomainEntryForm(props: {
     props.submit(values.list, domainEntryCreateSchema.parse(prepare(values))).catch((error: unknown) => {
       const max = listFullLimit(error);
       if (max === null) applyServerErrors(form, error);
-      else form.setErrors({ domain: t('domains.listFull', { max: max.toLocaleString(i18n.language) }) });
+      else form.setErrors({ domain: t('domains.listFull', { max: formatNumber(max, i18n.language) }) });
     });
   });
   return (

@@ -4,6 +4,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconFileTypeCsv } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../format.ts';
 import { importErrorText, listFullLimit } from './logic.ts';
 
 /**
@@ -35,7 +36,7 @@ export function DomainImportForm(props: {
       .then(props.onDone)
       .catch((e: unknown) => {
         const max = listFullLimit(e);
-        setError(max === null ? importErrorText(e) : t('domains.listFull', { max: max.toLocaleString(i18n.language) }));
+        setError(max === null ? importErrorText(e) : t('domains.listFull', { max: formatNumber(max, i18n.language) }));
       })
       .finally(unconfirm);
   };

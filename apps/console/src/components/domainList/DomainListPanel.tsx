@@ -6,7 +6,7 @@ import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ListToolbar, QueryDataTable, useListState } from '../DataTable.tsx';
-import { formatDate } from '../dates.ts';
+import { useFormat } from '../format.ts';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../RowSelection.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { showSuccessToast } from '../toast.ts';
@@ -53,6 +53,7 @@ function DomainName({ domain, to }: { domain: string; to: string }): ReactNode {
  */
 export function DomainListPanel({ owner, area }: { owner: DomainListOwner; area: 'customer' | 'msp' | 'system' }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const [kind, setKind] = useState<DomainListKind>('allow');
   const list = useListState<DomainSortKey>({ key: 'name', dir: 'asc' });
   const [adding, { open: openAdd, close: closeAdd }] = useDisclosure(false);
@@ -165,7 +166,7 @@ export function DomainListPanel({ owner, area }: { owner: DomainListOwner; area:
             sortKey: 'updated_at',
             render: (e) => (
               <Text size="sm" c="dimmed">
-                {formatDate(e.updated_at)}
+                {fmt.date(e.updated_at)}
               </Text>
             ),
           },

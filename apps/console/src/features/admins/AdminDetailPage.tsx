@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -123,6 +124,7 @@ function AdminActions({ admin, level, self }: { admin: Admin; level: Level; self
 
 function AdminDetail({ id, level }: { id: number; level: Level }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const { claims } = useSession();
   const admin = useAdminQuery(id);
   usePageSubtitle(admin.data?.full_name);
@@ -160,9 +162,7 @@ function AdminDetail({ id, level }: { id: number; level: Level }) {
                   </Table.Tr>
                   <Table.Tr>
                     <Table.Th>{t('admins.lastLogin')}</Table.Th>
-                    <Table.Td>
-                      {a.last_login_at ? new Date(a.last_login_at).toLocaleString() : t('admins.never')}
-                    </Table.Td>
+                    <Table.Td>{a.last_login_at ? fmt.dateTime(a.last_login_at) : t('admins.never')}</Table.Td>
                   </Table.Tr>
                 </Table.Tbody>
               </Table>

@@ -1,9 +1,10 @@
-import type { AuditEntry } from '@cordon/shared';
+import { type AuditEntry, ddmmyyyy } from '@cordon/shared';
 import { Button, Code, Group, Select, Text, Tooltip } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { showErrorToast } from '../../components/toast.ts';
 import { useMspId } from '../../session/context.ts';
@@ -14,9 +15,7 @@ const ACTION_GROUPS = ['', 'auth.', 'admin.', 'mail.', 'msp.', 'customer.', 'pol
 
 /** The export's file name with the date as DD-MM-YYYY (spec §9). */
 function exportName(now: Date): string {
-  const dd = String(now.getDate()).padStart(2, '0');
-  const mm = String(now.getMonth() + 1).padStart(2, '0');
-  return `audit-${dd}-${mm}-${now.getFullYear()}.csv`;
+  return `audit-${ddmmyyyy(now)}.csv`;
 }
 
 /** Offers `text` as a CSV download. */
@@ -62,6 +61,7 @@ function Change({ entry }: { entry: AuditEntry }) {
  */
 function AuditLog({ mspId }: { mspId?: number }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const list = useListState<AuditSortKey>({ key: 'at', dir: 'desc' });
   const [action, setAction] = useState('');
   const scope = { ...(mspId === undefined ? {} : { mspId }), action };
@@ -121,7 +121,7 @@ function AuditLog({ mspId }: { mspId?: number }) {
         testId="audit-table"
         rowKey={(r) => r.id}
         columns={[
-          { key: 'at', header: t('audit.at'), sortKey: 'at', render: (r) => new Date(r.at).toLocaleString() },
+          { key: 'at', header: t('audit.at'), sortKey: 'at', render: (r) => fmt.dateTime(r.at) },
           {
             key: 'who',
             header: t('audit.who'),

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Navigate, useNavigate } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
-import { formatDate } from '../../components/dates.ts';
+import { useFormat } from '../../components/format.ts';
 import { useIdParam } from '../../components/idParam.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -32,6 +32,7 @@ function Fact({ label, value }: { label: string; value: string }) {
 /** The page body once the customer is loaded. */
 function CustomerDetail({ customer }: { customer: Customer }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const store = useSessionStore();
   const session = useSession();
   const navigate = useNavigate();
@@ -53,7 +54,7 @@ function CustomerDetail({ customer }: { customer: Customer }) {
           <Fact label={t('customers.msp')} value={customer.msp_name} />
           <Fact label={t('common.timezone')} value={customer.timezone || t('common.useSystemDefault')} />
           <Fact label={t('customers.uuid')} value={customer.uuid_str} />
-          <Fact label={t('common.created')} value={formatDate(customer.created_at)} />
+          <Fact label={t('common.created')} value={fmt.date(customer.created_at)} />
         </SimpleGrid>
       </Paper>
       <Group gap="xs" wrap="wrap">

@@ -5,7 +5,7 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { type ListPage, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
-import { formatDate } from '../../components/dates.ts';
+import { useFormat } from '../../components/format.ts';
 import type { RowSelection } from '../../components/RowSelection.tsx';
 import type { CustomerSortKey } from './api.ts';
 
@@ -22,6 +22,7 @@ export function CustomersTable(props: {
   onOpen: (c: Customer) => void;
 }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   return (
     <QueryDataTable
       query={props.query}
@@ -56,7 +57,7 @@ export function CustomersTable(props: {
           key: 'created',
           header: t('common.created'),
           sortKey: 'created_at',
-          render: (c) => formatDate(c.created_at),
+          render: (c) => fmt.date(c.created_at),
         },
         {
           key: 'details',

@@ -8,6 +8,7 @@ import { Link, useNavigate } from 'react-router';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { FormActions } from '../../components/FormActions.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -58,6 +59,7 @@ function ExceptionCreateForm({ customerId, onDone }: { customerId: number; onDon
  */
 export function ExceptionsPage() {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const customerId = useCustomerId();
   const [opened, { open, close }] = useDisclosure(false);
   const list = useListState<ExceptionSortKey>({ key: 'name', dir: 'asc' });
@@ -116,7 +118,7 @@ export function ExceptionsPage() {
             key: 'updated',
             header: t('deviceExceptions.updated'),
             sortKey: 'updated_at',
-            render: (e) => new Date(e.updated_at).toLocaleString(),
+            render: (e) => fmt.dateTime(e.updated_at),
           },
         ]}
       />

@@ -5,6 +5,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconCopy, IconKey } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { applyServerErrors } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -29,6 +30,7 @@ import {
 /** The install key (spec §3 "one-time key"), how an agent uses it, and "New install key" behind a confirmation. */
 function InstallKeyPanel({ customerId, config }: { customerId: number; config: DeviceConfig }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const regenerate = useRegenerateInstallKeyMutation(customerId);
   const [opened, { open, close }] = useDisclosure(false);
   const command = `cordon agent --server ${window.location.origin} --install-key ${config.install_key}`;
@@ -51,7 +53,7 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
           </CopyButton>
         </Group>
         <Text size="sm" c="dimmed">
-          {t('devices.installKeyHelp', { at: new Date(config.install_key_created_at).toLocaleString() })}
+          {t('devices.installKeyHelp', { at: fmt.dateTime(config.install_key_created_at) })}
         </Text>
         <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {command}

@@ -42,11 +42,11 @@ const validateSchema = schemaValidator(deviceUpdateSchema, prepare);
 
 /** What the agent reports (spec §3 "Device"): read only. */
 function DeviceFacts({ device }: { device: Device }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const facts: Array<[string, string]> = [
     [t('devices.os'), device.os_type || '—'],
     [t('devices.version'), device.version || '—'],
-    [t('devices.lastContact'), lastContact(device.last_contact, t('devices.never'))],
+    [t('devices.lastContact'), lastContact(device.last_contact, t('devices.never'), i18n.language)],
     [t('devices.lastIp'), device.last_ip || '—'],
     [t('devices.location'), device.location_name ?? '—'],
     [t('devices.dnsName'), device.dns_name || '—'],

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ListFilterSelect, ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { formatDateTime } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
@@ -15,8 +16,8 @@ import {
 } from './api.ts';
 
 /** A last-contact time for a table cell, or "Never". */
-export function lastContact(at: string | null, never: string): string {
-  return at === null ? never : new Date(at).toLocaleString();
+export function lastContact(at: string | null, never: string, lang?: string): string {
+  return at === null ? never : formatDateTime(at, lang);
 }
 
 /**
@@ -25,7 +26,7 @@ export function lastContact(at: string | null, never: string): string {
  * confirmation. Devices come from agents enrolling with the install key (Settings → Device configuration).
  */
 export function DevicesPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const customerId = useCustomerId();
   const list = useListState<DeviceSortKey>({ key: 'name', dir: 'asc' });
   const [policy, setPolicy] = useState<string | null>(null);
@@ -110,7 +111,7 @@ export function DevicesPage() {
             key: 'contact',
             header: t('devices.lastContact'),
             sortKey: 'last_contact',
-            render: (d) => lastContact(d.last_contact, t('devices.never')),
+            render: (d) => lastContact(d.last_contact, t('devices.never'), i18n.language),
           },
           { key: 'location', header: t('devices.location'), render: (d) => d.location_name ?? '—' },
           { key: 'policy', header: t('devices.policy'), render: (d) => d.policy },

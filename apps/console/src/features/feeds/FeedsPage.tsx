@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiCallError } from '../../api/client.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
-import { formatDateTime } from '../../components/dates.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -22,11 +22,12 @@ import { FeedCreateForm, FeedEditForm } from './FeedForm.tsx';
 
 /** A date and time in the user's time zone and language, or "Never". */
 function When({ iso }: { iso: string | null }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const fmt = useFormat();
   if (iso === null) return <Text size="sm">{t('feeds.never')}</Text>;
   return (
     <Text size="sm" component="time" dateTime={iso}>
-      {formatDateTime(iso, i18n.language)}
+      {fmt.dateTime(iso)}
     </Text>
   );
 }
@@ -175,6 +176,7 @@ function FeedActions({ feed, onDeleted }: { feed: Feed; onDeleted: () => void })
  */
 export function FeedsPage() {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const list = useListState<FeedSortKey>({ key: 'name', dir: 'asc' });
   const feedsQuery = useFeedsQuery(list.query);
   const rows = feedsQuery.data?.data ?? [];
@@ -246,7 +248,11 @@ export function FeedsPage() {
             render: (f) => <When iso={f.last_run_at} />,
           },
           { key: 'outcome', header: '', render: (f) => <LastOutcome feed={f} /> },
-          { key: 'rows', header: t('feeds.names'), render: (f) => (f.last_rows ?? '—').toLocaleString() },
+          {
+            key: 'rows',
+            header: t('feeds.names'),
+            render: (f) => (f.last_rows === null ? '—' : fmt.number(f.last_rows)),
+          },
           { key: 'actions', header: '', render: (f) => <FeedActions feed={f} onDeleted={onDeleted} /> },
         ]}
       />

@@ -4,6 +4,7 @@ import { IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
@@ -20,6 +21,7 @@ import { GroupTabs } from './GroupTabs.tsx';
  */
 export function GroupsPage() {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const navigate = useNavigate();
   const customerId = useCustomerId();
   const [opened, { open, close }] = useDisclosure(false);
@@ -85,7 +87,7 @@ export function GroupsPage() {
             key: 'updated',
             header: t('groups.lastModified'),
             sortKey: 'last_updated',
-            render: (g) => new Date(g.last_modified).toLocaleString(),
+            render: (g) => fmt.dateTime(g.last_modified),
           },
         ]}
       />

@@ -3,7 +3,7 @@ import { Stack, Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
-import { formatLogTime } from '../../components/dates.ts';
+import { formatLogTime } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { HistoryTimeout, isQueryTimeout } from './timeout.tsx';
 

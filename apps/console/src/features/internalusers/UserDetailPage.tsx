@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -99,6 +100,7 @@ function UserForm({ customerId, user }: { customerId: number; user: InternalUser
 
 function UserDetail({ id }: { id: number }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const navigate = useNavigate();
   const customerId = useCustomerId();
   const user = useUserQuery(customerId, id);
@@ -119,7 +121,7 @@ function UserDetail({ id }: { id: number }) {
                   <Text span c="dimmed">
                     {t('internalUsers.lastLogin')}:
                   </Text>{' '}
-                  {u.last_login ? new Date(u.last_login).toLocaleString() : '—'}
+                  {u.last_login ? fmt.dateTime(u.last_login) : '—'}
                 </Text>
                 <Text size="sm">
                   <Text span c="dimmed">

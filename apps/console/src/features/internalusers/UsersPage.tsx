@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ListFilterSelect, ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
@@ -15,6 +16,7 @@ import { type UserSortKey, useDeleteUsersMutation, useGroupChoicesQuery, useUser
  */
 export function UsersPage() {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const customerId = useCustomerId();
   const list = useListState<UserSortKey>({ key: 'name', dir: 'asc' });
   const [group, setGroup] = useState<string | null>(null);
@@ -80,7 +82,7 @@ export function UsersPage() {
             key: 'login',
             header: t('internalUsers.lastLogin'),
             sortKey: 'last_login',
-            render: (u) => (u.last_login ? new Date(u.last_login).toLocaleString() : '—'),
+            render: (u) => (u.last_login ? fmt.dateTime(u.last_login) : '—'),
           },
           {
             key: 'ip',

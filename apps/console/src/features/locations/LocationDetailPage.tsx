@@ -14,6 +14,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { applyServerErrors } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { PhoneSetupPanel } from '../../components/PhoneSetupPanel.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -158,6 +159,7 @@ function LocationEditForm({ customerId, location }: { customerId: number; locati
 /** What the data plane knows of a dynamic location: its addresses, when they changed, the last resolution error. */
 function DynamicState({ location }: { location: Location }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   if (location.type !== 'dynamicdns' && location.type !== 'dynamicip') return null;
   return (
     <Paper withBorder p="md" radius="md">
@@ -170,7 +172,7 @@ function DynamicState({ location }: { location: Location }) {
         </Text>
         {location.addresses_updated_at ? (
           <Text size="sm" c="dimmed">
-            {t('locations.updatedAt', { at: new Date(location.addresses_updated_at).toLocaleString() })}
+            {t('locations.updatedAt', { at: fmt.dateTime(location.addresses_updated_at) })}
           </Text>
         ) : null}
         {location.resolve_error ? (
@@ -189,7 +191,8 @@ function DynamicState({ location }: { location: Location }) {
  * address; none for a keyed (roaming, virtual) one.
  */
 export function RateLimitBody({ type, qps }: { type: LocationType; qps: number | null }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const fmt = useFormat();
   const keyed = type === 'roaming' || type === 'virtual';
   return (
     <Stack gap="xs">
@@ -201,7 +204,7 @@ export function RateLimitBody({ type, qps }: { type: LocationType; qps: number |
           ? t('locations.rateLimitKeyed')
           : qps === null
             ? t('locations.rateLimitOff')
-            : t('locations.rateLimitValue', { qps: qps.toLocaleString(i18n.language) })}
+            : t('locations.rateLimitValue', { qps: fmt.number(qps) })}
       </Text>
     </Stack>
   );

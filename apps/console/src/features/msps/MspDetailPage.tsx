@@ -8,7 +8,7 @@ import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { StatsNumbers } from '../../components/dashboard/StatsNumbers.tsx';
-import { formatDate } from '../../components/dates.ts';
+import { useFormat } from '../../components/format.ts';
 import { useIdParam } from '../../components/idParam.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -45,6 +45,7 @@ function useLicenceText(msp: Msp): string {
 /** The MSP's customers: search, sort and paging (spec §9); the system admin opens one in its customer area. */
 function MspCustomers({ mspId, canOpen }: { mspId: number; canOpen: boolean }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const store = useSessionStore();
   const navigate = useNavigate();
   const list = useListState<CustomerSortKey>({ key: 'name', dir: 'asc' });
@@ -89,7 +90,7 @@ function MspCustomers({ mspId, canOpen }: { mspId: number; canOpen: boolean }) {
             key: 'created',
             header: t('common.created'),
             sortKey: 'created_at',
-            render: (c) => formatDate(c.created_at),
+            render: (c) => fmt.date(c.created_at),
           },
         ]}
       />
@@ -160,6 +161,7 @@ function SalesTotals({ mspId }: { mspId: number }) {
 /** The page body once the MSP is loaded. */
 function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   usePageSubtitle(msp.name);
   const licence = useLicenceText(msp);
   return (
@@ -169,7 +171,7 @@ function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
           <Fact label={t('msps.company')} value={msp.company_name} />
           <Fact label={t('msps.licenceUseLabel')} value={licence} testId="msp-licence-use" />
           <Fact label={t('common.timezone')} value={msp.timezone || t('common.useSystemDefault')} />
-          <Fact label={t('common.created')} value={formatDate(msp.created_at)} />
+          <Fact label={t('common.created')} value={fmt.date(msp.created_at)} />
         </SimpleGrid>
       </Paper>
       {mode === 'system' ? <MspActions msp={msp} /> : null}

@@ -3,6 +3,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useEndpointQuery } from '../../api/hooks.ts';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
+import { useFormat } from '../../components/format.ts';
 
 /**
  * The policy's **locations** tab (spec §2 "Policy {id}" `/locations`): the customer's locations
@@ -63,6 +64,7 @@ export function PolicyLocationsTab({ policyId, customerId }: { policyId: number;
  */
 export function PolicyDevicesTab({ policyId, customerId }: { policyId: number; customerId: number }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const list = useListState<'name' | 'last_contact'>({ key: 'name', dir: 'asc' });
   const devices = useEndpointQuery(
     Endpoints.devices.list,
@@ -96,7 +98,7 @@ export function PolicyDevicesTab({ policyId, customerId }: { policyId: number; c
             key: 'contact',
             header: t('policies.deviceLastContact'),
             sortKey: 'last_contact',
-            render: (d) => (d.last_contact ? new Date(d.last_contact).toLocaleString() : '—'),
+            render: (d) => (d.last_contact ? fmt.dateTime(d.last_contact) : '—'),
           },
         ]}
       />

@@ -11,8 +11,8 @@ import { Button, Group, MultiSelect, Paper, Select, SimpleGrid, Stack, TagsInput
 import type { FormErrors } from '@mantine/form';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { formatDateTime } from '../../components/dates.ts';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { formatDateTime } from '../../components/format.ts';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { UnsavedChangesPrompt } from '../../components/UnsavedChangesPrompt.tsx';

@@ -20,7 +20,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
-import { formatDateTime, userTimeZone } from '../../components/dates.ts';
+import { effectiveTimeZone, formatDateTime } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -323,7 +323,7 @@ export function ApiTokensPage() {
               <ApiTokensTable
                 tokens={list.data}
                 lang={i18n.language}
-                timeZone={userTimeZone()}
+                timeZone={effectiveTimeZone()}
                 now={Date.now()}
                 actions={(tok) => <RevokeButton token={tok} />}
               />

@@ -1,4 +1,4 @@
-import { Constants, formatCount, type Report, shortenDomain } from '@cordon/shared';
+import { Constants, type Report, shortenDomain } from '@cordon/shared';
 import { BarChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
@@ -6,6 +6,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatCount } from '../../components/format.ts';
 import { reportHourName } from './reportRows.ts';
 
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
@@ -16,13 +17,13 @@ echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRend
  * #DE3617 (spec §9).
  */
 export function ReportChart({ report, label }: { report: Report; label: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const trend = report.type === 'trend';
   const option = useMemo(() => {
     const rows = trend ? report.rows : report.rows.slice(0, 10).reverse();
     const names = rows.map((r) =>
       report.dimension === 'hour'
-        ? reportHourName(r.key, report.timezone)
+        ? reportHourName(r.key, report.timezone, i18n.language)
         : /domain|url/.test(report.dimension)
           ? shortenDomain(r.name)
           : r.name,
@@ -37,7 +38,11 @@ export function ReportChart({ report, label }: { report: Report; label: string }
       axisLabel: { hideOverlap: true, width: 120, overflow: 'truncate' },
     };
     // Counts with the spec §9 formatter (1.2k); labels that would collide on a phone are dropped.
-    const value = { type: 'value', minInterval: 1, axisLabel: { formatter: formatCount, hideOverlap: true } };
+    const value = {
+      type: 'value',
+      minInterval: 1,
+      axisLabel: { formatter: (v: number) => formatCount(v, i18n.language), hideOverlap: true },
+    };
     return {
       color: [Constants.allowedColour, Constants.blockedColour],
       tooltip: { trigger: 'axis' },
@@ -47,7 +52,7 @@ export function ReportChart({ report, label }: { report: Report; label: string }
       yAxis: trend ? value : category,
       series,
     };
-  }, [report, trend, t]);
+  }, [report, trend, t, i18n.language]);
   const height = trend ? 300 : Math.max(160, Math.min(report.rows.length, 10) * 30 + 60);
   return (
     <figure aria-label={label} data-testid="report-chart" style={{ margin: 0 }}>

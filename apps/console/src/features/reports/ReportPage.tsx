@@ -1,10 +1,11 @@
-import { Constants, formatCount, REPORTS, type Report, type ReportCode, type ReportType } from '@cordon/shared';
+import { Constants, REPORTS, type Report, type ReportCode, type ReportType } from '@cordon/shared';
 import { Button, Group, Paper, Select, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconDownload, IconFileTypePdf } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListSearch, SortableTh, useListState } from '../../components/DataTable.tsx';
 import { saveTextFile } from '../../components/domainList/logic.ts';
+import { useFormat } from '../../components/format.ts';
 import { ListPagination } from '../../components/ListPagination.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -39,6 +40,7 @@ const NUMBER_COLUMNS = ['requests', 'allowed', 'blocked'] as const;
  */
 function ReportTable({ report }: { report: Report }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const list = useListState<ReportSortKey>(defaultReportSort(report.dimension));
   const time = isTimeDimension(report.dimension);
   // Trend reports list every hour or day, zeros included: no request at all is the empty state too.
@@ -88,11 +90,11 @@ function ReportTable({ report }: { report: Report }) {
               {view.rows.map((r) => (
                 <Table.Tr key={r.key}>
                   <Table.Td title={r.name} style={{ overflowWrap: 'anywhere' }}>
-                    {report.dimension === 'hour' ? reportHourName(r.key, report.timezone) : r.name}
+                    {report.dimension === 'hour' ? reportHourName(r.key, report.timezone, fmt.lang) : r.name}
                   </Table.Td>
                   {NUMBER_COLUMNS.map((key) => (
                     <Table.Td key={key} ta="right" title={String(r[key])}>
-                      {formatCount(r[key])}
+                      {fmt.count(r[key])}
                     </Table.Td>
                   ))}
                 </Table.Tr>
@@ -113,6 +115,7 @@ function ReportTable({ report }: { report: Report }) {
  */
 export function ReportPage({ type }: { type: ReportType }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const customerId = useCustomerId();
   const session = useSessionStore();
   const codes = REPORTS.filter((r) => r.type === type);
@@ -219,7 +222,7 @@ export function ReportPage({ type }: { type: ReportType }) {
               <Text size="sm" c="dimmed" mb="sm" data-testid="report-period">
                 {t('reports.period', { start: report.start, end: report.end, timezone: report.timezone })} ·{' '}
                 <span title={String(report.total)}>
-                  {t('reports.total', { count: report.total, total: formatCount(report.total) })}
+                  {t('reports.total', { count: report.total, total: fmt.count(report.total) })}
                 </span>
               </Text>
               {report.rows.length > 0 && report.total > 0 ? (

@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
-import { formatDateTime } from '../../components/dates.ts';
+import { useFormat } from '../../components/format.ts';
 import { ListPagination } from '../../components/ListPagination.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -101,7 +101,8 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
  * archive of the PDFs sent in the last 6 months (spec §9) to download.
  */
 export function SummaryPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  const fmt = useFormat();
   const customerId = useCustomerId();
   const session = useSessionStore();
   const [schedPage, setSchedPage] = useState(1);
@@ -160,7 +161,7 @@ export function SummaryPage() {
                 {
                   key: 'sent',
                   header: t('reports.sentDate'),
-                  render: (r) => (r.sent_date ? formatDateTime(r.sent_date, i18n.language) : '—'),
+                  render: (r) => (r.sent_date ? fmt.dateTime(r.sent_date) : '—'),
                 },
                 {
                   key: 'status',
@@ -196,7 +197,7 @@ export function SummaryPage() {
                 {
                   key: 'created',
                   header: t('reports.createdAt'),
-                  render: (r) => formatDateTime(r.created_at, i18n.language),
+                  render: (r) => fmt.dateTime(r.created_at),
                 },
                 { key: 'name', header: t('reports.name'), render: (r) => r.name },
                 { key: 'period', header: t('reports.periodColumn'), render: (r) => `${r.start} – ${r.end}` },

@@ -110,9 +110,9 @@ describe('report table rows', () => {
 
 describe('report hour names', () => {
   it("reads an ISO hour in the report's time zone", () => {
-    expect(reportHourName('2026-11-15T23:00:00.000Z', 'Europe/Berlin')).toBe('16.11 00:00');
-    expect(reportHourName('2026-07-01T10:00:00.000Z', 'America/New_York')).toBe('01.07 06:00');
-    expect(reportHourName('2026-11-16T00:00:00.000Z', 'Asia/Kolkata')).toBe('16.11 05:30');
+    expect(reportHourName('2026-11-15T23:00:00.000Z', 'Europe/Berlin', 'fr')).toBe('16/11 00:00');
+    expect(reportHourName('2026-07-01T10:00:00.000Z', 'America/New_York')).toBe('07/01 06:00');
+    expect(reportHourName('2026-11-16T00:00:00.000Z', 'Asia/Kolkata', 'fr')).toBe('16/11 05:30');
   });
 
   it('gives the text back for an unknown zone or time', () => {

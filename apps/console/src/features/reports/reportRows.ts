@@ -1,5 +1,5 @@
 import type { Report } from '@cordon/shared';
-import { formatHour } from '../../components/dates.ts';
+import { formatHour } from '../../components/format.ts';
 
 /** One row of a report as the API answers it. */
 export type ReportRow = Report['rows'][number];
@@ -59,10 +59,11 @@ export function reportRowsPage(
 }
 
 /**
- * `DD.MM HH:mm` of an ISO hour in the report's time zone (the zone its days are counted in, shown
- * beside its period), so the rows and the chart read the same hours as the period above them.
+ * Day, month and `HH:mm` of an ISO hour in the report's time zone (the zone its days are counted
+ * in, shown beside its period), in the order of `lang` (the console's formatter, `format.ts`), so
+ * the rows and the chart read the same hours as the period above them.
  * @param timeZone an IANA zone; an unknown zone or an unparsable time gives the ISO text back
  */
-export function reportHourName(iso: string, timeZone: string): string {
-  return formatHour(iso, true, timeZone);
+export function reportHourName(iso: string, timeZone: string, lang = 'en'): string {
+  return formatHour(iso, true, timeZone, lang);
 }

@@ -10,8 +10,8 @@ import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
-import { formatDateTime } from '../../components/dates.ts';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
+import { useFormat } from '../../components/format.ts';
 import { showSuccessToast } from '../../components/toast.ts';
 import {
   type RecategorizeSortKey,
@@ -133,6 +133,7 @@ function ReviewButtons({ request }: { request: RecategorizeRequest }) {
  */
 export function RecategorizePanel({ canReview }: { canReview: boolean }) {
   const { t } = useTranslation();
+  const fmt = useFormat();
   const list = useListState<RecategorizeSortKey>({ key: 'created_at', dir: 'desc' });
   const [status, setStatus] = useState<RecategorizeStatus | null>(canReview ? 'pending' : null);
   const requests = useRecategorizationsQuery({ ...list.query, ...(status ? { status } : {}) });
@@ -191,7 +192,7 @@ export function RecategorizePanel({ canReview }: { canReview: boolean }) {
               key: 'created',
               header: t('tools.requestedAt'),
               sortKey: 'created_at',
-              render: (r) => formatDateTime(r.created_at),
+              render: (r) => fmt.dateTime(r.created_at),
             },
             {
               key: 'status',

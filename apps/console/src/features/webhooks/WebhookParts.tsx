@@ -3,7 +3,7 @@ import { Alert, Badge, Button, Checkbox, Code, CopyButton, Group, Stack, Text } 
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../components/DataTable.tsx';
-import { formatDateTime } from '../../components/dates.ts';
+import { formatDateTime } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 
 /** The message key of an event type (i18n keys hold no dot). */
