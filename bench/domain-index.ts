@@ -6,7 +6,7 @@
  *
  *   node --expose-gc --import tsx bench/domain-index.ts [module]
  *
- * `module` (default apps/resolver/src/policy/domain-index.ts) is any file exporting `DomainIndex`
+ * `module` (default packages/policy/src/domain-index.ts) is any file exporting `DomainIndex`
  * with `add(domain, value, includeSubdomains)`, `lookup(qname)` and, optionally, `seal()`: a copy
  * of an earlier version compares before and after. Figures go to bench/README.md, never into tests.
  */
@@ -19,9 +19,7 @@ interface Index {
   seal?(): void;
 }
 
-const file = resolve(
-  process.argv[2] ?? new URL('../apps/resolver/src/policy/domain-index.ts', import.meta.url).pathname,
-);
+const file = resolve(process.argv[2] ?? new URL('../packages/policy/src/domain-index.ts', import.meta.url).pathname);
 const { DomainIndex } = (await import(pathToFileURL(file).href)) as { DomainIndex: new () => Index };
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

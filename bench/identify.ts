@@ -16,8 +16,6 @@ import { existsSync } from 'node:fs';
 import { migrateToLatest, openDatabase } from '@cordon/db';
 import { parseCidr } from '@cordon/shared';
 import pino from 'pino';
-import { compilePolicy } from '../apps/resolver/src/policy/compiled-policy.ts';
-import { NO_LISTS } from '../apps/resolver/src/policy/domain-index.ts';
 import {
   type DeviceRow,
   type DevicesSnapshot,
@@ -28,6 +26,8 @@ import type { GroupsSnapshot, UserRow } from '../apps/resolver/src/snapshot/grou
 import { Identities, type WhoAsks } from '../apps/resolver/src/snapshot/identities.ts';
 import type { AddressClaim, LocationRow, LocationsSnapshot } from '../apps/resolver/src/snapshot/locations.ts';
 import type { PoliciesSnapshot } from '../apps/resolver/src/snapshot/policies.ts';
+import { compilePolicy } from '../packages/policy/src/compiled-policy.ts';
+import { NO_LISTS } from '../packages/policy/src/domain-index.ts';
 
 const DEVICES = Number(process.env.CORDON_BENCH_DEVICES ?? 100_000);
 const CUSTOMERS = 1_000;

@@ -322,7 +322,7 @@ describe('cordon serve: the data plane on its own thread', () => {
     for (const heavy of ['zod', 'pg', 'pg-copy-streams', '@peculiar/x509', 'fastify'])
       expect(packages).not.toContain(heavy);
     const evaluated = [...files].map((f) => readFileSync(join(BUNDLE_DIR, f), 'utf8')).join('\n');
-    expect(evaluated).toContain('// apps/resolver/src/policy/category-index.ts');
+    expect(evaluated).toContain('// packages/policy/src/category-index.ts');
     expect(evaluated).not.toContain('// packages/pki/src/ca.ts');
     expect(evaluated).not.toContain('// packages/shared/src/schemas/');
   });

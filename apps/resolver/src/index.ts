@@ -1,7 +1,8 @@
 /**
  * @cordon/resolver — the filtering DNS resolver and the block-page server (docs/architecture.md
  * "Data plane"). The CLI's `resolver` and `blockpage` roles call {@link startResolver} and
- * {@link startBlockPage}; the test-categorisation tool calls {@link evaluate}, the one policy engine.
+ * {@link startBlockPage}. The policy engine it decides with is @cordon/policy, shared with the API's
+ * test-categorisation tool.
  */
 import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
@@ -43,18 +44,6 @@ export type { BlockPageOptions, RunningBlockPage } from './blockpage/http.ts';
 export { startBlockPage } from './blockpage/http.ts';
 export type { BlockAddresses } from './pipeline/answers.ts';
 export { PIPELINE } from './pipeline/order.ts';
-export type { CompiledPolicy } from './policy/compiled-policy.ts';
-export { DomainIndex, type DomainLists } from './policy/domain-index.ts';
-export {
-  type Decision,
-  type EngineQuestion,
-  type EngineSnapshot,
-  evaluate,
-  type Identity,
-  type KnownIdentity,
-  RULES,
-  type Rule,
-} from './policy/engine/index.ts';
 export type { StreamStats } from './querylog/streams/sinks.ts';
 export {
   parseDnstapTarget,
@@ -66,7 +55,6 @@ export {
 export { QUERY_LOG_WORKER_BUNDLE_NAME } from './querylog/threaded.ts';
 export { insertQueryLogRaw, type QueryLogOptions, type QueryLogRow } from './querylog/writer.ts';
 export type { SnapshotStore } from './snapshot/store.ts';
-export { decideForTool, type ToolAnswer, type ToolQuestion } from './tool/decide.ts';
 export { DNS_MESSAGE } from './transport/doh.ts';
 export type { DotServerOptions } from './transport/dot.ts';
 export { DEFAULT_LOCATION_RATE, DEFAULT_RRL_RATE, DEFAULT_RRL_SLIP, type RrlOptions } from './transport/rrl.ts';

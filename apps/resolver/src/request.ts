@@ -1,12 +1,12 @@
+import type { Decision, Identity } from '@cordon/policy';
 import type { AnswerSource } from '@cordon/shared';
 import type { CompiledAnswer } from './cache/compiled-answer.ts';
 import type { DnsRequest } from './dns/request.ts';
-import type { Decision, Identity } from './policy/engine/types.ts';
 
+export type { Decision, Identity } from '@cordon/policy';
 // The context's vocabulary in one import for the links and transports: the decoded query (dns/)
-// and the engine's identity and decision (policy/). This file imports them, never the reverse.
+// and the engine's identity and decision (@cordon/policy). This file imports them, never the reverse.
 export type { DnsProtocol, DnsQuestion, DnsRequest, EdnsInfo } from './dns/request.ts';
-export type { Decision, Identity } from './policy/engine/types.ts';
 
 /**
  * The immutable per-request context that travels down the pipeline (docs/architecture.md "Data

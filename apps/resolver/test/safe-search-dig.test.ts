@@ -1,7 +1,7 @@
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
+import { SAFE_SEARCH_ENGINES, safeSearchTarget } from '@cordon/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAFE_SEARCH_ENGINES, safeSearchTarget } from '../src/policy/safe-search.ts';
 import { dig } from './helpers/dig.ts';
 import type { FakeUpstream } from './helpers/fake-upstream.ts';
 import { type Seeded, seedTenants } from './helpers/seed.ts';

@@ -1,5 +1,5 @@
+import { evaluate } from '@cordon/policy';
 import type { ResolverCounters } from '../metrics.ts';
-import { evaluate } from '../policy/engine/index.ts';
 import type { Decision, Middleware, PipelineResponse, QueryContext } from '../request.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type BlockAddresses, blockedAnswer, blockedTemplates } from './answers.ts';

@@ -1,8 +1,8 @@
+import type { CompiledPolicy } from '@cordon/policy';
 import { CATEGORIES, Constants } from '@cordon/shared';
 import type { Answer } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
 import { allocResponse, EdeCode, edeOption, emptyResponse, Rcode } from '../dns/message.ts';
-import type { CompiledPolicy } from '../policy/compiled-policy.ts';
 import type { Decision, PipelineResponse, QueryContext } from '../request.ts';
 
 /** Addresses blocked A/AAAA questions are answered with (the block page): docs/architecture.md "Decision order" "Answers". */

@@ -1,5 +1,5 @@
+import { DECISIONS, evaluate } from '@cordon/policy';
 import type { ResolverCounters } from '../metrics.ts';
-import { DECISIONS, evaluate } from '../policy/engine/index.ts';
 import type { Middleware } from '../request.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type BlockAddresses, blockedAnswer, blockedTemplates } from './answers.ts';

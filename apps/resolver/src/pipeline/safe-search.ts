@@ -1,7 +1,7 @@
+import { safeSearchTarget } from '@cordon/policy';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { codec } from '../dns/codec.ts';
 import { allocResponse, Rcode } from '../dns/message.ts';
-import { safeSearchTarget } from '../policy/safe-search.ts';
 import type { DnsRequest, Handler, Middleware, PipelineResponse, QueryContext } from '../request.ts';
 import { servfailAnswer } from './answers.ts';
 

@@ -1,4 +1,4 @@
-import type { ActiveBypass } from '../policy/engine/index.ts';
+import type { ActiveBypass } from '@cordon/policy';
 import type { SnapshotPart } from './part.ts';
 
 /** Client address (canonical) → its active cloud-key bypass (decision order step 1). */

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '@cordon/db';
+import { CategoryIndex, CategoryIndexBuilder } from '@cordon/policy';
 import { sql } from 'kysely';
-import { CategoryIndex, CategoryIndexBuilder } from '../policy/category-index.ts';
 import type { SnapshotPart } from './part.ts';
 
 /**

@@ -1,13 +1,13 @@
-import { formatResolverAddress, parseCidr, parseResolverAddress } from '@cordon/shared';
-import type { CompiledPolicy } from '../policy/compiled-policy.ts';
-import { DomainIndex } from '../policy/domain-index.ts';
 import {
+  type CompiledPolicy,
   type Decision,
   type DeviceRoutes,
+  DomainIndex,
   type Identity,
   type KnownIdentity,
   staticRouteDecision,
-} from '../policy/engine/index.ts';
+} from '@cordon/policy';
+import { formatResolverAddress, parseCidr, parseResolverAddress } from '@cordon/shared';
 import type { DevicesSnapshot, DeviceTable, ExceptionRuleRow } from './devices.ts';
 import type { GroupsSnapshot, UserRow } from './groups.ts';
 import { type ListsSnapshot, linkLists } from './lists.ts';

@@ -1,8 +1,15 @@
 import type { Database, DatabaseHandle } from '@cordon/db';
-import { normalizeDomain } from '@cordon/shared';
+import {
+  addListEntry,
+  type CompiledPolicy,
+  type DomainLists,
+  emptyLists,
+  type ListEntryRow,
+  type MutableLists,
+  NO_LISTS,
+  withLists,
+} from '@cordon/policy';
 import { type Kysely, sql } from 'kysely';
-import { type CompiledPolicy, withLists } from '../policy/compiled-policy.ts';
-import { DomainIndex, type DomainLists, NO_LISTS } from '../policy/domain-index.ts';
 import { changedKeys, chunks, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
 
 /**
@@ -60,26 +67,13 @@ export const LIST_STAMP_PREFIX = 'lists:';
 /** Lets the event loop run (answer queries, take relayed changes) between two slices of a load. */
 const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-type MutableLists = { allow: DomainIndex<true>; block: DomainIndex<true> };
-
-interface EntryRow {
-  domain: string;
-  action: string;
-  include_subdomains: number;
-}
-
-function add(into: Map<number, MutableLists>, key: number, row: EntryRow): void {
+function add(into: Map<number, MutableLists>, key: number, row: ListEntryRow): void {
   let lists = into.get(key);
   if (!lists) {
-    lists = { allow: new DomainIndex<true>(), block: new DomainIndex<true>() };
+    lists = emptyLists();
     into.set(key, lists);
   }
-  addRow(lists, row);
-}
-
-function addRow(lists: MutableLists, row: EntryRow): void {
-  const index = row.action === 'allow' ? lists.allow : row.action === 'block' ? lists.block : null;
-  index?.add(normalizeDomain(row.domain), true, Number(row.include_subdomains) === 1);
+  addListEntry(lists, row);
 }
 
 /** Packs every index now (the pending name strings go with the load), one owner per turn of the event loop. */

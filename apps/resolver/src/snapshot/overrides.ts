@@ -1,37 +1,13 @@
-import type { CategoryIndex, CategoryLookup } from '../policy/category-index.ts';
+import type { CategoryOverrides } from '@cordon/policy';
 import type { SnapshotPart } from './part.ts';
 
-/**
- * Approved recategorisations (spec §7 `POST /tools/recategorize`; docs/architecture.md "Decision
- * order"): domain → its one category, winning over every feed for the domain and its subdomains.
- * A small table read whole on its own topic, so an approval is answered within a second without
- * rebuilding the category index.
- */
-export type CategoryOverrides = ReadonlyMap<string, readonly number[]>;
+export type { CategoryOverrides } from '@cordon/policy';
 
 /**
- * The category index under the overrides: the most specific overridden suffix of `qname` decides
- * alone; a name under no override gets the index's answer. With no override at all this is the
- * index itself, so the usual path allocates nothing.
+ * `category_overrides` read whole (a few rows per approved request; docs/architecture.md "Decision
+ * order"), applied over the category index with `withOverrides` of @cordon/policy. A small table on
+ * its own topic, so an approval is answered within a second without rebuilding the category index.
  */
-export function withOverrides(index: CategoryIndex, overrides: CategoryOverrides): CategoryLookup {
-  if (overrides.size === 0) return index;
-  return {
-    categoriesOf(qname: string): readonly number[] {
-      let start = 0;
-      while (start < qname.length) {
-        const hit = overrides.get(start === 0 ? qname : qname.slice(start));
-        if (hit) return hit;
-        const dot = qname.indexOf('.', start);
-        if (dot < 0) break;
-        start = dot + 1;
-      }
-      return index.categoriesOf(qname);
-    },
-  };
-}
-
-/** `category_overrides` read whole (a few rows per approved request); follows `category_overrides`. */
 export const overridesPart: SnapshotPart<CategoryOverrides> = {
   name: 'category_overrides',
   topics: ['category_overrides'],

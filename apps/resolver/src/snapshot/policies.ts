@@ -1,6 +1,6 @@
 import type { Database, DatabaseHandle } from '@cordon/db';
+import { type CompiledPolicy, compilePolicyRow } from '@cordon/policy';
 import { type Kysely, sql } from 'kysely';
-import { type CompiledPolicy, compilePolicy } from '../policy/compiled-policy.ts';
 import {
   big,
   changedKeys,
@@ -82,14 +82,7 @@ async function read(db: Kysely<Database>, customers: number[] | null) {
     list.push(r.category_id);
   }
   return policies.map((p) => ({
-    compiled: compilePolicy(
-      p.id,
-      p.customer_id,
-      blockedBy.get(p.id) ?? [],
-      Number(p.allow_unclassified) === 1,
-      {},
-      Number(p.safe_search) === 1,
-    ),
+    compiled: compilePolicyRow(p, blockedBy.get(p.id) ?? []),
     isDefault: Number(p.is_default) === 1,
   }));
 }

@@ -1,6 +1,4 @@
-import { formatResolverAddress } from '@cordon/shared';
-import { DomainIndex } from '../policy/domain-index.ts';
-import { type Decision, staticRouteDecision } from '../policy/engine/index.ts';
+import { type Decision, type DomainIndex, staticRouteIndexes } from '@cordon/policy';
 import type { SnapshotPart } from './part.ts';
 
 /** Customer id → its static routes (domain suffix → a `static_route` decision), decision order step 2. */
@@ -23,23 +21,6 @@ export const staticRoutesPart: SnapshotPart<StaticRoutesSnapshot> = {
       .select(['customer_id', 'domain', 'resolver_ip', 'resolver_port'])
       .orderBy('id')
       .execute();
-    const byCustomer = new Map<number, DomainIndex<Decision>>();
-    // One decision per distinct resolver, shared by every route to it.
-    const decisions = new Map<string, Decision>();
-    for (const r of rows) {
-      const target = formatResolverAddress({ ip: r.resolver_ip, port: r.resolver_port });
-      let decision = decisions.get(target);
-      if (decision === undefined) {
-        decision = staticRouteDecision(target);
-        decisions.set(target, decision);
-      }
-      let index = byCustomer.get(r.customer_id);
-      if (index === undefined) {
-        index = new DomainIndex<Decision>();
-        byCustomer.set(r.customer_id, index);
-      }
-      index.add(r.domain, decision, true);
-    }
-    return byCustomer;
+    return staticRouteIndexes(rows);
   },
 };

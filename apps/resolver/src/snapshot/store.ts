@@ -1,8 +1,16 @@
 import type { ChangeFeed, ChangeTopic, DatabaseHandle } from '@cordon/db';
+import {
+  CategoryIndex,
+  type CategoryLookup,
+  type CategoryOverrides,
+  type Decision,
+  type DomainIndex,
+  type DomainLists,
+  type EngineSnapshot,
+  type Identity,
+  withOverrides,
+} from '@cordon/policy';
 import type { Logger } from 'pino';
-import { CategoryIndex, type CategoryLookup } from '../policy/category-index.ts';
-import type { DomainIndex, DomainLists } from '../policy/domain-index.ts';
-import type { Decision, EngineSnapshot, Identity } from '../policy/engine/index.ts';
 import { type BrandingSnapshot, brandingPart } from './branding.ts';
 import { type BypassesSnapshot, bypassesPart } from './bypasses.ts';
 import { categoriesPart } from './categories.ts';
@@ -12,7 +20,7 @@ import { type GroupsSnapshot, groupsPart } from './groups.ts';
 import { type IdentifiedBy, Identities, type WhoAsks } from './identities.ts';
 import { listsPart } from './lists.ts';
 import { type LocationsSnapshot, locationsPart } from './locations.ts';
-import { type CategoryOverrides, overridesPart, withOverrides } from './overrides.ts';
+import { overridesPart } from './overrides.ts';
 import type { SnapshotPart } from './part.ts';
 import { type PoliciesSnapshot, policiesPart } from './policies.ts';
 import { staticRoutesPart } from './static-routes.ts';

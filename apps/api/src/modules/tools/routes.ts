@@ -1,5 +1,5 @@
 import { recategorize, tools } from '@cordon/core';
-import { decideForTool } from '@cordon/resolver';
+import { decideForTool } from '@cordon/policy';
 import { categoryById, Endpoints, type TestCategoryResult } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
@@ -10,8 +10,11 @@ import { lookupThroughUpstreams } from './dns.ts';
  * Tool routes (spec §7 "UI and tools"), from `Endpoints.tools`: test categorisation and the
  * recategorisation queue (requests by every tenant role, review by the system admin), and the DNS
  * lookup through Cordon's upstream resolvers (system and MSP admins). `POST /tools/test/category` is
- * answered by the resolver's own policy engine (`decideForTool` of `@cordon/resolver`), so the tool
- * can never disagree with `dig` (docs/architecture.md "Decision order").
+ * answered by the resolver's policy engine (`decideForTool` of `@cordon/policy`) over the target
+ * customer's view only — its policy and lists, its MSP's and the system's lists, its static routes,
+ * the name's categories under the approved recategorisations — so it decides as `dig` from a
+ * location using that policy does (docs/architecture.md "Test-categorisation tool" says where the
+ * two can still differ).
  */
 export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.tools;

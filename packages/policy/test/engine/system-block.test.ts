@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemBlockRule } from '../../src/policy/engine/rules/system-block.ts';
+import { systemBlockRule } from '../../src/engine/rules/system-block.ts';
 import { lists, snapshot, who } from './helpers.ts';
 
 describe('system-block rule (step 4)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CategoryIndex, CategoryIndexBuilder } from '../src/policy/category-index.ts';
+import { CategoryIndex, CategoryIndexBuilder } from '../src/category-index.ts';
 
 function index(entries: Array<[string, number[]]>): CategoryIndex {
   const b = new CategoryIndexBuilder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DomainIndex } from '../../src/policy/domain-index.ts';
-import { type Decision, staticRouteDecision } from '../../src/policy/engine/index.ts';
-import { staticRouteRule } from '../../src/policy/engine/rules/static-route.ts';
+import { DomainIndex } from '../../src/domain-index.ts';
+import { type Decision, staticRouteDecision } from '../../src/engine/index.ts';
+import { staticRouteRule } from '../../src/engine/rules/static-route.ts';
 import { snapshot, who } from './helpers.ts';
 
 describe('static-route rule (step 2)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { policyAllowRule } from '../../src/policy/engine/rules/policy-allow.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { policyAllowRule } from '../../src/engine/rules/policy-allow.ts';
 import { list, snapshot, who } from './helpers.ts';
 
 describe('policy-allow rule (step 3)', () => {

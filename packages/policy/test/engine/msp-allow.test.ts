@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mspAllowRule } from '../../src/policy/engine/rules/msp-allow.ts';
+import { mspAllowRule } from '../../src/engine/rules/msp-allow.ts';
 import { lists, snapshot, who } from './helpers.ts';
 
 describe('msp-allow rule (step 4)', () => {

@@ -1,7 +1,7 @@
-import { CategoryIndex, CategoryIndexBuilder } from '../../src/policy/category-index.ts';
-import type { CompiledPolicy } from '../../src/policy/compiled-policy.ts';
-import { DomainIndex, type DomainLists, NO_LISTS } from '../../src/policy/domain-index.ts';
-import type { Decision, EngineSnapshot, KnownIdentity } from '../../src/policy/engine/index.ts';
+import { CategoryIndex, CategoryIndexBuilder } from '../../src/category-index.ts';
+import type { CompiledPolicy } from '../../src/compiled-policy.ts';
+import { DomainIndex, type DomainLists, NO_LISTS } from '../../src/domain-index.ts';
+import type { Decision, EngineSnapshot, KnownIdentity } from '../../src/engine/index.ts';
 
 /** A category index of `entries` (domain → category ids). */
 export function index(entries: Array<[string, number[]]>): CategoryIndex {

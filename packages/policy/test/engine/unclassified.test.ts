@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { unclassifiedRule } from '../../src/policy/engine/rules/unclassified.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { unclassifiedRule } from '../../src/engine/rules/unclassified.ts';
 import { index, snapshot, who } from './helpers.ts';
 
 describe('unclassified rule (step 6)', () => {

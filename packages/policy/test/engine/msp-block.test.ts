@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mspBlockRule } from '../../src/policy/engine/rules/msp-block.ts';
+import { mspBlockRule } from '../../src/engine/rules/msp-block.ts';
 import { lists, snapshot, who } from './helpers.ts';
 
 describe('msp-block rule (step 4)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CategoryIndexBuilder } from '../src/policy/category-index.ts';
-import { withOverrides } from '../src/snapshot/overrides.ts';
+import { CategoryIndexBuilder } from '../src/category-index.ts';
+import { withOverrides } from '../src/overrides.ts';
 
 describe('category overrides over the index (approved recategorisations)', () => {
   const builder = new CategoryIndexBuilder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { evaluate } from '../../src/policy/engine/index.ts';
-import { bypassRule } from '../../src/policy/engine/rules/bypass.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { evaluate } from '../../src/engine/index.ts';
+import { bypassRule } from '../../src/engine/rules/bypass.ts';
 import { index, snapshot, who } from './helpers.ts';
 
 describe('bypass rule (step 1, docs/architecture.md "Block page")', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemAllowRule } from '../../src/policy/engine/rules/system-allow.ts';
+import { systemAllowRule } from '../../src/engine/rules/system-allow.ts';
 import { lists, snapshot, who } from './helpers.ts';
 
 describe('system-allow rule (step 4)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CategoryIndex } from '../../src/policy/category-index.ts';
-import { type CompiledPolicy, compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { evaluate } from '../../src/policy/engine/index.ts';
+import type { CategoryIndex } from '../../src/category-index.ts';
+import { type CompiledPolicy, compilePolicy } from '../../src/compiled-policy.ts';
+import { evaluate } from '../../src/engine/index.ts';
 import { index, snapshot, who } from './helpers.ts';
 
 describe('evaluate: categories and unclassified (steps 5–7)', () => {

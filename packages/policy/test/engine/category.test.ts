@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { categoryRule } from '../../src/policy/engine/rules/category.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { categoryRule } from '../../src/engine/rules/category.ts';
 import { index, snapshot, who } from './helpers.ts';
 
 describe('category rule (step 5)', () => {

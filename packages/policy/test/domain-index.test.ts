@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainIndex } from '../src/policy/domain-index.ts';
+import { DomainIndex } from '../src/domain-index.ts';
 
 /** The two-map index the packed one replaced: the reference semantics (docs/architecture.md "Decision order"). */
 class MapIndex<T> {

@@ -30,7 +30,7 @@ export type {
 
 /**
  * THE decision order, first rule first (docs/architecture.md "Decision order"). Pinned by
- * test/policy-engine/order.test.ts: change it only together with that test and a reason.
+ * packages/policy/test/engine/order.test.ts: change it only together with that test and a reason.
  */
 export const RULES: readonly Rule[] = Object.freeze([
   bypassRule,

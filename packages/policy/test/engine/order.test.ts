@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { DomainIndex } from '../../src/policy/domain-index.ts';
-import { type Decision, evaluate, RULES, staticRouteDecision } from '../../src/policy/engine/index.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { DomainIndex } from '../../src/domain-index.ts';
+import { type Decision, evaluate, RULES, staticRouteDecision } from '../../src/engine/index.ts';
 import { index, list, lists, snapshot, who } from './helpers.ts';
 
 describe('RULES, the decision order (docs/architecture.md "Decision order")', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../src/policy/compiled-policy.ts';
-import { policyBlockRule } from '../../src/policy/engine/rules/policy-block.ts';
+import { compilePolicy } from '../../src/compiled-policy.ts';
+import { policyBlockRule } from '../../src/engine/rules/policy-block.ts';
 import { list, snapshot, who } from './helpers.ts';
 
 describe('policy-block rule (step 3)', () => {
