@@ -68,6 +68,8 @@ describe('roaming agent story (issue 8)', () => {
   let system: FakeUpstream;
   let cordon: CordonProcess;
   let agent: ChildProcess;
+  /** The agent command the console shows, as the agent below is started with it (after `cordon`). */
+  let shownCommand = '';
   const agentOutput: string[] = [];
   let httpPort: number;
   let dnsPort: number;
@@ -104,6 +106,7 @@ describe('roaming agent story (issue 8)', () => {
         CORDON_HTTP_ADDR: `127.0.0.1:${httpPort}`,
         CORDON_DNS_ADDR: `127.0.0.1:${dnsPort}`,
         CORDON_DOH_ADDR: `127.0.0.1:${dohPort}`,
+        CORDON_DOH_PUBLIC_URL: `https://localhost:${dohPort}`,
         CORDON_BLOCKPAGE_ADDR: `127.0.0.1:${await freePort()}`,
         CORDON_BLOCKPAGE_HTTPS_ADDR: `127.0.0.1:${await freePort()}`,
         CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
@@ -166,17 +169,15 @@ describe('roaming agent story (issue 8)', () => {
 
   it('enrols `cordon agent` with the install key and filters `dig` through its loopback port', async () => {
     const config = await ok(api.call('GET', `/users/${customerId}/devices/config`));
+    // The console shows this command (checked in the Chromium step below); it runs as shown.
+    expect(config.agent_doh_url).toBe(`https://localhost:${dohPort}`);
+    shownCommand = `cordon agent --server http://127.0.0.1:${httpPort} --doh ${config.agent_doh_url} --install-key ${config.install_key}`;
     agent = spawn(
       process.execPath,
       [
         CLI,
         'agent',
-        '--server',
-        `http://127.0.0.1:${httpPort}`,
-        '--doh',
-        `https://localhost:${dohPort}`,
-        '--install-key',
-        String(config.install_key),
+        ...shownCommand.split(' ').slice(2),
         '--state-dir',
         mkdtempSync(join(tmpdir(), 'cordon-e2e-agent-state-')),
         '--listen',
@@ -242,6 +243,10 @@ describe('roaming agent story (issue 8)', () => {
     await page.reload();
     await page.getByText('alice-laptop').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'agent-02-devices-390.png'), fullPage: true });
+    // The device configuration page shows the very command the agent above was started with.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/settings/device_configuration`);
+    expect((await page.getByTestId('agent-command').textContent())?.trim()).toBe(shownCommand);
   });
 
   it("applies the user's group policy once the device inherits its group", async () => {

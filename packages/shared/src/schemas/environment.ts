@@ -153,6 +153,14 @@ export const deviceConfigSchema = z.object({
 });
 export type DeviceConfig = z.infer<typeof deviceConfigSchema>;
 
+/**
+ * Answer of `GET|POST /users/{id}/devices/config`: the configuration and the deployment's public DoH
+ * base URL an agent needs for `--doh` (`cordon serve --doh-public-url`), or null when the operator has
+ * not set it (docs/agent.md "Install"). An extension of the specification's answer.
+ */
+export const deviceConfigAnswerSchema = deviceConfigSchema.extend({ agent_doh_url: z.string().nullable() });
+export type DeviceConfigAnswer = z.infer<typeof deviceConfigAnswerSchema>;
+
 /** Body of `POST /users/{id}/devices/config` (spec §7: policy_id and device_exception_id). */
 export const deviceConfigUpdateSchema = z.object({
   policy_mode: z.enum(POLICY_MODES).optional(),

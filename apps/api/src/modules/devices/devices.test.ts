@@ -6,6 +6,7 @@ import {
   createTenant,
   createTestApp,
   snapshot,
+  TEST_PHONE_SETUP,
   type TenantFixture,
   type TestApp,
 } from '../../../test/helpers.ts';
@@ -32,6 +33,22 @@ describe.each(testDialects())('devices on %s', (dialect) => {
     });
   const beat = (payload: Record<string, unknown>, remoteAddress = '10.1.2.3') =>
     t.app.inject({ method: 'POST', url: '/restapi/agent/heartbeat', payload, remoteAddress });
+
+  it("carries the deployment's public DoH URL for the agent's --doh, or null when the operator has not set it", async () => {
+    const read = await call(t.app, a.customerToken, 'GET', `${base}/config`);
+    expect(read.json().agent_doh_url).toBe(TEST_PHONE_SETUP.dohUrl);
+    const written = await call(t.app, a.customerToken, 'POST', `${base}/config`, { policy_mode: 'default' });
+    expect(written.statusCode).toBe(200);
+    expect(written.json().agent_doh_url).toBe(TEST_PHONE_SETUP.dohUrl);
+    const unset = await createTestApp(dialect, { phoneSetup: null });
+    try {
+      const b = await createTenant(unset, 2);
+      const config = await call(unset.app, b.customerToken, 'GET', `/restapi/users/${b.customerId}/devices/config`);
+      expect(config.json()).toMatchObject({ agent_doh_url: null, install_key: expect.any(String) });
+    } finally {
+      await unset.close();
+    }
+  });
 
   it('enrols with the install key; a new key stops new installs only', async () => {
     const config = await call(t.app, a.customerToken, 'GET', `${base}/config`);

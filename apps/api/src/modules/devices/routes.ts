@@ -1,5 +1,5 @@
 import { devices } from '@cordon/core';
-import { ApiError, Endpoints } from '@cordon/shared';
+import { ApiError, type DeviceConfig, Endpoints } from '@cordon/shared';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
@@ -13,9 +13,16 @@ import { createAgentLimiter, ENROL_RATE, HEARTBEAT_RATE } from './agent-limits.t
 export function registerDeviceRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.devices;
   registerEndpoint(app, e.list, ({ caller, params, query }) => devices.listDevices(deps, caller, params.id, query));
-  registerEndpoint(app, e.getConfig, ({ caller, params }) => devices.getDeviceConfig(deps, caller, params.id));
+  // The agent's --doh URL rides along, so the console can show a command that runs as shown.
+  const withAgentDoh = async (config: Promise<DeviceConfig>) => ({
+    ...(await config),
+    agent_doh_url: deps.phoneSetup?.dohUrl ?? null,
+  });
+  registerEndpoint(app, e.getConfig, ({ caller, params }) =>
+    withAgentDoh(devices.getDeviceConfig(deps, caller, params.id)),
+  );
   registerEndpoint(app, e.updateConfig, ({ caller, params, body }) =>
-    devices.updateDeviceConfig(deps, caller, params.id, body),
+    withAgentDoh(devices.updateDeviceConfig(deps, caller, params.id, body)),
   );
   registerEndpoint(app, e.getAdvanced, ({ caller, params }) => devices.customerAdvanced(deps, caller, params.id));
   registerEndpoint(app, e.setAdvanced, ({ caller, params, body }) =>

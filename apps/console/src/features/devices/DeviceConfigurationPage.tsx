@@ -1,4 +1,4 @@
-import { type DeviceConfig, deviceConfigUpdateSchema, type PolicyMode } from '@cordon/shared';
+import { type DeviceConfigAnswer, deviceConfigUpdateSchema, type PolicyMode } from '@cordon/shared';
 import { Button, Code, CopyButton, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
@@ -28,12 +28,14 @@ import {
 } from './PolicyChoiceFields.tsx';
 
 /** The install key (spec §3 "one-time key"), how an agent uses it, and "New install key" behind a confirmation. */
-function InstallKeyPanel({ customerId, config }: { customerId: number; config: DeviceConfig }) {
+function InstallKeyPanel({ customerId, config }: { customerId: number; config: DeviceConfigAnswer }) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const regenerate = useRegenerateInstallKeyMutation(customerId);
   const [opened, { open, close }] = useDisclosure(false);
-  const command = `cordon agent --server ${window.location.origin} --install-key ${config.install_key}`;
+  // docs/agent.md "Install": --server, --doh and --install-key are all required on the first start.
+  const doh = config.agent_doh_url ?? t('devices.agentDohPlaceholder');
+  const command = `cordon agent --server ${window.location.origin} --doh ${doh} --install-key ${config.install_key}`;
   return (
     <Paper withBorder p="md" radius="md">
       <Stack>
@@ -55,9 +57,14 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
         <Text size="sm" c="dimmed">
           {t('devices.installKeyHelp', { at: fmt.dateTime(config.install_key_created_at) })}
         </Text>
-        <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+        <Code block data-testid="agent-command" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {command}
         </Code>
+        {config.agent_doh_url === null && (
+          <Text size="sm" c="dimmed">
+            {t('devices.agentDohMissing')}
+          </Text>
+        )}
         <Group>
           <Button variant="light" leftSection={<IconKey size={16} />} onClick={open}>
             {t('devices.regenerate')}
@@ -89,7 +96,7 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
 }
 
 /** What devices that inherit get: the policy choice and the device exception (spec §7 `POST /users/{id}/devices/config`). */
-function CustomerConfigForm({ customerId, config }: { customerId: number; config: DeviceConfig }) {
+function CustomerConfigForm({ customerId, config }: { customerId: number; config: DeviceConfigAnswer }) {
   const { t } = useTranslation();
   const update = useUpdateDeviceConfigMutation(customerId);
   const form = useForm<PolicyChoiceValues>({
