@@ -3,6 +3,7 @@ export * from './categories.ts';
 export * from './category-groups.ts';
 export * from './cloud-key.ts';
 export * from './constants.ts';
+export * from './csv.ts';
 export * from './endpoints/index.ts';
 export * from './errors.ts';
 export * from './messages.ts';

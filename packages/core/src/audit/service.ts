@@ -1,5 +1,5 @@
 import { nowIso } from '@cordon/db';
-import { ApiError, type AuditEntry, type AuditQuery, Role } from '@cordon/shared';
+import { ApiError, type AuditEntry, type AuditQuery, csvText, ddmmyyyy, Role } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
 import { listPage, sortColumn } from '../paging/index.ts';
 import { customerVisible, mspVisible, scopeOf } from '../tenancy/index.ts';
@@ -66,14 +66,6 @@ export async function listAudit(
   return { data: rows.map(toEntry), total };
 }
 
-/** One CSV field (RFC 4180), a leading `= + - @` neutralised so spreadsheets show text, not a formula. */
-function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 /** The CSV columns of an export. */
 export const AUDIT_CSV_COLUMNS = [
   'id',
@@ -108,19 +100,15 @@ export async function exportAudit(
     .orderBy('audit_log.id', query.sortdir)
     .limit(AUDIT_EXPORT_MAX)
     .execute();
-  const lines = [AUDIT_CSV_COLUMNS.join(',')];
-  for (const r of rows.map(toEntry)) {
-    lines.push(AUDIT_CSV_COLUMNS.map((c) => csvField(r[c])).join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(
+    AUDIT_CSV_COLUMNS,
+    rows.map(toEntry).map((r) => AUDIT_CSV_COLUMNS.map((c) => r[c])),
+  );
 }
 
 /** The file name of an audit export, with the date as DD-MM-YYYY (spec §9). */
 export function auditExportFileName(at: number): string {
-  const d = new Date(at);
-  const dd = String(d.getUTCDate()).padStart(2, '0');
-  const mm = String(d.getUTCMonth() + 1).padStart(2, '0');
-  return `audit-${dd}-${mm}-${d.getUTCFullYear()}.csv`;
+  return `audit-${ddmmyyyy(new Date(at), 'utc')}.csv`;
 }
 
 /**

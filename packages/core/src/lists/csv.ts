@@ -1,6 +1,7 @@
 import {
   ApiError,
   Constants,
+  csvText,
   DOMAIN_CSV_COLUMNS,
   type DomainAction,
   type DomainEntry,
@@ -99,17 +100,10 @@ export function parseDomainCsv(text: string, action: DomainAction): EntryFields[
   return out;
 }
 
-/** One CSV field, quoted when needed (RFC 4180); a leading `= + - @` is neutralised so spreadsheets show text, not a formula. */
-function field(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 /** The CSV export of entries: a {@link DOMAIN_CSV_COLUMNS} header, then one line per entry (CRLF, RFC 4180). */
 export function formatDomainCsv(entries: readonly DomainEntry[]): string {
-  const lines = [DOMAIN_CSV_COLUMNS.join(',')];
-  for (const e of entries) {
-    lines.push([e.domain, e.object, String(e.include_subdomains), field(e.comment), String(e.log_requests)].join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(
+    DOMAIN_CSV_COLUMNS,
+    entries.map((e) => [e.domain, e.object, e.include_subdomains, e.comment, e.log_requests]),
+  );
 }

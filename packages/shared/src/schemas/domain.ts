@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Constants } from '../constants.ts';
+import { ddmmyyyy } from '../csv.ts';
 import { Messages } from '../messages.ts';
 import { isDomainName, looksLikeUrl, normalizeDomain } from '../net.ts';
 import { idSchema, listQuerySchema } from './common.ts';
@@ -140,8 +141,5 @@ export const DOMAIN_CSV_COLUMNS = ['domain', 'object', 'include_subdomains', 'co
  * @param at the export's instant, epoch ms (the date is taken in UTC)
  */
 export function domainExportFileName(kind: DomainListKind, at: number): string {
-  const d = new Date(at);
-  const dd = String(d.getUTCDate()).padStart(2, '0');
-  const mm = String(d.getUTCMonth() + 1).padStart(2, '0');
-  return `domains-${kind}-${dd}-${mm}-${d.getUTCFullYear()}.csv`;
+  return `domains-${kind}-${ddmmyyyy(new Date(at), 'utc')}.csv`;
 }

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '@cordon/shared';
+import { type AuditEntry, ddmmyyyy } from '@cordon/shared';
 import { Button, Code, Group, Select, Text, Tooltip } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -15,9 +15,7 @@ const ACTION_GROUPS = ['', 'auth.', 'admin.', 'mail.', 'msp.', 'customer.', 'pol
 
 /** The export's file name with the date as DD-MM-YYYY (spec §9). */
 function exportName(now: Date): string {
-  const dd = String(now.getDate()).padStart(2, '0');
-  const mm = String(now.getMonth() + 1).padStart(2, '0');
-  return `audit-${dd}-${mm}-${now.getFullYear()}.csv`;
+  return `audit-${ddmmyyyy(now)}.csv`;
 }
 
 /** Offers `text` as a CSV download. */

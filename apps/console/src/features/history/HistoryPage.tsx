@@ -1,4 +1,4 @@
-import { Endpoints, HISTORY_LIMIT, type HistoryEntry } from '@cordon/shared';
+import { ddmmyyyy, Endpoints, HISTORY_LIMIT, type HistoryEntry } from '@cordon/shared';
 import { Button, Group, Select, TextInput } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,7 +10,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
 import { type HistoryAction, useHistoryQuery } from './api.ts';
-import { ddmmyyyy, historyCsv } from './csv.ts';
+import { historyCsv } from './csv.ts';
 import { type HistorySortKey, HistoryTable } from './HistoryTable.tsx';
 import { isQueryTimeout } from './timeout.tsx';
 

@@ -1,5 +1,6 @@
+import { ddmmyyyy } from '@cordon/shared';
 import { describe, expect, it } from 'vitest';
-import { ddmmyyyy, historyCsv } from './csv.ts';
+import { historyCsv } from './csv.ts';
 
 describe('history CSV', () => {
   it('names the file date DD-MM-YYYY (spec §9)', () => {

@@ -1,15 +1,4 @@
-import type { HistoryEntry } from '@cordon/shared';
-
-/** `DD-MM-YYYY` of a local date (spec §9: CSV download file names carry the date as DD-MM-YYYY). */
-export function ddmmyyyy(d: Date): string {
-  return `${String(d.getDate()).padStart(2, '0')}-${String(d.getMonth() + 1).padStart(2, '0')}-${d.getFullYear()}`;
-}
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a leading `=+-@` is neutralised. */
-function field(value: string): string {
-  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
+import { csvText, type HistoryEntry } from '@cordon/shared';
 
 /**
  * The history rows as CSV (RFC 4180, CRLF): time (ISO-8601 UTC), qname, qtype, action, reason,
@@ -34,8 +23,9 @@ export function historyCsv(rows: readonly HistoryEntry[]): string {
     'group',
     'matched_name',
   ];
-  const lines = rows.map((r) =>
-    [
+  return csvText(
+    head,
+    rows.map((r) => [
       r.time,
       r.qname,
       r.qtype,
@@ -43,15 +33,12 @@ export function historyCsv(rows: readonly HistoryEntry[]): string {
       r.reason,
       r.categories.map((c) => c.name).join('; '),
       r.client_ip,
-      r.location ?? '',
+      r.location,
       r.rcode,
-      r.user ?? '',
-      r.device ?? '',
-      r.group ?? '',
-      r.matched_name ?? '',
-    ]
-      .map(field)
-      .join(','),
+      r.user,
+      r.device,
+      r.group,
+      r.matched_name,
+    ]),
   );
-  return `${[head.join(','), ...lines].join('\r\n')}\r\n`;
 }
