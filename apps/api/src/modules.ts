@@ -22,6 +22,7 @@ import { mspModule } from './modules/msps/index.ts';
 import { notificationModule } from './modules/notifications/index.ts';
 import { phoneModule } from './modules/phones/index.ts';
 import { policyModule } from './modules/policies/index.ts';
+import { policyPreviewModule } from './modules/policypreview/index.ts';
 import { powerBiModule } from './modules/powerbi/index.ts';
 import { reportModule } from './modules/reports/index.ts';
 import { staticRouteModule } from './modules/staticroutes/index.ts';
@@ -41,6 +42,7 @@ export const API_MODULES: readonly AnyApiModule[] = [
   mspModule,
   customerModule,
   policyModule,
+  policyPreviewModule,
   domainModule,
   notificationModule,
   locationModule,

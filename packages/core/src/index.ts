@@ -29,6 +29,7 @@ export * from './mutation/index.ts';
 export * as notifications from './notifications/index.ts';
 export * as paging from './paging/index.ts';
 export * as policies from './policies/index.ts';
+export * as policypreview from './policypreview/index.ts';
 export * as recategorize from './recategorize/index.ts';
 export * as reports from './reports/index.ts';
 export * as rollups from './rollups/index.ts';

@@ -31,6 +31,7 @@ export * from './schemas/mail.ts';
 export * from './schemas/msp.ts';
 export * from './schemas/notifications.ts';
 export * from './schemas/policy.ts';
+export * from './schemas/policy-preview.ts';
 export * from './schemas/reports.ts';
 export * from './schemas/static-route.ts';
 export * from './schemas/stats.ts';

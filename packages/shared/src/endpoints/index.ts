@@ -21,6 +21,7 @@ import { mspEndpoints } from './msps.ts';
 import { notificationEndpoints } from './notifications.ts';
 import { phoneEndpoints } from './phones.ts';
 import { policyEndpoints } from './policies.ts';
+import { policyPreviewEndpoints } from './policy-preview.ts';
 import { powerBiEndpoints } from './powerbi.ts';
 import { reportEndpoints } from './reports.ts';
 import { staticRouteEndpoints } from './static-routes.ts';
@@ -48,6 +49,7 @@ export const Endpoints = {
   msps: mspEndpoints,
   customers: customerEndpoints,
   policies: policyEndpoints,
+  policypreview: policyPreviewEndpoints,
   locations: locationEndpoints,
   devices: deviceEndpoints,
   deviceexceptions: deviceExceptionEndpoints,
