@@ -19,6 +19,11 @@ ENV NODE_ENV=production \
     CORDON_HTTP_ADDR=0.0.0.0:8080 \
     CORDON_DNS_ADDR=0.0.0.0:5353 \
     CORDON_BLOCKPAGE_ADDR=0.0.0.0:8081
+# glibc's heap, as the resolver's service files set it (mallopt(3) "ENVIRONMENT"; docs/decisions.md
+# "The addon does UDP I/O only"): fixed thresholds return freed memory, at most two arenas.
+ENV MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072 \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /opt/cordon
 COPY --from=build /src/package.json /src/package-lock.json ./
 COPY --from=build /src/node_modules ./node_modules

@@ -14,12 +14,9 @@
 import { addressClaimColumns, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
 import pino from 'pino';
-import { releaseLoadMemory, startDataPlane, tuneNativeHeap } from '../apps/resolver/src/dataplane/host.ts';
+import { releaseLoadMemory, startDataPlane } from '../apps/resolver/src/dataplane/host.ts';
 import { type ResolverMetrics, startResolver, type UdpBackend } from '../apps/resolver/src/index.ts';
 import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
-
-// As `cordon serve` does before its data plane loads (dataplane/host.ts).
-tuneNativeHeap();
 
 const file = process.argv[2] ?? '/tmp/cordon-bench-ut1.db';
 const port = Number(process.argv[3] ?? 5399);

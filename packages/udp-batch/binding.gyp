@@ -14,6 +14,21 @@
       "defines": [
         "NAPI_VERSION=8"
       ]
+    },
+    {
+      "target_name": "sched_idle",
+      "sources": [
+        "src/sched_idle.cc"
+      ],
+      "cflags_cc": [
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-fno-exceptions"
+      ],
+      "defines": [
+        "NAPI_VERSION=8"
+      ]
     }
   ]
 }

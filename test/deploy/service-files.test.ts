@@ -25,6 +25,10 @@ const OTHER_VARIABLES = new Set([
   'CORDON_CONFIG_FILE',
   'NODE_ENV',
   'NODE_OPTIONS',
+  // glibc's heap settings (mallopt(3) "ENVIRONMENT"), docs/decisions.md "The addon does UDP I/O only".
+  'MALLOC_ARENA_MAX',
+  'MALLOC_TRIM_THRESHOLD_',
+  'MALLOC_MMAP_THRESHOLD_',
 ]);
 const SETTING_VARIABLES = new Set(SERVE_SETTINGS.map((s) => s.env));
 
@@ -115,6 +119,14 @@ describe('systemd units (deploy/systemd)', () => {
     expect(exec('ExecStartPre')).toBe('/usr/bin/node /opt/cordon/apps/cli/dist/cordon.mjs config check');
     expect(exec('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
     expect(env.CORDON_CONFIG_FILE).toBe('/etc/cordon/cordon.env');
+    // glibc's heap settings come from the unit of every process that serves DNS (nothing sets them in code).
+    if (config.roles.includes('resolver')) {
+      expect(env).toMatchObject({
+        MALLOC_ARENA_MAX: '2',
+        MALLOC_TRIM_THRESHOLD_: '131072',
+        MALLOC_MMAP_THRESHOLD_: '131072',
+      });
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DatabaseHandle, migrateToLatest, type OpenDatabaseOptions, openDatabase } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import { loadUdpBatch } from '@cordon/udp-batch';
+import { loadSchedIdle } from '@cordon/udp-batch';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ const row = (i: number): QueryLogRow => ({
   latency_us: 10,
 });
 
-const udpBatchBuilt = loadUdpBatch() !== null;
+const schedIdleBuilt = loadSchedIdle() !== null;
 
 /** The spool's data files in `dir` (not its owner file). */
 const spoolFiles = (dir: string) => readdirSync(dir).filter((f) => f !== SPOOL_OWNER_FILE);
@@ -302,7 +302,7 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     await db.done();
   });
 
-  it.skipIf(!udpBatchBuilt)('runs its writer thread at SCHED_IDLE unless told not to', async () => {
+  it.skipIf(!schedIdleBuilt)('runs its writer thread at SCHED_IDLE unless told not to', async () => {
     const db = await database();
     const before = idleThreads();
     const idle = new QueryLogWorkerWriter(db.connection, pino({ level: 'silent' }), { flushMs: 60_000 });
@@ -320,8 +320,8 @@ describe.each(testDialects())('QueryLogWorkerWriter (%s)', (dialect) => {
     await db.done();
   });
 
-  it.skipIf(!udpBatchBuilt)('refuses a thread id it cannot use (the addon’s idleThread)', () => {
-    const binding = loadUdpBatch()!;
+  it.skipIf(!schedIdleBuilt)('refuses a thread id it cannot use (the sched_idle module’s idleThread)', () => {
+    const binding = loadSchedIdle()!;
     expect(() => binding.idleThread(-1)).toThrow(TypeError);
     // No such thread in this process: ESRCH, nothing changed.
     const before = idleThreads();

@@ -2,7 +2,10 @@
  * `@cordon/udp-batch`: batched UDP receive and send (Linux `recvmmsg(2)` / `sendmmsg(2)`) for the
  * resolver's UDP transport (docs/decisions.md "Batched UDP"). The native part (src/udp_batch.cc)
  * is built from source by the package's `install` script when a compiler is present; without it
- * {@link loadUdpBatch} returns null and the resolver uses `node:dgram`.
+ * {@link loadUdpBatch} returns null and the resolver uses `node:dgram`. The binding does UDP I/O
+ * only; the query-log writer's `SCHED_IDLE` is a second module, {@link loadSchedIdle}
+ * (docs/decisions.md "The addon does UDP I/O only"). `test/sanitize.sh` runs the package's tests
+ * against a build with AddressSanitizer and UndefinedBehaviorSanitizer.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,7 +23,13 @@ export interface UdpBatchBinding {
    * `onBatch(count)` once; then sends, in one `sendmmsg`, every slot i for which `onBatch` wrote
    * an answer into `outArena` at `i * outSlot` and its length into `lens[batch + i]`.
    * `onBatch(count)` runs with the microtask queue drained after it, like any I/O callback.
-   * @throws Error with `code` (`EADDRINUSE`, `EACCES`…) when the socket cannot be bound; TypeError for bad arguments
+   * The arenas must stay attached and as long as at open: one detached (its buffer transferred) or
+   * shrunk is found before the next receive or send, the socket is closed and an uncaught
+   * `ERR_UDP_BATCH_ARENA` error raised (nothing is read or written through the old memory).
+   * A socket error reported by the event loop closes it likewise (`ERR_UDP_BATCH_SOCKET`).
+   * @throws Error with `code` (`EADDRINUSE`, `EACCES`, `ENOMEM`…) when the socket cannot be bound
+   *   or set up; TypeError for bad arguments: a detached arena, slots outside 1..65536 bytes,
+   *   `lens` outside 2..2048 entries, arenas shorter than the batch, a host that is no IP address
    */
   open(
     host: string,
@@ -39,56 +48,13 @@ export interface UdpBatchBinding {
   close(handle: UdpBatchHandle): void;
   /**
    * Sends one datagram to the source of an address record (an answer that came after its batch).
-   * @returns 0, or the errno of a failed send (the datagram is dropped)
+   * @returns 0, or the errno of a failed send (the datagram is dropped): `EBADF` once closed,
+   *   `EAFNOSUPPORT` for a record of no family the socket reaches, `EMSGSIZE` beyond 65,527 bytes
+   * @throws TypeError when `bytes` or `addr` is not a Uint8Array, is detached, or `addr` is shorter than {@link ADDR_BYTES}
    */
   sendTo(handle: UdpBatchHandle, bytes: Uint8Array, addr: Uint8Array): number;
   /** The bound port and family, the kernel's SO_RCVBUF (Linux reports twice what it grants) and the counters. */
   info(handle: UdpBatchHandle): UdpBatchInfo;
-  /**
-   * Moves thread `tid` of this process (0: the calling thread) to `SCHED_IDLE` (sched(7)): it runs
-   * only when nothing else wants its core — the query-log writer thread, the runtime's helper
-   * threads (docs/decisions.md "Query-log spool"). Lowering a priority needs no privilege.
-   * @returns 0, or the errno of `sched_setscheduler(2)` (`ESRCH`: no such thread)
-   * @throws TypeError when `tid` is not a whole number ≥ 0
-   */
-  idleThread(tid: number): number;
-  /**
-   * Gives the C heap's free pages back to the kernel (glibc `malloc_trim(3)` over every arena):
-   * freed memory otherwise stays resident for reuse — after a snapshot load, tens of megabytes
-   * (bench/README.md "Resolver memory").
-   * @returns 1 when memory was released, 0 when none could be, -1 when the C library is not glibc
-   */
-  trimHeap(): number;
-  /**
-   * glibc `mallopt(3)`: `M_TRIM_THRESHOLD`, `M_MMAP_THRESHOLD` and `M_ARENA_MAX`, each left as it is
-   * when -1. Setting either threshold turns off the dynamic thresholds (one freed large block
-   * otherwise raises them up to 32 / 64 MiB, and the main heap's freed top is then kept);
-   * `M_ARENA_MAX` bounds the arenas of threads that first allocate after the call.
-   * bench/README.md "Resolver memory".
-   * @returns 1 when set, 0 when glibc refused a value, -1 when the C library is not glibc
-   * @throws TypeError when a value is neither -1 nor a whole number in range (trim 0 to 2^31 − 1
-   *   bytes, mmap 0 to 32 MiB, arenas 1 to 1024)
-   */
-  tuneHeap(trimThresholdBytes: number, mmapThresholdBytes: number, arenaMax: number): number;
-  /**
-   * Takes the running executable's read-only pages out of the resident set (madvise(2)
-   * `MADV_DONTNEED` on its private, read-only file mappings that hold no written page): startup
-   * touches far more of node's code and data than a resolver then uses; what is used comes back
-   * from the page cache on its next access (a minor fault). Mappings with a written page (RELRO)
-   * are left alone. bench/README.md "Resolver memory", round 8.
-   * @returns the bytes that were resident in the released mappings; -1 when `/proc/self` cannot be
-   *   read (not Linux)
-   */
-  releaseExecutablePages(): number;
-  /**
-   * V8's `LowMemoryNotification` on the calling thread's isolate: full collections that compact the
-   * old generation, shrink the young generation to its minimum and give the freed pages back at once
-   * (one ordinary collection after a snapshot load left half of the old space committed, and the
-   * young generation at its maximum). Pauses the thread ≈ 50–100 ms. bench/README.md "Resolver
-   * memory", round 8.
-   * @returns true when the thread has an isolate (always, from JavaScript)
-   */
-  releaseIsolateMemory(): boolean;
 }
 
 /** An open batched socket (opaque). */
@@ -109,40 +75,71 @@ export interface UdpBatchInfo {
   recvErrors: number;
 }
 
-let loaded: UdpBatchBinding | null | undefined;
-let loadError: string | null = null;
+/**
+ * The query-log writer's thread scheduling (src/sched_idle.cc), a module of its own so that the
+ * batched UDP binding does UDP I/O only (docs/decisions.md "The addon does UDP I/O only").
+ */
+export interface SchedIdleBinding {
+  /**
+   * Moves thread `tid` of this process (0: the calling thread) to `SCHED_IDLE` (sched(7)): it runs
+   * only when nothing else wants its core — the query-log writer thread, the runtime's helper
+   * threads (docs/decisions.md "Query-log spool"). Lowering a priority needs no privilege.
+   * @returns 0, or the errno of `sched_setscheduler(2)` (`ESRCH`: no such thread)
+   * @throws TypeError when `tid` is not a whole number ≥ 0
+   */
+  idleThread(tid: number): number;
+}
+
+/** A native module of this package: the binding (null when absent) and why it is absent. */
+interface Loaded<T> {
+  binding: T | null;
+  error: string | null;
+}
+
+/**
+ * Loads `build/Release/<name>.node`: beside the sources, or, from the CLI bundle (one file in
+ * apps/cli/dist), through node_modules/@cordon/udp-batch resolved at run time.
+ */
+function loadNative<T>(name: string): Loaded<T> {
+  const require = createRequire(import.meta.url);
+  const candidates = [new URL(`../build/Release/${name}.node`, import.meta.url).pathname];
+  try {
+    candidates.push(
+      path.join(path.dirname(require.resolve('@cordon/udp-batch/package.json')), `build/Release/${name}.node`),
+    );
+  } catch {
+    // Not installed as a package: only the path beside the sources is tried.
+  }
+  let error: string | null = null;
+  for (const file of candidates) {
+    try {
+      return { binding: require(file) as T, error: null };
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+  }
+  return { binding: null, error };
+}
+
+let udpBatch: Loaded<UdpBatchBinding> | undefined;
+let schedIdle: Loaded<SchedIdleBinding> | undefined;
 
 /**
  * The native binding, or null when it was not built (no compiler at install, not Linux) or fails
  * to load; {@link udpBatchUnavailableReason} says why. Loaded once per thread.
  */
 export function loadUdpBatch(): UdpBatchBinding | null {
-  if (loaded !== undefined) return loaded;
-  const require = createRequire(import.meta.url);
-  // From the sources the build sits beside src/; from the CLI bundle (one file in apps/cli/dist)
-  // the package is found through node_modules/@cordon/udp-batch, resolved at run time.
-  const candidates = [new URL('../build/Release/udp_batch.node', import.meta.url).pathname];
-  try {
-    candidates.push(
-      path.join(path.dirname(require.resolve('@cordon/udp-batch/package.json')), 'build/Release/udp_batch.node'),
-    );
-  } catch {
-    // Not installed as a package: only the path beside the sources is tried.
-  }
-  loaded = null;
-  for (const file of candidates) {
-    try {
-      loaded = require(file) as UdpBatchBinding;
-      loadError = null;
-      break;
-    } catch (err) {
-      loadError = err instanceof Error ? err.message : String(err);
-    }
-  }
-  return loaded;
+  udpBatch ??= loadNative<UdpBatchBinding>('udp_batch');
+  return udpBatch.binding;
 }
 
 /** Why {@link loadUdpBatch} returned null (null when it loaded or was not tried). */
 export function udpBatchUnavailableReason(): string | null {
-  return loadError;
+  return udpBatch?.error ?? null;
+}
+
+/** The thread-scheduling binding, or null when it was not built or fails to load. Loaded once per thread. */
+export function loadSchedIdle(): SchedIdleBinding | null {
+  schedIdle ??= loadNative<SchedIdleBinding>('sched_idle');
+  return schedIdle.binding;
 }

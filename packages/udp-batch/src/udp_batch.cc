@@ -3,37 +3,37 @@
 // of datagrams into the caller's arena, JavaScript is called once for the whole batch and writes
 // its synchronous answers into the output arena, and sendmmsg(2) sends them in one system call.
 // Linux only (recvmmsg / sendmmsg); elsewhere the build fails and the resolver uses node:dgram.
+// UDP I/O only, through N-API alone (docs/decisions.md "The addon does UDP I/O only").
 //
-// Address record (ADDR_BYTES per slot, shared with src/index.ts): [0] family 4 or 6, [1] 0,
-// [2..3] port big-endian, [4..19] address (IPv4 in [4..7]; an IPv4-mapped IPv6 source is given as
-// family 4, so JavaScript sees the canonical address).
+// Memory JavaScript handed over is re-checked before every use: the arenas are typed arrays whose
+// ArrayBuffer JavaScript may detach (transfer) or shrink at any time, so the socket is shut down and
+// an uncaught ERR_UDP_BATCH_ARENA error raised rather than a byte written to memory that moved.
+// Every N-API, libuv and allocation result is checked: a failure throws (or returns an errno)
+// and leaves nothing half-open.
 #include <node_api.h>
 #include <uv.h>
-#include <v8.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-#include <netinet/in.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <vector>
+#include "batch_core.h"
 
 namespace {
 
-constexpr int ADDR_BYTES = 20;
+using udp_batch::ADDR_BYTES;
+
 // Batches drained per readable event before yielding to the loop (level-triggered poll fires again).
 constexpr int MAX_BATCHES_PER_EVENT = 4;
+// Datagrams per batch at most (the resolver uses 64).
+constexpr int MAX_BATCH = 1024;
+// The largest UDP payload (RFC 768 length field less the header); sendTo refuses more with EMSGSIZE.
+constexpr size_t MAX_DATAGRAM = 65535 - 8;
 
 struct Sock {
   napi_env env;
@@ -45,10 +45,14 @@ struct Sock {
   int batch;
   size_t in_slot;
   size_t out_slot;
+  // Where the arenas were at open and the bytes they must keep; checked before each use.
   uint8_t* in;
+  size_t in_len;
   uint8_t* out;
+  size_t out_len;
   int32_t* lens;  // [0, batch): received lengths (-1: truncated); [batch, 2 batch): answer lengths
   uint8_t* addrs;
+  size_t addrs_len;
   napi_ref in_ref, out_ref, lens_ref, addrs_ref, cb_ref, resource_ref;
   napi_async_context actx;
   // Registered at open, removed once the poll handle is closed: Node then waits for our close
@@ -59,33 +63,45 @@ struct Sock {
   struct mmsghdr* rmsgs;
   struct iovec* riov;
   struct sockaddr_storage* rnames;
+  socklen_t* rname_lens;
   struct mmsghdr* smsgs;
   struct iovec* siov;
   double batches, received, sent, send_errors, truncated, recv_errors;
 };
 
-#define CHECK(call)                                   \
-  do {                                                \
-    if ((call) != napi_ok) return nullptr;            \
+#define CHECK(call)                        \
+  do {                                     \
+    if ((call) != napi_ok) return nullptr; \
   } while (0)
 
-napi_value ThrowErrno(napi_env env, const char* what, int err) {
-  const char* code = nullptr;
+const char* ErrnoCode(int err) {
   switch (err) {
-    case EADDRINUSE: code = "EADDRINUSE"; break;
-    case EADDRNOTAVAIL: code = "EADDRNOTAVAIL"; break;
-    case EACCES: code = "EACCES"; break;
-    case EAFNOSUPPORT: code = "EAFNOSUPPORT"; break;
-    case EINVAL: code = "EINVAL"; break;
-    default: code = "ERR_UDP_BATCH"; break;
+    case EADDRINUSE: return "EADDRINUSE";
+    case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+    case EACCES: return "EACCES";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
+    case EINVAL: return "EINVAL";
+    case ENOMEM: return "ENOMEM";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    default: return "ERR_UDP_BATCH";
   }
-  char msg[160];
-  snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+}
+
+// An Error with `code`; null when not even that could be made (the caller then has nothing to throw).
+napi_value MakeError(napi_env env, const char* code, const char* msg) {
   napi_value c, m, e;
-  napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &c);
-  napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &m);
-  napi_create_error(env, c, m, &e);
-  napi_throw(env, e);
+  if (napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &c) != napi_ok ||
+      napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &m) != napi_ok || napi_create_error(env, c, m, &e) != napi_ok)
+    return nullptr;
+  return e;
+}
+
+napi_value ThrowErrno(napi_env env, const char* what, int err) {
+  char msg[200];
+  snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+  napi_value e = MakeError(env, ErrnoCode(err), msg);
+  if (e != nullptr) napi_throw(env, e);
   return nullptr;
 }
 
@@ -98,9 +114,10 @@ void FreeSock(Sock* s) {
   free(s->rmsgs);
   free(s->riov);
   free(s->rnames);
+  free(s->rname_lens);
   free(s->smsgs);
   free(s->siov);
-  delete s;
+  free(s);
 }
 
 void Release(Sock* s) {
@@ -121,22 +138,28 @@ void FinalizeHandle(napi_env, void* data, void*) {
   Release(static_cast<Sock*>(data));
 }
 
+// Drops the JavaScript references and the async context (when the environment still runs).
+// Failures here cannot be answered: the environment is going away or the reference is gone already.
+void DropJs(Sock* s) {
+  napi_ref* refs[] = {&s->in_ref, &s->out_ref, &s->lens_ref, &s->addrs_ref, &s->cb_ref, &s->resource_ref};
+  for (napi_ref* r : refs) {
+    if (*r != nullptr) napi_delete_reference(s->env, *r);
+    *r = nullptr;
+  }
+  // Closed from inside the batch callback: the context is still in use, OnReadable destroys it.
+  if (s->actx != nullptr && !s->in_callback) {
+    napi_async_destroy(s->env, s->actx);
+    s->actx = nullptr;
+  }
+}
+
 // Stops watching and closes the descriptor; the Sock itself is freed once libuv closed the handle.
 void Shutdown(Sock* s, bool env_alive) {
   if (s->closed) return;
   s->closed = true;
-  if (env_alive) {
-    napi_ref* refs[] = {&s->in_ref, &s->out_ref, &s->lens_ref, &s->addrs_ref, &s->cb_ref, &s->resource_ref};
-    for (napi_ref* r : refs) {
-      if (*r != nullptr) napi_delete_reference(s->env, *r);
-      *r = nullptr;
-    }
-    // Closed from inside the batch callback: the context is still in use, OnReadable destroys it.
-    if (s->actx != nullptr && !s->in_callback) {
-      napi_async_destroy(s->env, s->actx);
-      s->actx = nullptr;
-    }
-  }
+  if (env_alive) DropJs(s);
+  // uv_poll_stop cannot fail on an initialised handle; close(2) is not retried (Linux frees the
+  // descriptor even when it reports EINTR).
   uv_poll_stop(s->poll);
   close(s->fd);
   s->fd = -1;
@@ -150,71 +173,57 @@ void EnvCleanup(napi_async_cleanup_hook_handle handle, void* arg) {
   Shutdown(s, false);  // no-op when already closing: OnPollClosed signals completion either way
 }
 
-// Fills the address record of slot i from a received source address.
-void WriteAddr(uint8_t* rec, const struct sockaddr_storage* ss) {
-  memset(rec, 0, ADDR_BYTES);
-  if (ss->ss_family == AF_INET) {
-    const auto* a = reinterpret_cast<const struct sockaddr_in*>(ss);
-    rec[0] = 4;
-    memcpy(rec + 2, &a->sin_port, 2);
-    memcpy(rec + 4, &a->sin_addr, 4);
-  } else if (ss->ss_family == AF_INET6) {
-    const auto* a = reinterpret_cast<const struct sockaddr_in6*>(ss);
-    memcpy(rec + 2, &a->sin6_port, 2);
-    if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
-      rec[0] = 4;
-      memcpy(rec + 4, a->sin6_addr.s6_addr + 12, 4);
-    } else {
-      rec[0] = 6;
-      memcpy(rec + 4, &a->sin6_addr, 16);
-    }
-  }
+// A typed array of `type` that is not detached: its data and length (elements). False otherwise.
+bool TypedArray(napi_env env, napi_value v, napi_typedarray_type type, void** data, size_t* length) {
+  bool is = false;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  napi_typedarray_type t;
+  napi_value ab;
+  size_t off;
+  if (napi_get_typedarray_info(env, v, &t, length, data, &ab, &off) != napi_ok || t != type) return false;
+  bool detached = true;
+  if (napi_is_detached_arraybuffer(env, ab, &detached) != napi_ok || detached) return false;
+  return *data != nullptr || *length == 0;
 }
 
-// The socket address of an address record, for this socket's family (IPv4 as mapped on IPv6).
-socklen_t ReadAddr(const Sock* s, const uint8_t* rec, struct sockaddr_storage* ss) {
-  memset(ss, 0, sizeof *ss);
-  if (s->family == AF_INET) {
-    if (rec[0] != 4) return 0;
-    auto* a = reinterpret_cast<struct sockaddr_in*>(ss);
-    a->sin_family = AF_INET;
-    memcpy(&a->sin_port, rec + 2, 2);
-    memcpy(&a->sin_addr, rec + 4, 4);
-    return sizeof *a;
-  }
-  auto* a = reinterpret_cast<struct sockaddr_in6*>(ss);
-  a->sin6_family = AF_INET6;
-  memcpy(&a->sin6_port, rec + 2, 2);
-  if (rec[0] == 4) {
-    a->sin6_addr.s6_addr[10] = 0xff;
-    a->sin6_addr.s6_addr[11] = 0xff;
-    memcpy(a->sin6_addr.s6_addr + 12, rec + 4, 4);
-  } else if (rec[0] == 6) {
-    memcpy(&a->sin6_addr, rec + 4, 16);
-  } else {
-    return 0;
-  }
-  return sizeof *a;
+bool GetBytes(napi_env env, napi_value v, uint8_t** data, size_t* len) {
+  void* d = nullptr;
+  if (!TypedArray(env, v, napi_uint8_array, &d, len)) return false;
+  *data = static_cast<uint8_t*>(d);
+  return true;
+}
+
+// Whether the referenced typed array still has its memory where it was, at least `need` elements.
+bool StillAt(napi_env env, napi_ref ref, napi_typedarray_type type, const void* where, size_t need) {
+  napi_value v;
+  void* data = nullptr;
+  size_t length = 0;
+  if (ref == nullptr || napi_get_reference_value(env, ref, &v) != napi_ok || v == nullptr) return false;
+  return TypedArray(env, v, type, &data, &length) && data == where && length >= need;
+}
+
+// The arenas JavaScript handed to open() are still attached, where they were, and long enough.
+bool ArenasIntact(Sock* s) {
+  const size_t b = static_cast<size_t>(s->batch);
+  return StillAt(s->env, s->in_ref, napi_uint8_array, s->in, b * s->in_slot) &&
+         StillAt(s->env, s->out_ref, napi_uint8_array, s->out, b * s->out_slot) &&
+         StillAt(s->env, s->lens_ref, napi_int32_array, s->lens, 2 * b) &&
+         StillAt(s->env, s->addrs_ref, napi_uint8_array, s->addrs, b * ADDR_BYTES);
+}
+
+// Ends the socket and reports why as an uncaught exception (there is no JavaScript caller on a
+// poll event): the process's 'uncaughtException' handling decides, as for a throwing callback.
+void Fail(Sock* s, const char* code, const char* msg) {
+  napi_env env = s->env;
+  Shutdown(s, true);
+  napi_value e = MakeError(env, code, msg);
+  if (e != nullptr) napi_fatal_exception(env, e);
 }
 
 // Sends the answers JavaScript wrote for slots [0, n): one sendmmsg per run, skipping a failed one.
 void SendBatch(Sock* s, int n) {
-  int k = 0;
-  for (int i = 0; i < n; i++) {
-    int32_t len = s->lens[s->batch + i];
-    if (len <= 0 || static_cast<size_t>(len) > s->out_slot) continue;
-    s->siov[k].iov_base = s->out + static_cast<size_t>(i) * s->out_slot;
-    s->siov[k].iov_len = static_cast<size_t>(len);
-    struct msghdr* h = &s->smsgs[k].msg_hdr;
-    h->msg_name = &s->rnames[i];
-    h->msg_namelen = s->rmsgs[i].msg_hdr.msg_namelen;
-    h->msg_iov = &s->siov[k];
-    h->msg_iovlen = 1;
-    h->msg_control = nullptr;
-    h->msg_controllen = 0;
-    h->msg_flags = 0;
-    k++;
-  }
+  int k = udp_batch::BuildSendBatch(s->lens + s->batch, n, s->out, s->out_len, s->out_slot, s->rnames, s->rname_lens,
+                                    s->smsgs, s->siov);
   int done = 0;
   while (done < k) {
     int r = sendmmsg(s->fd, s->smsgs + done, static_cast<unsigned>(k - done), MSG_DONTWAIT);
@@ -224,6 +233,10 @@ void SendBatch(Sock* s, int n) {
       s->send_errors++;
       done++;
       continue;
+    }
+    if (r == 0) {  // not documented for a non-empty vector; never spin on it
+      s->send_errors += k - done;
+      break;
     }
     s->sent += r;
     done += r;
@@ -235,22 +248,37 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
   if (s == nullptr || s->closed) return;
   napi_env env = s->env;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value cb, resource, argv[1], result;
-  napi_get_reference_value(env, s->cb_ref, &cb);
-  napi_get_reference_value(env, s->resource_ref, &resource);
+  if (napi_open_handle_scope(env, &scope) != napi_ok) {
+    // The environment cannot run JavaScript any more (a thread ending): stop receiving.
+    s->recv_errors++;
+    Shutdown(s, true);
+    return;
+  }
   if (status < 0) {
     // The descriptor itself failed (libuv reports EBADF and the like): stop rather than spin.
     s->recv_errors++;
-    uv_poll_stop(handle);
+    char msg[120];
+    snprintf(msg, sizeof msg, "udp-batch: the socket failed (%s); it is closed", uv_strerror(status));
+    Fail(s, "ERR_UDP_BATCH_SOCKET", msg);
     napi_close_handle_scope(env, scope);
     return;
   }
+  napi_value cb, resource;
   if ((events & UV_READABLE) == 0) {
     napi_close_handle_scope(env, scope);
     return;
   }
+  if (napi_get_reference_value(env, s->cb_ref, &cb) != napi_ok || cb == nullptr ||
+      napi_get_reference_value(env, s->resource_ref, &resource) != napi_ok || resource == nullptr) {
+    Fail(s, "ERR_UDP_BATCH", "udp-batch: the batch callback is gone; the socket is closed");
+    napi_close_handle_scope(env, scope);
+    return;
+  }
   for (int round = 0; round < MAX_BATCHES_PER_EVENT && !s->closed; round++) {
+    if (!ArenasIntact(s)) {
+      Fail(s, "ERR_UDP_BATCH_ARENA", "udp-batch: an arena was detached or shrunk; the socket is closed");
+      break;
+    }
     for (int i = 0; i < s->batch; i++) {
       s->rmsgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
       s->rmsgs[i].msg_hdr.msg_flags = 0;
@@ -259,6 +287,7 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
     int n = recvmmsg(s->fd, s->rmsgs, static_cast<unsigned>(s->batch), MSG_DONTWAIT, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // Transient (ENOMEM, a queued ICMP error): counted; the level-triggered poll calls again.
       if (errno != EAGAIN && errno != EWOULDBLOCK) s->recv_errors++;
       break;
     }
@@ -267,43 +296,43 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
     s->received += n;
     for (int i = 0; i < n; i++) {
       const struct msghdr* h = &s->rmsgs[i].msg_hdr;
-      bool trunc = (h->msg_flags & MSG_TRUNC) != 0;
+      bool trunc = (h->msg_flags & MSG_TRUNC) != 0 || s->rmsgs[i].msg_len > s->in_slot;
       if (trunc) s->truncated++;
       s->lens[i] = trunc ? -1 : static_cast<int32_t>(s->rmsgs[i].msg_len);
       s->lens[s->batch + i] = 0;
-      WriteAddr(s->addrs + static_cast<size_t>(i) * ADDR_BYTES, &s->rnames[i]);
+      s->rname_lens[i] = h->msg_namelen <= sizeof(struct sockaddr_storage) ? h->msg_namelen : 0;
+      udp_batch::WriteAddr(s->addrs + static_cast<size_t>(i) * ADDR_BYTES, &s->rnames[i], s->rname_lens[i]);
     }
-    napi_create_int32(env, n, &argv[0]);
+    napi_value argv[1], result;
+    if (napi_create_int32(env, n, &argv[0]) != napi_ok) {
+      Fail(s, "ERR_UDP_BATCH", "udp-batch: cannot pass the batch to JavaScript; the socket is closed");
+      break;
+    }
     s->in_callback = true;
     napi_status st = napi_make_callback(env, s->actx, resource, cb, 1, argv, &result);
     s->in_callback = false;
     if (st == napi_pending_exception) {
       napi_value exc;
-      napi_get_and_clear_last_exception(env, &exc);
-      napi_fatal_exception(env, exc);
+      if (napi_get_and_clear_last_exception(env, &exc) == napi_ok) napi_fatal_exception(env, exc);
+    } else if (st != napi_ok) {
+      // JavaScript cannot be called (the environment is stopping): nothing more to answer.
+      s->recv_errors++;
+      Shutdown(s, true);
     }
     if (s->closed) {
       if (s->actx != nullptr) napi_async_destroy(env, s->actx);
       s->actx = nullptr;
       break;
     }
+    // The callback may have detached an arena (transferred its buffer): nothing is read from it then.
+    if (!ArenasIntact(s)) {
+      Fail(s, "ERR_UDP_BATCH_ARENA", "udp-batch: an arena was detached or shrunk; the socket is closed");
+      break;
+    }
     SendBatch(s, n);
     if (n < s->batch) break;
   }
   napi_close_handle_scope(env, scope);
-}
-
-bool GetBytes(napi_env env, napi_value v, uint8_t** data, size_t* len) {
-  bool is;
-  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
-  napi_typedarray_type t;
-  void* d;
-  napi_value ab;
-  size_t off;
-  if (napi_get_typedarray_info(env, v, &t, len, &d, &ab, &off) != napi_ok) return false;
-  if (t != napi_uint8_array) return false;
-  *data = static_cast<uint8_t*>(d);
-  return true;
 }
 
 Sock* Unwrap(napi_env env, napi_value v) {
@@ -314,9 +343,13 @@ Sock* Unwrap(napi_env env, napi_value v) {
   return static_cast<Sock*>(p);
 }
 
-napi_value Ref(napi_env env, napi_value v, napi_ref* out) {
-  if (napi_create_reference(env, v, 1, out) != napi_ok) return nullptr;
-  return v;
+// Undoes an open() that failed before the poll handle existed: references, context, memory, socket.
+napi_value AbandonOpen(Sock* s, napi_value (*thrower)(napi_env, const char*, int), const char* what, int err) {
+  napi_env env = s->env;
+  DropJs(s);
+  close(s->fd);
+  FreeSock(s);
+  return thrower(env, what, err);
 }
 
 // open(host, port, rcvbuf, reusePort, inArena, outArena, inSlot, outSlot, lens, addrs, onBatch)
@@ -326,37 +359,39 @@ napi_value Open(napi_env env, napi_callback_info info) {
   CHECK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
   if (argc < 11) return ThrowType(env, "udp-batch open: 11 arguments expected");
   char host[64];
-  size_t hostLen;
+  size_t hostLen = 0;
   if (napi_get_value_string_utf8(env, a[0], host, sizeof host, &hostLen) != napi_ok)
     return ThrowType(env, "udp-batch open: host must be a string");
+  if (hostLen >= sizeof host - 1) return ThrowType(env, "udp-batch open: host is longer than an IP address");
   int32_t port, rcvbuf, inSlot, outSlot;
   bool reuse;
   if (napi_get_value_int32(env, a[1], &port) != napi_ok || port < 0 || port > 65535)
     return ThrowType(env, "udp-batch open: port must be 0..65535");
   if (napi_get_value_int32(env, a[2], &rcvbuf) != napi_ok || rcvbuf < 0)
     return ThrowType(env, "udp-batch open: rcvbuf must be a non-negative integer");
-  if (napi_get_value_bool(env, a[3], &reuse) != napi_ok) return ThrowType(env, "udp-batch open: reusePort must be a boolean");
+  if (napi_get_value_bool(env, a[3], &reuse) != napi_ok)
+    return ThrowType(env, "udp-batch open: reusePort must be a boolean");
   uint8_t *in, *out, *addrs;
   size_t inLen, outLen, addrsLen;
-  if (!GetBytes(env, a[4], &in, &inLen) || !GetBytes(env, a[5], &out, &outLen) || !GetBytes(env, a[9], &addrs, &addrsLen))
-    return ThrowType(env, "udp-batch open: arenas and addresses must be Uint8Arrays");
-  if (napi_get_value_int32(env, a[6], &inSlot) != napi_ok || inSlot <= 0 ||
-      napi_get_value_int32(env, a[7], &outSlot) != napi_ok || outSlot <= 0)
-    return ThrowType(env, "udp-batch open: slot sizes must be positive");
-  bool isTa;
-  napi_typedarray_type lt;
-  size_t lensCount, lensOff;
-  void* lensData;
-  napi_value lensAb;
-  if (napi_is_typedarray(env, a[8], &isTa) != napi_ok || !isTa ||
-      napi_get_typedarray_info(env, a[8], &lt, &lensCount, &lensData, &lensAb, &lensOff) != napi_ok || lt != napi_int32_array)
-    return ThrowType(env, "udp-batch open: lens must be an Int32Array");
+  if (!GetBytes(env, a[4], &in, &inLen) || !GetBytes(env, a[5], &out, &outLen) ||
+      !GetBytes(env, a[9], &addrs, &addrsLen))
+    return ThrowType(env, "udp-batch open: arenas and addresses must be Uint8Arrays that are not detached");
+  if (napi_get_value_int32(env, a[6], &inSlot) != napi_ok || inSlot <= 0 || inSlot > 65536 ||
+      napi_get_value_int32(env, a[7], &outSlot) != napi_ok || outSlot <= 0 || outSlot > 65536)
+    return ThrowType(env, "udp-batch open: slot sizes must be 1..65536 bytes");
+  void* lensData = nullptr;
+  size_t lensCount = 0;
+  if (!TypedArray(env, a[8], napi_int32_array, &lensData, &lensCount))
+    return ThrowType(env, "udp-batch open: lens must be an Int32Array that is not detached");
+  if (lensCount < 2 || lensCount > 2 * MAX_BATCH)
+    return ThrowType(env, "udp-batch open: lens must hold 2 to 2048 lengths (2 per datagram of a batch)");
   int batch = static_cast<int>(lensCount / 2);
-  if (batch < 1 || batch > 1024 || inLen < static_cast<size_t>(batch) * inSlot || outLen < static_cast<size_t>(batch) * outSlot ||
-      addrsLen < static_cast<size_t>(batch) * ADDR_BYTES)
+  const size_t b = static_cast<size_t>(batch);
+  if (inLen < b * static_cast<size_t>(inSlot) || outLen < b * static_cast<size_t>(outSlot) || addrsLen < b * ADDR_BYTES)
     return ThrowType(env, "udp-batch open: arenas smaller than the batch");
   napi_valuetype cbt;
-  if (napi_typeof(env, a[10], &cbt) != napi_ok || cbt != napi_function) return ThrowType(env, "udp-batch open: onBatch must be a function");
+  if (napi_typeof(env, a[10], &cbt) != napi_ok || cbt != napi_function)
+    return ThrowType(env, "udp-batch open: onBatch must be a function");
 
   struct sockaddr_storage ss;
   memset(&ss, 0, sizeof ss);
@@ -380,14 +415,20 @@ napi_value Open(napi_env env, napi_callback_info info) {
   int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return ThrowErrno(env, "udp-batch socket", errno);
   int one = 1, zero = 0;
-  if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);  // dual stack, as node:dgram
+  // Dual stack, as node:dgram.
+  if (family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0) {
+    int e = errno;
+    close(fd);
+    return ThrowErrno(env, "udp-batch IPV6_V6ONLY", e);
+  }
   if (reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
     int e = errno;
     close(fd);
     return ThrowErrno(env, "udp-batch SO_REUSEPORT", e);
   }
-  // A refused size keeps the system default, as the dgram path does (the JS side logs the effective size).
-  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  // A refused size keeps the system default, as the dgram path does (the JS side logs the
+  // effective size from info()), so its result is deliberately not an error.
+  if (rcvbuf > 0) (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   if (bind(fd, reinterpret_cast<struct sockaddr*>(&ss), sslen) != 0) {
     int e = errno;
     close(fd);
@@ -396,8 +437,11 @@ napi_value Open(napi_env env, napi_callback_info info) {
     return ThrowErrno(env, what, e);
   }
 
-  Sock* s = new Sock();
-  memset(s, 0, sizeof *s);
+  Sock* s = static_cast<Sock*>(calloc(1, sizeof(Sock)));
+  if (s == nullptr) {
+    close(fd);
+    return ThrowErrno(env, "udp-batch open", ENOMEM);
+  }
   s->env = env;
   s->fd = fd;
   s->family = family;
@@ -405,43 +449,72 @@ napi_value Open(napi_env env, napi_callback_info info) {
   s->in_slot = static_cast<size_t>(inSlot);
   s->out_slot = static_cast<size_t>(outSlot);
   s->in = in;
+  s->in_len = inLen;
   s->out = out;
+  s->out_len = outLen;
   s->lens = static_cast<int32_t*>(lensData);
   s->addrs = addrs;
-  s->rmsgs = static_cast<struct mmsghdr*>(calloc(batch, sizeof(struct mmsghdr)));
-  s->riov = static_cast<struct iovec*>(calloc(batch, sizeof(struct iovec)));
-  s->rnames = static_cast<struct sockaddr_storage*>(calloc(batch, sizeof(struct sockaddr_storage)));
-  s->smsgs = static_cast<struct mmsghdr*>(calloc(batch, sizeof(struct mmsghdr)));
-  s->siov = static_cast<struct iovec*>(calloc(batch, sizeof(struct iovec)));
-  for (int i = 0; i < batch; i++) {
-    s->riov[i].iov_base = in + static_cast<size_t>(i) * s->in_slot;
+  s->addrs_len = addrsLen;
+  s->rmsgs = static_cast<struct mmsghdr*>(calloc(b, sizeof(struct mmsghdr)));
+  s->riov = static_cast<struct iovec*>(calloc(b, sizeof(struct iovec)));
+  s->rnames = static_cast<struct sockaddr_storage*>(calloc(b, sizeof(struct sockaddr_storage)));
+  s->rname_lens = static_cast<socklen_t*>(calloc(b, sizeof(socklen_t)));
+  s->smsgs = static_cast<struct mmsghdr*>(calloc(b, sizeof(struct mmsghdr)));
+  s->siov = static_cast<struct iovec*>(calloc(b, sizeof(struct iovec)));
+  if (s->rmsgs == nullptr || s->riov == nullptr || s->rnames == nullptr || s->rname_lens == nullptr ||
+      s->smsgs == nullptr || s->siov == nullptr)
+    return AbandonOpen(s, ThrowErrno, "udp-batch open", ENOMEM);
+  for (size_t i = 0; i < b; i++) {
+    s->riov[i].iov_base = in + i * s->in_slot;
     s->riov[i].iov_len = s->in_slot;
     s->rmsgs[i].msg_hdr.msg_name = &s->rnames[i];
     s->rmsgs[i].msg_hdr.msg_iov = &s->riov[i];
     s->rmsgs[i].msg_hdr.msg_iovlen = 1;
   }
-  Ref(env, a[4], &s->in_ref);
-  Ref(env, a[5], &s->out_ref);
-  Ref(env, a[8], &s->lens_ref);
-  Ref(env, a[9], &s->addrs_ref);
-  Ref(env, a[10], &s->cb_ref);
   napi_value resource, name;
-  napi_create_object(env, &resource);
-  Ref(env, resource, &s->resource_ref);
-  napi_create_string_utf8(env, "UDPBATCH", NAPI_AUTO_LENGTH, &name);
-  napi_async_init(env, resource, name, &s->actx);
+  uv_loop_t* loop = nullptr;
+  if (napi_create_reference(env, a[4], 1, &s->in_ref) != napi_ok ||
+      napi_create_reference(env, a[5], 1, &s->out_ref) != napi_ok ||
+      napi_create_reference(env, a[8], 1, &s->lens_ref) != napi_ok ||
+      napi_create_reference(env, a[9], 1, &s->addrs_ref) != napi_ok ||
+      napi_create_reference(env, a[10], 1, &s->cb_ref) != napi_ok || napi_create_object(env, &resource) != napi_ok ||
+      napi_create_reference(env, resource, 1, &s->resource_ref) != napi_ok ||
+      napi_create_string_utf8(env, "UDPBATCH", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_async_init(env, resource, name, &s->actx) != napi_ok || napi_get_uv_event_loop(env, &loop) != napi_ok ||
+      loop == nullptr)
+    return AbandonOpen(s, ThrowErrno, "udp-batch open: N-API refused a call", EINVAL);
 
-  uv_loop_t* loop;
-  napi_get_uv_event_loop(env, &loop);
-  s->poll = static_cast<uv_poll_t*>(calloc(1, sizeof(uv_poll_t)));
-  uv_poll_init(loop, s->poll, fd);
-  s->poll->data = s;
-  uv_poll_start(s->poll, UV_READABLE, OnReadable);
-  napi_add_async_cleanup_hook(env, EnvCleanup, s, &s->cleanup);
-
+  uv_poll_t* poll = static_cast<uv_poll_t*>(calloc(1, sizeof(uv_poll_t)));
+  if (poll == nullptr) return AbandonOpen(s, ThrowErrno, "udp-batch open", ENOMEM);
+  int r = uv_poll_init(loop, poll, fd);
+  if (r != 0) {
+    free(poll);
+    char what[120];
+    snprintf(what, sizeof what, "udp-batch uv_poll_init: %s", uv_strerror(r));
+    return AbandonOpen(s, ThrowErrno, what, EINVAL);
+  }
+  // From here the poll handle owns the Sock until libuv closed it (Shutdown → OnPollClosed).
+  s->poll = poll;
+  poll->data = s;
+  s->owners = 1;
+  r = uv_poll_start(poll, UV_READABLE, OnReadable);
+  if (r != 0) {
+    Shutdown(s, true);
+    char what[120];
+    snprintf(what, sizeof what, "udp-batch uv_poll_start: %s", uv_strerror(r));
+    return ThrowErrno(env, what, EINVAL);
+  }
+  if (napi_add_async_cleanup_hook(env, EnvCleanup, s, &s->cleanup) != napi_ok) {
+    s->cleanup = nullptr;
+    Shutdown(s, true);
+    return ThrowErrno(env, "udp-batch open: cannot watch the environment's end", EINVAL);
+  }
   napi_value handle;
+  if (napi_create_external(env, s, FinalizeHandle, nullptr, &handle) != napi_ok) {
+    Shutdown(s, true);
+    return ThrowErrno(env, "udp-batch open: cannot make the handle", ENOMEM);
+  }
   s->owners = 2;
-  CHECK(napi_create_external(env, s, FinalizeHandle, nullptr, &handle));
   return handle;
 }
 
@@ -458,7 +531,8 @@ napi_value Close(napi_env env, napi_callback_info info) {
 }
 
 // sendTo(handle, bytes, addrRecord): one datagram outside a batch (answers that came later).
-// Returns 0, or the errno of a failed send (the datagram is dropped, as dgram would).
+// Returns 0, or the errno of a failed send (the datagram is dropped, as dgram would): EBADF once
+// closed, EAFNOSUPPORT for a record the socket cannot reach, EMSGSIZE for more than a datagram holds.
 napi_value SendTo(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value a[3];
@@ -467,16 +541,19 @@ napi_value SendTo(napi_env env, napi_callback_info info) {
   uint8_t *data, *rec;
   size_t len, recLen;
   if (s == nullptr || !GetBytes(env, a[1], &data, &len) || !GetBytes(env, a[2], &rec, &recLen) || recLen < ADDR_BYTES)
-    return ThrowType(env, "udp-batch sendTo: handle, bytes and address record expected");
+    return ThrowType(env, "udp-batch sendTo: handle, bytes and a 20-byte address record (not detached) expected");
   int result = EBADF;
-  if (!s->closed) {
+  if (len > MAX_DATAGRAM) {
+    result = EMSGSIZE;
+  } else if (!s->closed) {
     struct sockaddr_storage ss;
-    socklen_t sl = ReadAddr(s, rec, &ss);
+    socklen_t sl = udp_batch::ReadAddr(s->family, rec, recLen, &ss);
     if (sl == 0) {
       result = EAFNOSUPPORT;
     } else {
       ssize_t r;
-      do r = sendto(s->fd, data, len, MSG_DONTWAIT, reinterpret_cast<struct sockaddr*>(&ss), sl);
+      do r = sendto(s->fd, len == 0 ? "" : reinterpret_cast<const char*>(data), len, MSG_DONTWAIT,
+                    reinterpret_cast<struct sockaddr*>(&ss), sl);
       while (r < 0 && errno == EINTR);
       result = r < 0 ? errno : 0;
       if (r < 0) s->send_errors++;
@@ -488,10 +565,9 @@ napi_value SendTo(napi_env env, napi_callback_info info) {
   return out;
 }
 
-void Set(napi_env env, napi_value obj, const char* key, double v) {
+bool Set(napi_env env, napi_value obj, const char* key, double v) {
   napi_value n;
-  napi_create_double(env, v, &n);
-  napi_set_named_property(env, obj, key, n);
+  return napi_create_double(env, v, &n) == napi_ok && napi_set_named_property(env, obj, key, n) == napi_ok;
 }
 
 // info(handle): { port, family (4 | 6), recvBufferBytes, batches, received, sent, sendErrors, truncated, recvErrors }
@@ -507,175 +583,19 @@ napi_value Info(napi_env env, napi_callback_info info) {
   if (!s->closed) {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    if (getsockname(s->fd, reinterpret_cast<struct sockaddr*>(&ss), &sl) == 0) {
-      port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<struct sockaddr_in6*>(&ss)->sin6_port
-                                            : reinterpret_cast<struct sockaddr_in*>(&ss)->sin_port);
-    }
+    if (getsockname(s->fd, reinterpret_cast<struct sockaddr*>(&ss), &sl) != 0) return ThrowErrno(env, "udp-batch getsockname", errno);
+    port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<struct sockaddr_in6*>(&ss)->sin6_port
+                                          : reinterpret_cast<struct sockaddr_in*>(&ss)->sin_port);
     socklen_t rl = sizeof rcv;
-    getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcv, &rl);
+    if (getsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcv, &rl) != 0) return ThrowErrno(env, "udp-batch SO_RCVBUF", errno);
   }
-  Set(env, obj, "port", port);
-  Set(env, obj, "family", s->family == AF_INET6 ? 6 : 4);
-  Set(env, obj, "recvBufferBytes", rcv);
-  Set(env, obj, "batches", s->batches);
-  Set(env, obj, "received", s->received);
-  Set(env, obj, "sent", s->sent);
-  Set(env, obj, "sendErrors", s->send_errors);
-  Set(env, obj, "truncated", s->truncated);
-  Set(env, obj, "recvErrors", s->recv_errors);
-  return obj;
-}
-
-// idleThisThread(): moves the calling thread to SCHED_IDLE (sched(7)), which runs it only when no
-// other runnable thread wants its core: the query-log writer thread, whose rows wait in memory or
-// in the spool while the resolving thread answers (docs/decisions.md "Query-log spool"). Lowering a
-// thread's own priority needs no privilege. Returns 0, or the errno of sched_setscheduler(2).
-// idleThread(tid): the same for thread `tid` of this process (0: the calling thread), e.g. the
-// runtime's helper threads (V8's platform workers) listed in /proc/self/task at start.
-napi_value IdleThisThread(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value a[1];
-  CHECK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
-  int32_t tid = 0;
-  if (argc >= 1 && (napi_get_value_int32(env, a[0], &tid) != napi_ok || tid < 0))
-    return ThrowType(env, "udp-batch idleThread: a thread id (0 or more) expected");
-  int result = 0;
-#ifdef SCHED_IDLE
-  struct sched_param param;
-  memset(&param, 0, sizeof param);
-  if (sched_setscheduler(tid, SCHED_IDLE, &param) != 0) result = errno;
-#else
-  result = ENOSYS;
-#endif
-  napi_value out;
-  CHECK(napi_create_int32(env, result, &out));
-  return out;
-}
-
-// trimHeap(): gives the C heap's free pages back to the kernel (glibc malloc_trim(3), every arena).
-// glibc keeps freed memory in its arenas for reuse; after the resolver's first snapshot load the
-// loaders' freed buffers and SQLite's pages sit there as resident memory (bench/README.md
-// "Resolver memory"). Returns 1 when memory was released, 0 when none could be, -1 without glibc.
-napi_value TrimHeap(napi_env env, napi_callback_info) {
-  int result = -1;
-#ifdef __GLIBC__
-  result = malloc_trim(0);
-#endif
-  napi_value out;
-  CHECK(napi_create_int32(env, result, &out));
-  return out;
-}
-
-// tuneHeap(trimThresholdBytes, mmapThresholdBytes, arenaMax): glibc mallopt(3) M_TRIM_THRESHOLD,
-// M_MMAP_THRESHOLD and M_ARENA_MAX, each left as it is when -1. Setting either threshold turns off
-// glibc's dynamic thresholds: freeing one large mmapped block (a loader's buffer, a module's source)
-// otherwise raises the mmap threshold to its size and the trim threshold to twice that, up to 32 /
-// 64 MiB, and the main heap's freed top is kept (bench/README.md "Resolver memory", round 7).
-// M_ARENA_MAX bounds the arenas of threads that first allocate after the call. Returns 1 when the
-// values were set, 0 when glibc refused one, -1 without glibc.
-napi_value TuneHeap(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value args[3];
-  CHECK(napi_get_cb_info(env, info, &argc, args, nullptr, nullptr));
-  double values[3] = {0, 0, 0};
-  const double min[3] = {0, 0, 1};
-  const double max[3] = {INT32_MAX, 32 * 1024 * 1024, 1024};
-  bool valid = argc >= 3;
-  for (size_t i = 0; valid && i < 3; i++) {
-    valid = napi_get_value_double(env, args[i], &values[i]) == napi_ok &&
-            values[i] == static_cast<double>(static_cast<int64_t>(values[i])) &&
-            (values[i] == -1 || (values[i] >= min[i] && values[i] <= max[i]));
-  }
-  if (!valid) {
-    napi_throw_type_error(env, nullptr,
-                          "tuneHeap(trimThresholdBytes, mmapThresholdBytes, arenaMax): whole numbers, trim 0 to "
-                          "2^31-1, mmap 0 to 32 MiB, arenas 1 to 1024, or -1 to leave one as it is");
+  if (!Set(env, obj, "port", port) || !Set(env, obj, "family", s->family == AF_INET6 ? 6 : 4) ||
+      !Set(env, obj, "recvBufferBytes", rcv) || !Set(env, obj, "batches", s->batches) ||
+      !Set(env, obj, "received", s->received) || !Set(env, obj, "sent", s->sent) ||
+      !Set(env, obj, "sendErrors", s->send_errors) || !Set(env, obj, "truncated", s->truncated) ||
+      !Set(env, obj, "recvErrors", s->recv_errors))
     return nullptr;
-  }
-  int result = -1;
-#ifdef __GLIBC__
-  const int params[3] = {M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX};
-  result = 1;
-  for (size_t i = 0; i < 3; i++) {
-    if (values[i] != -1 && mallopt(params[i], static_cast<int>(values[i])) != 1) result = 0;
-  }
-#endif
-  napi_value out;
-  CHECK(napi_create_int32(env, result, &out));
-  return out;
-}
-
-// releaseIsolateMemory(): V8's LowMemoryNotification on the calling thread's isolate: full
-// collections that compact the old generation, shrink the young generation to its minimum and
-// return the freed pages at once. After a snapshot load the young generation has grown to its
-// maximum (32 MB without --max-semi-space-size) and the loaders' garbage is spread over old-space
-// pages that one ordinary collection leaves committed (bench/README.md "Resolver memory", round 8).
-// The only V8 API this addon calls: N-API has no equivalent, and the addon is built from source
-// against the running node's headers. Pauses the thread for the collections (≈ 50–100 ms).
-napi_value ReleaseIsolateMemory(napi_env env, napi_callback_info) {
-  v8::Isolate* isolate = v8::Isolate::GetCurrent();
-  if (isolate != nullptr) isolate->LowMemoryNotification();
-  napi_value out;
-  CHECK(napi_get_boolean(env, isolate != nullptr, &out));
-  return out;
-}
-
-// releaseExecutablePages(): takes out of the resident set the pages of the running executable (node)
-// that are only read: its code and read-only data, of which startup touches far more than a
-// resolver then uses (bootstrap code, the startup snapshot, ICU tables: ≈ 30 of node's 41 MB;
-// bench/README.md "Resolver memory", round 8). madvise(2) MADV_DONTNEED on a private file mapping
-// that holds no written page unmaps its pages; the next access maps the page back from the page
-// cache (a minor fault), so what is in use returns and stays. A mapping that is writable or holds
-// a written (anonymous) page — RELRO after relocation, a debugger's breakpoint — is left alone:
-// discarding it would bring back the file's bytes. Returns the bytes that were resident in the
-// mappings released, or -1 when /proc/self/smaps or /proc/self/exe cannot be read (not Linux).
-napi_value ReleaseExecutablePages(napi_env env, napi_callback_info) {
-  double released = -1;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  FILE* smaps = n > 0 ? fopen("/proc/self/smaps", "re") : nullptr;
-  if (smaps != nullptr) {
-    exe[n] = 0;
-    struct Range {
-      uintptr_t start, end;
-      double rss;
-    };
-    std::vector<Range> ranges;
-    bool candidate = false;
-    Range cur = {0, 0, 0};
-    char* line = nullptr;
-    size_t cap = 0;
-    while (getline(&line, &cap, smaps) > 0) {
-      unsigned long start, end;
-      char perms[8];
-      int path_at = 0;
-      // A mapping's header: "start-end perms offset dev inode   path".
-      if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &path_at) == 3 && path_at > 0) {
-        char* path = line + path_at;
-        path[strcspn(path, "\n")] = 0;
-        candidate = strcmp(path, exe) == 0 && perms[1] == '-' && perms[3] == 'p';
-        cur = {start, end, 0};
-        continue;
-      }
-      if (!candidate) continue;
-      unsigned long kb;
-      if (sscanf(line, "Rss: %lu kB", &kb) == 1) cur.rss = kb * 1024.0;
-      // Anonymous comes after Rss in every mapping's block: the block's verdict.
-      if (sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
-        if (kb == 0 && cur.rss > 0) ranges.push_back(cur);
-        candidate = false;
-      }
-    }
-    free(line);
-    fclose(smaps);
-    released = 0;
-    for (const Range& r : ranges) {
-      if (madvise(reinterpret_cast<void*>(r.start), r.end - r.start, MADV_DONTNEED) == 0) released += r.rss;
-    }
-  }
-  napi_value out;
-  CHECK(napi_create_double(env, released, &out));
-  return out;
+  return obj;
 }
 
 }  // namespace
@@ -686,16 +606,11 @@ NAPI_MODULE_INIT() {
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"sendTo", nullptr, SendTo, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"idleThread", nullptr, IdleThisThread, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"trimHeap", nullptr, TrimHeap, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"tuneHeap", nullptr, TuneHeap, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
-      {"releaseExecutablePages", nullptr, ReleaseExecutablePages, nullptr, nullptr, nullptr, napi_enumerable,
-       nullptr},
-      {"releaseIsolateMemory", nullptr, ReleaseIsolateMemory, nullptr, nullptr, nullptr, napi_enumerable, nullptr},
   };
-  napi_value batch;
-  napi_create_int32(env, ADDR_BYTES, &batch);
-  napi_set_named_property(env, exports, "ADDR_BYTES", batch);
-  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  napi_value addrBytes;
+  if (napi_create_uint32(env, static_cast<uint32_t>(ADDR_BYTES), &addrBytes) != napi_ok ||
+      napi_set_named_property(env, exports, "ADDR_BYTES", addrBytes) != napi_ok ||
+      napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok)
+    return nullptr;
   return exports;
 }

@@ -81,12 +81,6 @@ export async function startCordon(
   const log = roleLog('serve');
   let apiLog: { level: string } | null = null;
   setOutboundAllow(config.outboundAllow, (fields) => log.warn(fields, 'outbound request refused or failed'));
-  // Before anything large is allocated and freed: glibc's dynamic trim threshold otherwise rises
-  // and the C heap keeps what the snapshot loads and the traffic freed (bench/README.md "Resolver memory").
-  if (config.roles.some((r) => r === 'resolver' || r === 'blockpage')) {
-    const { tuneNativeHeap } = await import('@cordon/resolver/dataplane');
-    tuneNativeHeap();
-  }
   // A lost connection is logged once per connection; the pool opens a new one on the next query.
   const handle = openConfiguredDatabase(config, (err) =>
     log.warn({ err }, 'database connection lost; the next query reconnects'),

@@ -8,8 +8,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ChangeTopic } from '@cordon/db';
-import { loadUdpBatch } from '@cordon/udp-batch';
 import pino from 'pino';
+import { collectGarbageTwice } from './gc.ts';
 import type { DataPlaneWorkerData, FromDataPlane, ToDataPlane } from './protocol.ts';
 import { toThreadError } from './protocol.ts';
 import { type DataPlaneRun, runDataPlane } from './run.ts';
@@ -28,9 +28,8 @@ const starting = runDataPlane(data, logger).then(
   (started) => {
     run = started;
     deliver = started.deliver;
-    // This isolate's share of what the load left (dataplane/host.ts releaseLoadMemory: compacted
-    // old space, the young generation back to its minimum), before the first answer.
-    loadUdpBatch()?.releaseIsolateMemory();
+    // This isolate's share of what the load left (dataplane/host.ts releaseLoadMemory), before the first answer.
+    collectGarbageTwice();
     send({ kind: 'ready', dns: started.dns, blockPage: started.blockPage, blockPageHttps: started.blockPageHttps });
     return true;
   },

@@ -6,8 +6,6 @@
  */
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 import type { ChangeTopic, OpenDatabaseOptions } from '@cordon/db';
 import { loadUdpBatch, udpBatchUnavailableReason } from '@cordon/udp-batch';
@@ -15,6 +13,7 @@ import type { Logger } from 'pino';
 import type { ResolverMetrics } from '../index.ts';
 import type { StreamStats } from '../querylog/streams/sinks.ts';
 import { startModuleWorker } from '../threads.ts';
+import { collectGarbageTwice } from './gc.ts';
 import {
   type DataPlaneBlockPageOptions,
   type DataPlaneReconfigure,
@@ -110,70 +109,21 @@ export interface RunningDataPlane {
 
 /** What {@link releaseLoadMemory} gave back. */
 export interface ReleasedLoadMemory {
-  /** V8 heap pages released by the collections, bytes (main isolate; may be negative by a page). */
+  /** V8 heap pages released by the collections, bytes (this isolate; may be negative by a page). */
   heapBytes: number;
-  /** Resident bytes of the node executable's read-only pages unmapped; 0 without the addon. */
-  executableBytes: number;
 }
 
 /**
- * Once the data plane's first snapshot is loaded on this thread: gives back what loading it left
- * resident (bench/README.md "Resolver memory", rounds 7 and 8), which would otherwise stay until V8's
- * memory reducer and the kernel got to it, if ever:
- * - V8's heap: with the addon, its `LowMemoryNotification` (collections that compact the old space
- *   and shrink the young generation, grown to its maximum by the load, to its minimum); without it,
- *   two full collections through `gc` (exposed to a fresh context once `--expose-gc` is set), as
- *   one leaves the loaders' pages half swept (old space 38 → 21 MB committed after one, → 12 MB
- *   after two, for 9.5 MB live at 1,000,000 domains);
- * - the C heap's free pages (glibc `malloc_trim(3)`);
- * - the node executable's read-only pages, ≈ 30 MB of code and data that startup touched once
- *   (what the resolver uses maps back from the page cache on first use).
- * Pauses this thread for ≈ 50–100 ms once, before the first query is answered.
+ * Once the data plane's first snapshot is loaded on this thread: gives back the V8 heap pages the
+ * loaders' dead objects hold (two full collections, dataplane/gc.ts), which V8's memory reducer
+ * would otherwise return only after a minute of idling. Public Node APIs only; the young
+ * generation is bounded by the service's node flag (`--max-semi-space-size`) and the C heap by its
+ * environment (`MALLOC_ARENA_MAX`, `MALLOC_TRIM_THRESHOLD_`: deploy/systemd/cordon-resolver.service),
+ * docs/decisions.md "The addon does UDP I/O only". Pauses this thread ≈ 50–100 ms once, before the
+ * first query is answered.
  */
 export function releaseLoadMemory(): ReleasedLoadMemory {
-  const before = v8.getHeapStatistics().total_physical_size;
-  const binding = loadUdpBatch();
-  if (binding !== null) binding.releaseIsolateMemory();
-  else {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as (() => void) | undefined;
-    gc?.();
-    gc?.();
-  }
-  const heapBytes = before - v8.getHeapStatistics().total_physical_size;
-  // glibc keeps freed chunks resident for reuse: after the load, the loaders' buffers and SQLite's pages.
-  binding?.trimHeap();
-  const executableBytes = Math.max(0, binding?.releaseExecutablePages() ?? 0);
-  return { heapBytes, executableBytes };
-}
-
-/** glibc's trim and mmap thresholds kept fixed by {@link tuneNativeHeap}: their defaults, 128 KiB. */
-export const NATIVE_HEAP_THRESHOLD_BYTES = 128 * 1024;
-/** Arenas of threads that first allocate after {@link tuneNativeHeap} (a writer, libuv's pool) share at most this many. */
-export const NATIVE_ARENA_MAX = 2;
-
-/**
- * Keeps the C heap returning its freed memory to the kernel (glibc `mallopt(3)` through the
- * batched-UDP addon): fixes `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` at
- * {@link NATIVE_HEAP_THRESHOLD_BYTES}, which turns off glibc's dynamic thresholds (once large freed
- * blocks had raised them, the main heap kept ≈ 10 MB of freed memory after traffic), and bounds later
- * threads' arenas at {@link NATIVE_ARENA_MAX}. Call it once, early, in a process that runs the data
- * plane. Settings in the environment (`MALLOC_TRIM_THRESHOLD_`, `MALLOC_MMAP_THRESHOLD_`,
- * `MALLOC_ARENA_MAX`: mallopt(3) "ENVIRONMENT") are kept. A no-op without the addon or glibc.
- * @returns true when the values were set
- */
-export function tuneNativeHeap(env: NodeJS.ProcessEnv = process.env): boolean {
-  const binding = loadUdpBatch();
-  if (binding === null) return false;
-  // -1: what glibc read from the environment at start stays.
-  const unlessSet = (name: string, value: number): number => (env[name] ? -1 : value);
-  return (
-    binding.tuneHeap(
-      unlessSet('MALLOC_TRIM_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES),
-      unlessSet('MALLOC_MMAP_THRESHOLD_', NATIVE_HEAP_THRESHOLD_BYTES),
-      unlessSet('MALLOC_ARENA_MAX', NATIVE_ARENA_MAX),
-    ) === 1
-  );
+  return { heapBytes: collectGarbageTwice() };
 }
 
 /** Starts the real thread: `dataplane/entry.ts`, or {@link DATA_PLANE_WORKER_BUNDLE_NAME} in the bundle. */

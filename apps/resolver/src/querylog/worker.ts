@@ -10,7 +10,7 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OpenDatabaseOptions } from '@cordon/db';
 import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
-import { loadUdpBatch } from '@cordon/udp-batch';
+import { loadSchedIdle } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
@@ -36,7 +36,7 @@ const send = (m: FromWriter) => port.postMessage(m);
 const atIdlePriority = idle && idleThisThread();
 
 function idleThisThread(): boolean {
-  const binding = loadUdpBatch();
+  const binding = loadSchedIdle();
   if (binding === null) return false;
   const err = binding.idleThread(0);
   if (err !== 0) {
