@@ -23,6 +23,28 @@ export const Messages = {
   userNotFound: 'User not found.',
 } as const;
 
+/**
+ * Cordon's own texts (not the spec's) that several modules answer with, in one place so the API's
+ * errors, the shared schemas, the console's forms and the tests say exactly the same thing. A text
+ * used once stays where it is used.
+ */
+export const Texts = {
+  /** A category id that is not in the catalogue (docs/architecture.md "Categories"). */
+  unknownCategory: 'Unknown category.',
+  /** A 409 on an admin e-mail, told only to a system admin (docs/security.md: no cross-tenant data in 409 answers). */
+  emailInUse: 'This email address is already in use.',
+  /** The same 409 for every other role: it does not confirm that another tenant's admin exists. */
+  emailUnusable: 'This email address cannot be used.',
+  /** A policy id that is not the customer's, on a device, location, group or internal user. */
+  policyOfThisCustomer: 'Please select a policy of this customer.',
+  /** A cloud key whose validity window ends before it starts. */
+  validToAfterFrom: 'Valid to must be after valid from.',
+  /** An address that must be https:// (feeds, webhooks, streams). */
+  httpsUrl: 'Please enter a valid URL starting with https://.',
+  /** An invitation or password-reset link that is unknown, used or expired. */
+  linkInvalid: 'This link is not valid or has expired.',
+} as const;
+
 /** `{field} must be at least {length} characters long.` (spec §5) */
 export const minLengthMessage = (field: string, length: number): string =>
   `${field} must be at least ${length} characters long.`;

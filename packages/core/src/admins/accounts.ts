@@ -9,6 +9,7 @@ import {
   type Profile,
   type ProfileUpdate,
   Role,
+  Texts,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { recordEvent } from '../audit/index.ts';
@@ -57,7 +58,7 @@ function eventOf(admin: AdminForToken, ip: string | null) {
 }
 
 const badLink = () => {
-  const message = 'This link is not valid or has expired.';
+  const message = Texts.linkInvalid;
   return new ApiError('ERR_VALIDATION', message, { token: message });
 };
 

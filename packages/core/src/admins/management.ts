@@ -17,6 +17,7 @@ import { containsPattern, type ListSort, listPage } from '../paging/index.ts';
 import { customerTenant, mspVisible, scopeOf } from '../tenancy/index.ts';
 import { issueLinkToken } from './links.ts';
 import { type AdminForToken, adminQuery, emailTaken, insertAdmin } from './repository.ts';
+import { adminEmailConflict } from './service.ts';
 
 /** The password hash of an invited admin that has not registered yet: no password verifies against it. */
 export const PENDING_PASSWORD = '!invited';
@@ -231,11 +232,7 @@ export async function createInvitedAdmin(
   body: AdminCreate,
   origin: string | null,
 ): Promise<Admin & { invitation_sent: boolean }> {
-  const conflict = () => {
-    const message =
-      caller.role === Role.System ? 'This email address is already in use.' : 'This email address cannot be used.';
-    return new ApiError('ERR_CONFLICT', message, { email: message });
-  };
+  const conflict = () => adminEmailConflict(caller, 'email');
   const at = nowIso(deps.now());
   const { admin, token } = await mutate(
     deps,
@@ -306,11 +303,7 @@ export async function resendInvitation(
  *   (a role of another level), ERR_CONFLICT (e-mail in use)
  */
 export async function updateAdmin(deps: CoreDeps, caller: Caller, id: number, body: AdminUpdate): Promise<Admin> {
-  const conflict = () => {
-    const message =
-      caller.role === Role.System ? 'This email address is already in use.' : 'This email address cannot be used.';
-    return new ApiError('ERR_CONFLICT', message, { email: message });
-  };
+  const conflict = () => adminEmailConflict(caller, 'email');
   return mutate(
     deps,
     caller,

@@ -1,5 +1,5 @@
 import { createChangeFeed, type Database, type DatabaseHandle, nowIso } from '@cordon/db';
-import { ApiError, emailSchema, isRole, newPasswordSchema, Role, requiredText } from '@cordon/shared';
+import { ApiError, emailSchema, isRole, newPasswordSchema, Role, requiredText, Texts } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -33,11 +33,12 @@ function auditView(id: number, admin: Omit<repo.NewAdmin, 'password_hash'>) {
  * The 409 for an admin e-mail already used by some admin. E-mails are unique across all tenants, so
  * only a system admin (who sees every tenant) is told it is in use; others get a text that does not
  * confirm another tenant's admin exists (docs/security.md: no cross-tenant data in 409 answers).
+ * @param field the body field the error names: `admin_email` (a new MSP's or customer's primary
+ *   admin) or `email` (an admin's own form)
  */
-export function adminEmailConflict(caller: Pick<Caller, 'role'>): ApiError {
-  const message =
-    caller.role === Role.System ? 'This email address is already in use.' : 'This email address cannot be used.';
-  return new ApiError('ERR_CONFLICT', message, { admin_email: message });
+export function adminEmailConflict(caller: Pick<Caller, 'role'>, field = 'admin_email'): ApiError {
+  const message = caller.role === Role.System ? Texts.emailInUse : Texts.emailUnusable;
+  return new ApiError('ERR_CONFLICT', message, { [field]: message });
 }
 
 /**

@@ -1,6 +1,13 @@
 import type { CloudKeysTable } from '@cordon/db';
 import { nowIso } from '@cordon/db';
-import { ApiError, type CloudKey, type CloudKeyCreate, type CloudKeyUpdate, type ListQuery } from '@cordon/shared';
+import {
+  ApiError,
+  type CloudKey,
+  type CloudKeyCreate,
+  type CloudKeyUpdate,
+  type ListQuery,
+  Texts,
+} from '@cordon/shared';
 import type { Updateable } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -13,8 +20,8 @@ const keyTaken = () =>
   });
 
 const windowError = () =>
-  new ApiError('ERR_VALIDATION', 'Valid to must be after valid from.', {
-    valid_to: 'Valid to must be after valid from.',
+  new ApiError('ERR_VALIDATION', Texts.validToAfterFrom, {
+    valid_to: Texts.validToAfterFrom,
   });
 
 /** The audit state of a key: everything but the key text (it unlocks filtering; never in the trail). */

@@ -13,6 +13,7 @@ import {
   type DeviceUpdate,
   type PolicyMode,
   Role,
+  Texts,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
@@ -70,7 +71,7 @@ async function policyChoice(
     throw new ApiError('ERR_VALIDATION', 'Please select a policy.', { policy_id: 'Please select a policy.' });
   }
   if (policyId !== null && !(await policyOfCustomer(db, scope, customerId, policyId))) {
-    const message = 'Please select a policy of this customer.';
+    const message = Texts.policyOfThisCustomer;
     throw new ApiError('ERR_VALIDATION', message, { policy_id: message });
   }
   return { policy_mode: mode, policy_id: policyId };

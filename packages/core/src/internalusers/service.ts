@@ -1,5 +1,5 @@
 import { nowIso } from '@cordon/db';
-import { ApiError, type InternalUser, type InternalUserUpdate, type ListQuery } from '@cordon/shared';
+import { ApiError, type InternalUser, type InternalUserUpdate, type ListQuery, Texts } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
 import { groupIdsOfCustomer } from '../groups/index.ts';
 import { mutate } from '../mutation/index.ts';
@@ -63,7 +63,7 @@ export async function updateInternalUser(
         body.policyid !== null &&
         !(await policyOfCustomer(trx, scope, customerId, body.policyid))
       ) {
-        const message = 'Please select a policy of this customer.';
+        const message = Texts.policyOfThisCustomer;
         throw new ApiError('ERR_VALIDATION', message, { policyid: message });
       }
       const patch: { policy_id?: number | null; description?: string } = {};

@@ -1,6 +1,7 @@
 import {
   ApiError,
   Constants,
+  controlCharactersMessage,
   csvText,
   DOMAIN_CSV_COLUMNS,
   type DomainAction,
@@ -84,7 +85,7 @@ export function parseDomainCsv(text: string, action: DomainAction): EntryFields[
     const comment = iComment >= 0 ? (record[iComment] ?? '').trim() : '';
     if (comment.length > Constants.textMax) throw badLine(line, Messages.max200);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-    if (/[\x00-\x1f\x7f]/.test(comment)) throw badLine(line, 'Control characters are not allowed.');
+    if (/[\x00-\x1f\x7f]/.test(comment)) throw badLine(line, controlCharactersMessage);
     const entry: EntryFields = {
       domain,
       include_subdomains: flag(iSub >= 0 ? record[iSub] : undefined, line, 'include_subdomains'),

@@ -18,6 +18,7 @@ import {
   Role,
   type StaticIpLocationCreate,
   type StaticIpLocationUpdate,
+  Texts,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
@@ -97,7 +98,7 @@ async function checkClaims(
 async function checkPolicy(db: Kysely<Database>, scope: TenantScope, customerId: number, policyId: number | null) {
   if (policyId === null) return;
   if (!(await policyOfCustomer(db, scope, customerId, policyId))) {
-    const message = 'Please select a policy of this customer.';
+    const message = Texts.policyOfThisCustomer;
     throw new ApiError('ERR_VALIDATION', message, { policy_id: message });
   }
 }

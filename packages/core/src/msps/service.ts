@@ -1,5 +1,5 @@
 import { nowIso } from '@cordon/db';
-import { ApiError, type ListQuery, type Msp, type MspCreate, type MspUpdate, Role } from '@cordon/shared';
+import { ApiError, type ListQuery, type Msp, type MspCreate, type MspUpdate, Role, Texts } from '@cordon/shared';
 import { createPrimaryAdmin, hashPassword } from '../admins/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
 import { mutate } from '../mutation/index.ts';
@@ -16,10 +16,7 @@ const nameTaken = (caller: Pick<Caller, 'role'>) => {
   const message = caller.role === Role.System ? 'An MSP with this name already exists.' : 'This name cannot be used.';
   return new ApiError('ERR_CONFLICT', message, { name: message });
 };
-const emailInUse = () =>
-  new ApiError('ERR_CONFLICT', 'This email address is already in use.', {
-    admin_email: 'This email address is already in use.',
-  });
+const emailInUse = () => new ApiError('ERR_CONFLICT', Texts.emailInUse, { admin_email: Texts.emailInUse });
 
 /** `GET /msp`: the MSPs the caller may list (roles 1, 2). */
 export function listMsps(deps: CoreDeps, caller: Caller, query: ListQuery): Promise<{ data: Msp[]; total: number }> {

@@ -13,6 +13,7 @@ import {
   type PolicyCategoryWire,
   type PolicyUpdate,
   Role,
+  Texts,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { type CategoryRow, categoryRows } from '../categories/index.ts';
@@ -219,9 +220,9 @@ export async function setDefaultPolicyCategories(
       const known = new Set(rows.map((r) => r.id));
       const fields: Record<string, string> = {};
       body.forEach((entry, i) => {
-        if (!known.has(entry.id)) fields[`${i}.id`] = 'Unknown category.';
+        if (!known.has(entry.id)) fields[`${i}.id`] = Texts.unknownCategory;
       });
-      if (Object.keys(fields).length > 0) throw new ApiError('ERR_VALIDATION', 'Unknown category.', fields);
+      if (Object.keys(fields).length > 0) throw new ApiError('ERR_VALIDATION', Texts.unknownCategory, fields);
       const before = await templateBlocked(trx, target.row, rows);
       const blocked = new Set(before);
       for (const entry of body) {

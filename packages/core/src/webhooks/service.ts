@@ -4,6 +4,7 @@ import { nowIso } from '@cordon/db';
 import {
   ApiError,
   Role,
+  Texts,
   WEBHOOK_PAYLOAD_VERSION,
   type Webhook,
   type WebhookCreate,
@@ -119,7 +120,7 @@ function checkUrl(url: string): void {
   if (parsed.protocol === 'https:') return;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)) return;
-  const message = 'Please enter a valid URL starting with https://.';
+  const message = Texts.httpsUrl;
   throw new ApiError('ERR_VALIDATION', message, { url: message });
 }
 

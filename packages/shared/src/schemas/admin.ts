@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Messages } from '../messages.ts';
+import { Messages, Texts } from '../messages.ts';
 import { emailSchema, idSchema, listQuerySchema, newPasswordSchema, requiredText, timeZoneSchema } from './common.ts';
 
 /** A role number on the wire: 1 system, 2 sales, 3 MSP, 4 customer (spec §4; docs/architecture.md "Tenancy"). */
@@ -75,7 +75,7 @@ export const invitationResponseSchema = z.object({ invitation_sent: z.literal(tr
 
 /** A single-use token of an invitation or password-reset link: 43 base64url characters (32 bytes). */
 export const linkTokenSchema = z.string({ error: Messages.required }).regex(/^[A-Za-z0-9_-]{43}$/, {
-  error: 'This link is not valid or has expired.',
+  error: Texts.linkInvalid,
 });
 
 /** A new password with its confirmation (spec §5 "Passwords must match."). */

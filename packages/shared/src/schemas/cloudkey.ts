@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CLOUD_KEY_EXPIRES_AFTER, CLOUD_KEY_PATTERN } from '../cloud-key.ts';
 import { Constants } from '../constants.ts';
-import { Messages } from '../messages.ts';
+import { Messages, Texts } from '../messages.ts';
 import { idSchema, optionalText } from './common.ts';
 
 /**
@@ -58,7 +58,7 @@ export type CloudKey = z.infer<typeof cloudKeySchema>;
 
 const windowRule = (v: { valid_from?: string | null | undefined; valid_to?: string | null | undefined }) =>
   !v.valid_from || !v.valid_to || v.valid_from < v.valid_to;
-const windowMessage = { error: 'Valid to must be after valid from.', path: ['valid_to'] };
+const windowMessage = { error: Texts.validToAfterFrom, path: ['valid_to'] };
 
 const cloudKeyFields = z.object({
   key: cloudKeyTextSchema,

@@ -3,7 +3,7 @@ import { Constants } from '../constants.ts';
 import { ddmmyyyy } from '../csv.ts';
 import { Messages } from '../messages.ts';
 import { isDomainName, looksLikeUrl, normalizeDomain } from '../net.ts';
-import { idSchema, listQuerySchema } from './common.ts';
+import { controlCharactersMessage, idSchema, listQuerySchema } from './common.ts';
 
 /** The two lists of an owner (spec §3 "Domain list entry" `object`). */
 export const DOMAIN_ACTIONS = ['allow', 'block'] as const;
@@ -46,7 +46,7 @@ const commentSchema = z
   .string()
   .trim()
   .max(Constants.textMax, { error: Messages.max200 })
-  .refine((v) => !/\p{Cc}/u.test(v), { error: 'Control characters are not allowed.' });
+  .refine((v) => !/\p{Cc}/u.test(v), { error: controlCharactersMessage });
 
 /**
  * A domain list entry on the wire (spec §3 "Domain list entry": id, `object` allow or block,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { categoryById } from '../categories.ts';
-import { Messages } from '../messages.ts';
+import { Messages, Texts } from '../messages.ts';
 import { idSchema, listQuerySchema, requiredText } from './common.ts';
 
 /** The single-file feed formats (docs/operations.md "Category feeds"): a plain domain list, a hosts file, AdBlock rules. */
@@ -11,7 +11,7 @@ export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const FEED_INTERVAL_MAX_HOURS = 720;
 
 /** Field message for a feed URL that is not an `https:` URL. */
-export const feedUrlMessage = 'Please enter a valid URL starting with https://.';
+export const feedUrlMessage = Texts.httpsUrl;
 
 /** True when `text` parses as an `https:` URL with a host. */
 function isHttpsUrl(text: string): boolean {
@@ -35,7 +35,7 @@ const feedUrl = z
 const categoryIdSchema = z
   .number({ error: Messages.required })
   .int()
-  .refine((id) => categoryById(id) !== undefined, { error: 'Unknown category.' });
+  .refine((id) => categoryById(id) !== undefined, { error: Texts.unknownCategory });
 
 /** Body of `POST /feeds`: a new feed source (docs/api.md "Category feeds"). */
 export const feedCreateSchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Texts } from '../messages.ts';
 import { idSchema } from './common.ts';
 
 /**
@@ -19,7 +20,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'ping';
 export const WEBHOOK_PAYLOAD_VERSION = 1;
 
 /** Field message for a webhook URL that is neither https nor http. */
-export const webhookUrlMessage = 'Please enter a valid URL starting with https://.';
+export const webhookUrlMessage = Texts.httpsUrl;
 
 /** True when `text` parses as an `https:` or `http:` URL with a host and no credentials. */
 function isWebUrl(text: string): boolean {
