@@ -229,6 +229,13 @@ describe('environment console story (issue #8)', () => {
     await page.getByText('JSON configuration saved').waitFor();
     await page.getByText("The device's details are locked").first().waitFor();
     await shot(page, '11-device-locked');
+    // Resetting confirms with "Reset", not "Delete", and unlocks the details.
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    const resetDialog = page.getByRole('dialog', { name: 'Reset the JSON configuration' });
+    expect(await resetDialog.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await resetDialog.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByText('JSON configuration reset').waitFor();
+    await page.getByText(/^The device's details are locked while/).waitFor({ state: 'detached' });
 
     await page.goto(`${base()}/customer/environment/users`);
     await expect.poll(() => page.getByTestId('users-table').textContent()).toContain('frank');

@@ -6,7 +6,8 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 
 /**
  * A "Delete" button behind a confirmation dialog naming what goes (`text`); `onConfirm` runs the
- * delete and the dialog closes when it settles.
+ * delete and the dialog closes when it settles. `confirmLabel` names the dialog's action when it is
+ * not a delete (a reset confirms with "Reset"); default "Delete".
  */
 export function ConfirmDeleteButton(props: {
   label: string;
@@ -14,6 +15,7 @@ export function ConfirmDeleteButton(props: {
   text: string;
   loading: boolean;
   onConfirm: () => Promise<unknown>;
+  confirmLabel?: string;
 }) {
   const { t } = useTranslation();
   const [opened, { open, close }] = useDisclosure(false);
@@ -27,7 +29,7 @@ export function ConfirmDeleteButton(props: {
         onClose={close}
         title={props.title}
         text={props.text}
-        confirmLabel={t('common.delete')}
+        confirmLabel={props.confirmLabel ?? t('common.delete')}
         loading={props.loading}
         onConfirm={props.onConfirm}
       />

@@ -98,6 +98,7 @@ function AdminActions({ admin, level, self }: { admin: Admin; level: Level; self
       {admin['2fa_enabled'] && !self ? (
         <ConfirmDeleteButton
           label={t('admins.resetTwoFactor')}
+          confirmLabel={t('admins.resetTwoFactor')}
           title={t('admins.resetTwoFactor')}
           text={t('admins.resetTwoFactorText', { email: admin.email })}
           loading={reset.isPending}

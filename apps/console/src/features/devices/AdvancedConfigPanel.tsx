@@ -53,6 +53,7 @@ export function AdvancedConfigPanel(props: {
             {props.configuration !== null ? (
               <ConfirmDeleteButton
                 label={t('devices.reset')}
+                confirmLabel={t('devices.reset')}
                 title={t('devices.resetTitle')}
                 text={t('devices.resetText')}
                 loading={props.pending}

@@ -188,6 +188,7 @@ function EmailSettings({ query }: { query: MailOwnerQuery }) {
               <Group>
                 <ConfirmDeleteButton
                   label={t('mail.useSystem')}
+                  confirmLabel={t('mail.useSystem')}
                   title={t('mail.useSystem')}
                   text={t('mail.useSystemText')}
                   loading={remove.isPending}

@@ -177,6 +177,7 @@ export function ProfilePage() {
             <Group>
               <ConfirmDeleteButton
                 label={t('profile.logoutEverywhere')}
+                confirmLabel={t('profile.logoutEverywhere')}
                 title={t('profile.logoutEverywhere')}
                 text={t('profile.logoutEverywhereText')}
                 loading={logoutAll.isPending}
