@@ -1,7 +1,10 @@
 import { Role } from '../roles.ts';
+import { idParamsSchema } from '../schemas/common.ts';
 import {
   customerHistoryParamsSchema,
   customerStatsParamsSchema,
+  customerStatusListSchema,
+  customerStatusQuerySchema,
   customerTopParamsSchema,
   customerTrafficParamsSchema,
   locationStatsParamsSchema,
@@ -86,6 +89,18 @@ export const statsEndpoints = {
     access: mspAccess,
     tag,
     summary: "An MSP's hourly traffic summed over its customers (spec §7 Stats family, docs/api.md).",
+  }),
+  mspCustomers: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/customers',
+    params: idParamsSchema,
+    query: customerStatusQuerySchema,
+    response: customerStatusListSchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary:
+      "The MSP overview's customer list in one call: each customer's status (last hour, last traffic, silent locations and devices), today's requests and blocked, default protection level (issue 29; docs/api.md).",
   }),
   mspHistory: defineEndpoint({
     method: 'GET',

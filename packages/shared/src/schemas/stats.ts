@@ -130,3 +130,68 @@ export const locationTopParamsSchema = z.object({
   dim: z.enum(['categories', 'domains'], { error: 'Must be categories or domains.' }),
   action: actionSchema,
 });
+
+/** The sort keys of the MSP overview's customer list (`GET /msp/{id}/stats/customers`). */
+export const CUSTOMER_STATUS_SORT_KEYS = [
+  'name',
+  'requests_today',
+  'blocked_today',
+  'requests_last_hour',
+  'last_seen',
+  'locations_silent',
+  'devices_silent',
+  'devices',
+  'level',
+] as const;
+export type CustomerStatusSortKey = (typeof CUSTOMER_STATUS_SORT_KEYS)[number];
+
+/**
+ * Query of `GET /msp/{id}/stats/customers` (docs/api.md "Stats"): a page of the MSP's customers,
+ * `filter` on the account name, sorted by one of {@link CUSTOMER_STATUS_SORT_KEYS} (default name).
+ */
+export const customerStatusQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+  sortkey: z
+    .enum(CUSTOMER_STATUS_SORT_KEYS, { error: `sortkey must be one of: ${CUSTOMER_STATUS_SORT_KEYS.join(', ')}.` })
+    .default('name'),
+  sortdir: z.enum(['asc', 'desc']).default('asc'),
+  filter: z.string().trim().max(200).optional(),
+});
+export type CustomerStatusQuery = z.infer<typeof customerStatusQuerySchema>;
+
+/**
+ * One customer's status on the MSP overview, from the roll-ups (docs/api.md "Stats"): requests in
+ * the last hour (the current UTC hour and the one before), the last hour with traffic (ISO-8601
+ * UTC hour start, null: never), locations without traffic and devices without contact in 24 h,
+ * its devices (its licence use), today's requests and blocked in its own time zone (else its
+ * MSP's), and its default policy's protection level (null: none).
+ */
+export const customerStatusSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  timezone: z.string(),
+  default_policy_id: z.number().int().nullable(),
+  level: z.string().nullable(),
+  requests_today: z.number().int(),
+  blocked_today: z.number().int(),
+  requests_last_hour: z.number().int(),
+  last_seen: z.string().nullable(),
+  locations: z.number().int(),
+  locations_silent: z.number().int(),
+  devices: z.number().int(),
+  devices_silent: z.number().int(),
+});
+export type CustomerStatus = z.infer<typeof customerStatusSchema>;
+
+/**
+ * The MSP overview's customer list: a page of {@link customerStatusSchema}, `total` matching the
+ * filter, and the MSP's licence use (customers against a whole-number licence; `limit` null: none).
+ */
+export const customerStatusListSchema = z.object({
+  data: z.array(customerStatusSchema),
+  total: z.number().int(),
+  licence: z.object({ used: z.number().int(), limit: z.number().int().nullable() }),
+  as_of: z.string(),
+});
+export type CustomerStatusList = z.infer<typeof customerStatusListSchema>;

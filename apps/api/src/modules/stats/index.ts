@@ -20,6 +20,7 @@ export const statsModule = defineModule({
       },
     ],
     'stats.customerOverview': [{ params: (_, b) => ({ id: b.customerId, date: 'today' }), ...foreignCustomer }],
+    'stats.mspCustomers': [{ params: (_, b) => ({ id: b.mspId }), ...mspOnly }],
     'stats.mspTraffic': [{ params: (_, b) => ({ id: b.mspId, day: 'today' }), ...mspOnly }],
     'stats.mspHistory': [{ params: (_, b) => ({ id: b.mspId, days: 5 }), ...mspOnly }],
     'stats.mspTop': [

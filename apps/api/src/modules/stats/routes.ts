@@ -28,6 +28,10 @@ export function registerStatsRoutes(app: FastifyInstance, deps: AppDeps): void {
     stats.overview(deps, caller, customer(params.id), params.date),
   );
 
+  // Registered before `/msp/{id}/stats/{date}`, like `traffic` and `history` (the static segment).
+  registerEndpoint(app, e.mspCustomers, ({ caller, params, query }) =>
+    stats.customerStatuses(deps, caller, params.id, query),
+  );
   registerEndpoint(app, e.mspTraffic, ({ caller, params }) => stats.traffic(deps, caller, msp(params.id), params.day));
   registerEndpoint(app, e.mspHistory, ({ caller, params }) => stats.history(deps, caller, msp(params.id), params.days));
   registerEndpoint(app, e.mspTop, ({ caller, params, query }) =>

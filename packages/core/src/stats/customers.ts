@@ -1,0 +1,157 @@
+import type { Database } from '@cordon/db';
+import {
+  type CustomerStatus,
+  type CustomerStatusList,
+  type CustomerStatusQuery,
+  parseLicenceLimit,
+  statsRange,
+} from '@cordon/shared';
+import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Caller, CoreDeps } from '../context.ts';
+import { getMsp } from '../msps/index.ts';
+import { containsText, type ListSort, listPage } from '../paging/index.ts';
+import { customerInScope, defaultPolicyOf, scopeOf, type TenantScope } from '../tenancy/index.ts';
+import { HOUR_MS, hourBounds } from './repository.ts';
+
+/** How long a location without traffic, or a device without contact, counts as silent (docs/api.md "Stats"). */
+export const SILENT_AFTER_MS = 24 * HOUR_MS;
+
+/** The list's order: every figure is a column of the derived table `s` (docs/api.md "Conventions"). */
+const SORT: ListSort<string> = {
+  columns: {
+    name: 's.name',
+    requests_today: 's.requests_today',
+    blocked_today: 's.blocked_today',
+    requests_last_hour: 's.requests_last_hour',
+    last_seen: 's.last_seen_hour',
+    locations_silent: 's.locations_silent',
+    devices_silent: 's.devices_silent',
+    devices: 's.devices',
+    level: 's.level',
+  },
+  text: ['s.name'],
+  tiebreak: 's.id',
+};
+
+/** Today's hour bounds of each time zone its customers use ('' = the MSP's zone), as SQL CASE expressions. */
+function todayBounds(zones: readonly string[], mspZone: string, now: number) {
+  const fallback = hourBounds(statsRange('today', mspZone || 'UTC', now));
+  // A zone this runtime does not know counts in the MSP's (as the customer's own stats would fail).
+  const bounds = (tz: string) => {
+    try {
+      return hourBounds(statsRange('today', tz, now));
+    } catch {
+      return fallback;
+    }
+  };
+  // Literals, not parameters: PostgreSQL cannot type a parameter that only appears in a CASE branch.
+  const pick = (side: 'from' | 'to'): RawBuilder<number> => {
+    const whens = zones.filter((z) => z !== '').map((z) => sql`when ${z} then ${sql.lit(bounds(z)[side])}`);
+    if (whens.length === 0) return sql<number>`${sql.lit(fallback[side])}`;
+    return sql<number>`(case customers.timezone ${sql.join(whens, sql` `)} else ${sql.lit(fallback[side])} end)`;
+  };
+  return { from: pick('from'), to: pick('to') };
+}
+
+/**
+ * The customers of MSP `mspId` within `scope`, each with its figures from the roll-ups
+ * (`stats_hourly`), locations, devices and default policy: one query whose rows the list sorts and
+ * pages. Every figure is a correlated subquery on an index (`stats_hourly` primary key
+ * (customer_id, hour, location_id), `locations_customer_id`, `devices_customer_id`).
+ */
+function statusRows(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  mspId: number,
+  filter: string | undefined,
+  today: { from: Expression<number>; to: Expression<number> },
+  now: number,
+) {
+  const lastHourFrom = hourBounds({ from: now - HOUR_MS, to: now }).from;
+  const silentHour = hourBounds({ from: now - SILENT_AFTER_MS, to: now }).from;
+  const silentIso = new Date(now - SILENT_AFTER_MS).toISOString();
+  const id = sql.ref('customers.id');
+  let inner = db
+    .selectFrom('customers')
+    .where(customerInScope(scope))
+    .where('customers.msp_id', '=', mspId)
+    .select((eb) => [
+      'customers.id as id',
+      'customers.account_name as name',
+      'customers.timezone as timezone',
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
+      defaultPolicyOf(eb.ref('customers.id')).select('dp.level').as('level'),
+      sql<number | string>`(select coalesce(sum(h.requests), 0) from stats_hourly h
+        where h.customer_id = ${id} and h.hour >= ${today.from} and h.hour < ${today.to})`.as('requests_today'),
+      sql<number | string>`(select coalesce(sum(h.blocked), 0) from stats_hourly h
+        where h.customer_id = ${id} and h.hour >= ${today.from} and h.hour < ${today.to})`.as('blocked_today'),
+      sql<number | string>`(select coalesce(sum(h.requests), 0) from stats_hourly h
+        where h.customer_id = ${id} and h.hour >= ${sql.lit(lastHourFrom)})`.as('requests_last_hour'),
+      sql<number | string | null>`(select max(h.hour) from stats_hourly h where h.customer_id = ${id})`.as(
+        'last_seen_hour',
+      ),
+      sql<number | string>`(select count(*) from locations l where l.customer_id = ${id})`.as('locations'),
+      sql<number | string>`(select count(*) from locations l where l.customer_id = ${id} and not exists
+        (select 1 from stats_hourly h where h.customer_id = l.customer_id and h.location_id = l.id
+          and h.hour >= ${sql.lit(silentHour)}))`.as('locations_silent'),
+      sql<number | string>`(select count(*) from devices d where d.customer_id = ${id})`.as('devices'),
+      sql<number | string>`(select count(*) from devices d where d.customer_id = ${id}
+        and (d.last_contact_at is null or d.last_contact_at < ${silentIso}))`.as('devices_silent'),
+    ]);
+  if (filter) inner = inner.where(containsText('customers.account_name', filter));
+  return db.selectFrom(inner.as('s')).selectAll('s');
+}
+
+/**
+ * `GET /msp/{id}/stats/customers` (issue 29 "100 customers at a glance"; docs/api.md "Stats"): one
+ * page of the MSP's customers with their status, today's requests and blocked (each customer's own
+ * day), and default protection level, sorted and filtered in SQL, plus the MSP's licence use.
+ * An MSP admin reads its own MSP only; a system admin any MSP.
+ * @throws ApiError ERR_NOT_FOUND when the caller cannot see MSP `mspId`
+ */
+export async function customerStatuses(
+  deps: CoreDeps,
+  caller: Caller,
+  mspId: number,
+  query: CustomerStatusQuery,
+): Promise<CustomerStatusList> {
+  const msp = await getMsp(deps, caller, mspId);
+  const scope = scopeOf(caller);
+  const db = deps.handle.db;
+  const now = deps.now();
+  const zones = await db
+    .selectFrom('customers')
+    .where(customerInScope(scope))
+    .where('customers.msp_id', '=', mspId)
+    .select('customers.timezone')
+    .distinct()
+    .execute();
+  const today = todayBounds(
+    zones.map((z) => z.timezone),
+    msp.timezone,
+    now,
+  );
+  const { rows, total } = await listPage(statusRows(db, scope, mspId, query.filter, today, now), query, SORT);
+  const num = (v: number | string | null | undefined) => Number(v ?? 0);
+  const data: CustomerStatus[] = rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    timezone: r.timezone,
+    default_policy_id: r.default_policy_id ?? null,
+    level: r.level ?? null,
+    requests_today: num(r.requests_today),
+    blocked_today: num(r.blocked_today),
+    requests_last_hour: num(r.requests_last_hour),
+    last_seen: r.last_seen_hour === null ? null : new Date(num(r.last_seen_hour)).toISOString(),
+    locations: num(r.locations),
+    locations_silent: num(r.locations_silent),
+    devices: num(r.devices),
+    devices_silent: num(r.devices_silent),
+  }));
+  return {
+    data,
+    total,
+    licence: { used: msp.customers_count, limit: parseLicenceLimit(msp.license) },
+    as_of: new Date(now).toISOString(),
+  };
+}
