@@ -6,7 +6,8 @@
  *   of `src/` is one unit; a file directly in `src/` is its own unit; API modules, console features
  *   and core aggregates are one unit each);
  * - an aggregate of `packages/core` imported other than through its `index.ts`;
- * - the forbidden edges of {@link FORBIDDEN}.
+ * - the forbidden edges of {@link FORBIDDEN};
+ * - an app importing another app ({@link appEdge}), apps/cli excepted.
  * Type-only imports count: a cycle of types is still a cycle of understanding. Test files are
  * leaves: their imports are checked against the forbidden edges but do not count for cycles.
  */
@@ -67,6 +68,24 @@ export const FORBIDDEN: readonly ForbiddenEdge[] = [
     reason: 'every command but serve (which composes the roles) uses core, never the API',
   },
 ];
+
+/**
+ * The app allowed to import the others: `cordon` (apps/cli) is the composition root that starts the
+ * roles — API, resolver, console assets — in one process (docs/decisions.md "Apps import no app").
+ */
+export const COMPOSITION_ROOT = 'apps/cli';
+
+/**
+ * The app-to-app edge `from → to` breaks (docs/architecture.md "Boundaries"), as a detail text, or
+ * null when it is allowed: no app imports another app — by package name (`@cordon/resolver`) or by
+ * path — in its code or in its tests; what two apps share lives in a package. Only
+ * {@link COMPOSITION_ROOT} may. Both paths repository-relative.
+ */
+export function appEdge(from: string, to: string): string | null {
+  const [a, b] = [/^apps\/[^/]+/.exec(from)?.[0], /^apps\/[^/]+/.exec(to)?.[0]];
+  if (a === undefined || b === undefined || a === b || a === COMPOSITION_ROOT) return null;
+  return `app-imports-no-app: ${from} → ${to} (${a} may not import ${b}: share it through a package)`;
+}
 
 /**
  * The unit a repository-relative file belongs to, or null when it is not ours (node_modules, core
@@ -180,6 +199,8 @@ export async function checkBoundaries(repoRoot: string, roots: readonly string[]
           violations.push({ rule: 'forbidden', detail: `${rule.name}: ${from} → ${to} (${rule.reason})` });
         }
       }
+      const crossing = appEdge(from, to);
+      if (crossing !== null) violations.push({ rule: 'forbidden', detail: crossing });
       if (dep.coreModule || dep.couldNotResolve || to.includes('node_modules/')) continue;
       // A test file is a leaf (nothing imports it): its imports cannot close a cycle of the code, and
       // a test beside its module may well reach the module again through the app it builds.

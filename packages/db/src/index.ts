@@ -6,6 +6,7 @@ export * from './dialect-kind.ts';
 export * from './migrate.ts';
 export * from './multi-row.ts';
 export * from './query-log-lock.ts';
+export type * from './query-log-row.ts';
 export * from './read-pool.ts';
 export type * from './schema.ts';
 export * from './sqlite-file.ts';

@@ -1,20 +1,2 @@
-import type { QueryLogTable } from '@cordon/db';
-
-/**
- * One query-log row as inserted (docs/architecture.md "Statistics"; the writers append raw rows only,
- * the worker folds them into the roll-ups): the `query_log` table of
- * @cordon/db but its id. The identity columns (migration 0029: device, internal user, group) may be
- * left out: null, and an empty user name. So may `matched_name` (migration 0036: the name of the
- * answer's alias chain whose decision blocked the query, lower case without the trailing dot): empty,
- * the decision was made on the qname.
- */
-export type QueryLogRow = Omit<
-  QueryLogTable,
-  'id' | 'device_id' | 'user_id' | 'user_name' | 'group_id' | 'matched_name'
-> & {
-  device_id?: number | null;
-  user_id?: number | null;
-  user_name?: string;
-  group_id?: number | null;
-  matched_name?: string;
-};
+// The row shape lives beside the schema in @cordon/db (one home for the writers and the API's tests).
+export type { QueryLogRow } from '@cordon/db';

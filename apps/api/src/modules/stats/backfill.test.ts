@@ -1,5 +1,5 @@
+import type { QueryLogRow } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import type { QueryLogRow } from '@cordon/resolver';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { up } from '../../../../../packages/db/src/migrations/0019_stats_rollups.ts';

@@ -1,6 +1,6 @@
 import { type CoreDeps, rollups } from '@cordon/core';
+import type { QueryLogRow } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import type { QueryLogRow } from '@cordon/resolver';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';

@@ -1,6 +1,6 @@
 import { rollups } from '@cordon/core';
+import type { QueryLogRow } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
-import type { QueryLogRow } from '@cordon/resolver';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { up as upMspHourly } from '../../../../../packages/db/src/migrations/0033_hourly_msp_rollups.ts';

@@ -1,6 +1,6 @@
 import { rollups } from '@cordon/core';
+import type { QueryLogRow } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
-import type { QueryLogRow } from '@cordon/resolver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
 import { insertQueryLogRows } from '../../../test/query-log.ts';

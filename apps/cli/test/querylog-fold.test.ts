@@ -1,14 +1,16 @@
 import { rollups } from '@cordon/core';
-import type { DatabaseHandle } from '@cordon/db';
+import type { DatabaseHandle, QueryLogRow } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
-import { insertQueryLogRaw, type QueryLogRow } from '@cordon/resolver';
+import { insertQueryLogRaw } from '@cordon/resolver';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { HOUR, queryLogRow } from '../../../../resolver/test/helpers/query-log-rows.ts';
+import { HOUR, queryLogRow } from '../../resolver/test/helpers/query-log-rows.ts';
 
 /*
  * The roll-up fold (docs/architecture.md "Statistics"): the writers append raw rows, the worker folds
- * them into the hourly roll-ups past a watermark, exactly once.
+ * them into the hourly roll-ups past a watermark, exactly once. The contract of two roles — the
+ * resolver's insert (`insertQueryLogRaw`) and the worker's fold (`rollups` of @cordon/core) — so it is
+ * tested here, where the roles are composed (docs/decisions.md "Apps import no app").
  */
 
 const row = queryLogRow;
