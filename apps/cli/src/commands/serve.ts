@@ -361,7 +361,12 @@ function startDataPlaneRoles(
               snapshotDir: config.snapshotDir,
               // The query-log writer's backlog beyond its memory bound (docs/decisions.md "Query-log spool").
               // …and its streams (docs/operations.md "Query-log streaming"), fed by the writer thread.
-              queryLog: { spoolDir: join(config.dataDir, 'querylog-spool'), streams: logStreamTargets(config) },
+              queryLog: {
+                spoolDir: join(config.dataDir, 'querylog-spool'),
+                streams: logStreamTargets(config),
+                // The MSPs' destinations: their sealed values and the outbound guard's allowance.
+                mspStreams: { sealKey: caSecret, outboundAllow: config.outboundAllow },
+              },
               // DoH (docs/agent.md "DoH"): the configured PEM files, else leaves minted from the root CA.
               ...(config.dohAddr
                 ? {

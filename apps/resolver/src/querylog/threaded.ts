@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { startModuleWorker } from '../threads.ts';
 import { BatchBuilder, type FromWriter, type ToWriter } from './batch.ts';
 import { claimSpoolDir, type RowsMessage, releaseSpoolDir, SpoolAppender } from './spool.ts';
-import type { StreamTarget } from './streams/targets.ts';
+import type { MspStreamsOptions, StreamTarget } from './streams/targets.ts';
 import {
   type QueryLogOptions,
   type QueryLogRow,
@@ -58,9 +58,10 @@ function startWorker(
   spool: { dir: string; run: string } | null,
   idle: boolean,
   streams: readonly StreamTarget[],
+  mspStreams: MspStreamsOptions | undefined,
 ): Worker {
   return startModuleWorker(new URL('./worker.ts', import.meta.url), QUERY_LOG_WORKER_BUNDLE_NAME, {
-    workerData: { connection, spool, idle, streams },
+    workerData: { connection, spool, idle, streams, mspStreams },
     resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
   });
 }
@@ -131,6 +132,7 @@ export class QueryLogWorkerWriter implements QueryLogSink {
       this.spool === null ? null : { dir: this.spool.dir, run: this.spool.run },
       opts.idleWriter ?? true,
       opts.streams ?? [],
+      opts.mspStreams,
     );
     this.worker.unref();
     this.worker.on('message', (m: FromWriter) => this.onMessage(m));

@@ -16,17 +16,21 @@ import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
 import { decodeFrames, leftoverSpoolFiles, type RowsMessage, readSpoolRange, SpoolAppender } from './spool.ts';
 import { insertQueryLogBatchesSqlite, type WritePace } from './sqlite-raw.ts';
-import type { StreamTarget } from './streams/targets.ts';
+import type { MspStreamStatus, StreamHub } from './streams/hub.ts';
+import type { MspStreamRow } from './streams/msp.ts';
+import type { MspStreamsOptions, StreamTarget } from './streams/targets.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
 /** `spool`: the spool directory and this run's file prefix (querylog/spool.ts); `idle`: run at `SCHED_IDLE`. */
-const { connection, spool, idle, streams } = workerData as {
+const { connection, spool, idle, streams, mspStreams } = workerData as {
   connection: OpenDatabaseOptions;
   spool: { dir: string; run: string } | null;
   idle: boolean;
   /** The log streams (querylog/streams/*): every row received is handed to them, before its insert. */
   streams: readonly StreamTarget[];
+  /** What the MSPs' destinations need (the secret opening their sealed values, the outbound allowance). */
+  mspStreams?: MspStreamsOptions;
 };
 const send = (m: FromWriter) => port.postMessage(m);
 
@@ -50,8 +54,18 @@ interface RawLog {
   insert(batches: readonly RowsMessage[], pace: WritePace | undefined): Promise<void>;
   /** Customer id → MSP id, for the log streams. */
   msps(): Promise<Map<number, number>>;
+  /** The enabled MSP destinations (`msp_log_streams`, migration 0040), by id. */
+  mspStreams(): Promise<MspStreamRow[]>;
+  /** Writes destinations' delivery state to their rows, unless a row changed since (its stamp). */
+  reportMspStreams(status: readonly MspStreamStatus[]): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The columns of an enabled MSP destination the writer thread reads ("authorization" quoted: reserved in PostgreSQL). */
+const MSP_STREAMS_SQL =
+  'select id, msp_id, format, address, ca_pem, "authorization", updated_at from msp_log_streams where enabled = 1 order by id';
+/** Epoch ms as the tables' ISO text, null for 0 (never). */
+const isoOrNull = (ms: number) => (ms === 0 ? null : new Date(ms).toISOString());
 
 /**
  * Opens this thread's one connection (batches are written one at a time, in order; appends need no
@@ -76,10 +90,25 @@ async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
             r.msp_id,
           ]),
         ),
+      mspStreams: async () => lite.prepare(MSP_STREAMS_SQL).all() as MspStreamRow[],
+      reportMspStreams: async (status) => {
+        const update = lite.prepare(
+          `update msp_log_streams set last_delivered_at = coalesce(?, last_delivered_at),
+             last_error = coalesce(?, last_error), last_error_at = coalesce(?, last_error_at)
+           where id = ? and updated_at = ?`,
+        );
+        for (const s of status) {
+          update.run(isoOrNull(s.deliveredAt), s.errorAt ? s.error : null, isoOrNull(s.errorAt), s.id, s.stamp);
+        }
+      },
       close: async () => void lite.close(),
     };
   }
-  const [{ openDatabase }, { insertQueryLogRaw }] = await Promise.all([import('@cordon/db'), import('./writer.ts')]);
+  const [{ openDatabase }, { insertQueryLogRaw }, { sql }] = await Promise.all([
+    import('@cordon/db'),
+    import('./writer.ts'),
+    import('kysely'),
+  ]);
   const handle = openDatabase({ pgPoolSize: 1, ...options });
   return {
     insert: (batches, pace) => {
@@ -91,6 +120,21 @@ async function openRawLog(options: OpenDatabaseOptions): Promise<RawLog> {
       new Map(
         (await handle.db.selectFrom('customers').select(['id', 'msp_id']).execute()).map((r) => [r.id, r.msp_id]),
       ),
+    mspStreams: async () => (await sql<MspStreamRow>`${sql.raw(MSP_STREAMS_SQL)}`.execute(handle.db)).rows,
+    reportMspStreams: async (status) => {
+      for (const s of status) {
+        await handle.db
+          .updateTable('msp_log_streams')
+          .set((eb) => ({
+            last_delivered_at: eb.fn.coalesce(eb.val(isoOrNull(s.deliveredAt)), 'last_delivered_at'),
+            last_error: eb.fn.coalesce(eb.val(s.errorAt ? s.error : null), 'last_error'),
+            last_error_at: eb.fn.coalesce(eb.val(isoOrNull(s.errorAt)), 'last_error_at'),
+          }))
+          .where('id', '=', s.id)
+          .where('updated_at', '=', s.stamp)
+          .execute();
+      }
+    },
     close: () => handle.close(),
   };
 }
@@ -105,17 +149,55 @@ try {
 
 /**
  * The log streams, or null without any (docs/decisions.md "Query-log streaming"). Loaded only when
- * configured: the thread's static modules stay better-sqlite3 and a few node: ones (serve-threads.test.ts).
+ * configured, or once an MSP destination is enabled: the thread's static modules stay better-sqlite3
+ * and a few node: ones (serve-threads.test.ts).
  */
-const hub =
-  streams.length === 0
-    ? null
-    : new (await import('./streams/hub.ts')).StreamHub(
-        streams,
-        (message) => send({ kind: 'warning', message, level: 'info' }),
-        handle === null ? null : () => handle?.msps() ?? Promise.resolve(new Map()),
-        streamBufferRows(process.env.CORDON_LOG_STREAM_BUFFER),
-      );
+let hub: StreamHub | null = streams.length === 0 ? null : await openHub();
+
+async function openHub(): Promise<StreamHub> {
+  return new (await import('./streams/hub.ts')).StreamHub(
+    streams,
+    (message) => send({ kind: 'warning', message, level: 'info' }),
+    handle === null ? null : () => handle?.msps() ?? Promise.resolve(new Map()),
+    streamBufferRows(process.env.CORDON_LOG_STREAM_BUFFER),
+  );
+}
+
+/**
+ * How often the MSPs' enabled destinations are read again, ms (docs/operations.md "Query-log
+ * streaming" "Per-MSP destinations"): a periodic re-read with each row's `updated_at` as its change
+ * stamp — the writer thread follows no change feed, and the table is a few rows.
+ */
+const MSP_STREAMS_POLL_MS = 5000;
+/** Whether a failed read was logged (once until one succeeds). */
+let mspReadFailed = false;
+let mspPolling = false;
+/** Set once a `close` arrived: no destination is opened any more. */
+let mspClosed = false;
+
+/** Reads the enabled MSP destinations, opens the streams on the first one, hands them the set, writes back their state. */
+async function pollMspStreams(): Promise<void> {
+  if (handle === null || mspPolling || mspClosed) return;
+  mspPolling = true;
+  try {
+    const rows = await handle.mspStreams();
+    mspReadFailed = false;
+    if (mspClosed) return;
+    if (rows.length > 0 && hub === null) hub = await openHub();
+    hub?.setMspDestinations(rows, mspStreams ?? {});
+    const status = hub?.mspStatus() ?? [];
+    if (status.length > 0) await handle.reportMspStreams(status);
+  } catch (err) {
+    if (!mspReadFailed) {
+      send({ kind: 'warning', message: `log streams: cannot read the MSPs' destinations (${(err as Error).message})` });
+    }
+    mspReadFailed = true;
+  } finally {
+    mspPolling = false;
+  }
+}
+void pollMspStreams();
+setInterval(() => void pollMspStreams(), MSP_STREAMS_POLL_MS).unref();
 /**
  * Rows each log stream buffers at most (`CORDON_LOG_STREAM_BUFFER`, 10 to 1,000,000): undefined (the
  * sinks' default) when unset; anything else keeps the default and is reported.
@@ -146,9 +228,10 @@ function streamRows(m: RowsMessage): void {
 
 /** Reports the streams' counters to the resolving thread (metrics). */
 const sendStreamStats = () => {
-  if (hub !== null) send({ kind: 'streams', stats: hub.stats() });
+  // The operator's streams only: the MSPs' destinations report to their rows, not to the metrics.
+  if (hub !== null && streams.length > 0) send({ kind: 'streams', stats: hub.stats() });
 };
-if (hub !== null) setInterval(sendStreamStats, 1000).unref();
+setInterval(sendStreamStats, 1000).unref();
 
 /**
  * Rows written per transaction at most when batches wait: the resolving thread posts 1,000-row batches,
@@ -434,6 +517,7 @@ async function handleControl(m: Extract<ToWriter, { kind: 'flush' | 'close' | 's
       send({ kind: 'flushed', seq: m.seq });
       return;
     case 'close':
+      mspClosed = true;
       if (hub !== null) {
         await hub.close(STREAM_CLOSE_GRACE_MS);
         sendStreamStats();

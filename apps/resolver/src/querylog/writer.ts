@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { QueryLogRow } from './row.ts';
 import { COLUMNS, insertQueryLogSqlite, SQLITE_ROWS, type WritePace } from './sqlite-raw.ts';
 import type { StreamStats } from './streams/sinks.ts';
-import type { StreamTarget } from './streams/targets.ts';
+import type { MspStreamsOptions, StreamTarget } from './streams/targets.ts';
 
 export type { QueryLogRow } from './row.ts';
 export type { WritePace } from './sqlite-raw.ts';
@@ -73,6 +73,11 @@ export interface QueryLogOptions {
    * streaming"): dnstap, syslog, NDJSON. Needs the writer thread; without one, none (logged).
    */
   streams?: readonly StreamTarget[];
+  /**
+   * What the writer thread needs for the MSPs' destinations, which it reads from the database
+   * itself (docs/operations.md "Query-log streaming" "Per-MSP destinations").
+   */
+  mspStreams?: MspStreamsOptions;
 }
 
 /** PostgreSQL, inside the insert's transaction: waits for the fold's exclusive hold of the write lock, then holds it shared. */

@@ -181,7 +181,7 @@ describe.each(testDialects())('log streams on %s', (dialect) => {
       ['GET', '/restapi/log-streams'],
       ['GET', `/restapi/log-streams/${own.id}`],
       ['DELETE', `/restapi/log-streams/${own.id}`],
-    ]) {
+    ] as Array<[string, string]>) {
       expect((await call(t.app, a.customerToken, method as 'GET', url)).statusCode, `${method} ${url}`).toBe(403);
     }
     expect(JSON.stringify(await rows())).toBe(before);

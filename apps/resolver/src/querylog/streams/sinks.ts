@@ -4,6 +4,13 @@ import net from 'node:net';
 import { hostname } from 'node:os';
 import tls from 'node:tls';
 import {
+  OUTBOUND_FAILURE,
+  type OutboundAddress,
+  OutboundError,
+  pinnedLookup,
+  resolveOutbound,
+} from '@cordon/shared/outbound';
+import {
   controlFrame,
   DNSTAP_CONTENT_TYPE,
   dnstapFrame,
@@ -12,7 +19,7 @@ import {
   streamRecord,
   syslogFrame,
 } from './encode.ts';
-import { type StreamTarget, targetLabel } from './targets.ts';
+import { type StreamTarget, type TenantSet, targetLabel } from './targets.ts';
 
 /** One sink's counters (docs/operations.md "Monitoring": `cordon_dns_stream_*`). */
 export interface StreamStats {
@@ -56,6 +63,15 @@ export abstract class StreamSink {
   protected closed = false;
   private backoff: number = BACKOFF_MS[0];
   private retryTimer: NodeJS.Timeout | null = null;
+  /** When rows last reached the peer (epoch ms; 0: never), for an MSP's destination's status. */
+  lastDeliveredAt = 0;
+  /**
+   * The last failure as its MSP may see it (`HTTP <status>` when the receiver answered, else
+   * {@link OUTBOUND_FAILURE} whatever the cause: no probing of internal addresses through it,
+   * docs/security.md "Outbound requests"), and when (epoch ms); the detail goes to the operator's log.
+   */
+  lastError: string | null = null;
+  lastErrorAt = 0;
 
   constructor(
     target: StreamTarget,
@@ -90,9 +106,11 @@ export abstract class StreamSink {
   }
   private encodeFailureLogged = false;
 
-  /** Schedules {@link start} after the current backoff, doubling it. */
-  protected retryLater(why: string): void {
+  /** Schedules {@link start} after the current backoff, doubling it; `shown` is what its MSP may see. */
+  protected retryLater(why: string, shown: string = OUTBOUND_FAILURE): void {
     this.stats.connected = 0;
+    this.lastError = shown;
+    this.lastErrorAt = Date.now();
     if (this.closed || this.retryTimer !== null) return;
     if (this.backoff === BACKOFF_MS[0]) this.log(`log stream ${this.stats.target}: ${why}; retrying with backoff`);
     this.retryTimer = setTimeout(() => {
@@ -146,15 +164,39 @@ abstract class SocketSink extends StreamSink {
     setImmediate(() => this.start());
   }
 
-  protected abstract connect(): net.Socket;
+  /** Opens the socket; `checked` is the outbound guard's address for an MSP's destination, else null. */
+  protected abstract connect(checked: OutboundAddress | null): net.Socket;
   /** Called once connected: sends the opening (dnstap's READY) or marks the stream ready. */
   protected abstract opened(socket: net.Socket): void;
 
+  private resolving = false;
+
+  /** Connects; an MSP's destination's host first through the outbound guard (docs/security.md "Outbound requests"). */
   protected start(): void {
-    if (this.closed) return;
+    if (this.closed || this.resolving) return;
+    const tenant = tenantOf(this.target);
+    if (tenant === undefined) {
+      this.open(null);
+      return;
+    }
+    this.resolving = true;
+    const host = (this.target as { host: string }).host;
+    resolveOutbound(host, { allow: tenant.outbound.allow }).then(
+      (checked) => {
+        this.resolving = false;
+        if (!this.closed) this.open(checked);
+      },
+      (err: unknown) => {
+        this.resolving = false;
+        this.retryLater(err instanceof OutboundError ? err.detail : String(err));
+      },
+    );
+  }
+
+  private open(checked: OutboundAddress | null): void {
     let socket: net.Socket;
     try {
-      socket = this.connect();
+      socket = this.connect(checked);
     } catch (err) {
       this.retryLater((err as Error).message);
       return;
@@ -199,6 +241,7 @@ abstract class SocketSink extends StreamSink {
       const chunk = Buffer.concat(this.buffer.splice(0, n));
       const more = socket.write(chunk);
       this.stats.sent += n;
+      this.lastDeliveredAt = Date.now();
       if (!more) {
         this.waitingDrain = true;
         return;
@@ -220,9 +263,10 @@ abstract class SocketSink extends StreamSink {
     });
   }
 
-  protected plainConnect(): net.Socket {
+  protected plainConnect(checked: OutboundAddress | null): net.Socket {
     const t = this.target as { path?: string; host?: string; port?: number };
-    return t.path !== undefined ? net.connect({ path: t.path }) : net.connect({ host: t.host!, port: t.port! });
+    if (t.path !== undefined) return net.connect({ path: t.path });
+    return net.connect({ host: t.host!, port: t.port!, ...(checked ? { lookup: pinnedLookup(checked) } : {}) });
   }
 }
 
@@ -238,7 +282,7 @@ export class DnstapSink extends SocketSink {
   private finished: (() => void) | null = null;
 
   protected connect(): net.Socket {
-    return this.plainConnect();
+    return this.plainConnect(null);
   }
 
   protected encode(row: StreamRow): Buffer {
@@ -294,12 +338,13 @@ export class SyslogSink extends SocketSink {
       .replace(/[^\x21-\x7e]/g, '')
       .slice(0, 255) || '-';
 
-  protected connect(): net.Socket {
+  protected connect(checked: OutboundAddress | null): net.Socket {
     const t = this.target as Extract<StreamTarget, { kind: 'syslog' }>;
-    if (!t.tls) return this.plainConnect();
+    if (!t.tls) return this.plainConnect(checked);
     return tls.connect({
       host: t.host,
       port: t.port,
+      ...(checked ? { lookup: pinnedLookup(checked) } : {}),
       ...(isIp(t.host) ? {} : { servername: t.host }),
       ...(t.ca !== undefined ? { ca: t.ca } : {}),
     });
@@ -316,6 +361,16 @@ export class SyslogSink extends SocketSink {
 
 function isIp(host: string): boolean {
   return net.isIP(host) !== 0;
+}
+
+/** The tenant part of an MSP's destination, undefined for the operator's. */
+function tenantOf(t: StreamTarget): TenantSet | undefined {
+  return t.kind === 'dnstap' ? undefined : t.tenant;
+}
+
+/** True for a loopback address (127/8, ::1, and their IPv4-mapped form). */
+function isLoopback(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./i.test(address);
 }
 
 /**
@@ -348,18 +403,47 @@ export class NdjsonSink extends StreamSink {
     if (this.buffer.length >= NDJSON_BATCH_ROWS && this.inFlight === null) this.start();
   }
 
+  private resolving = false;
+
   protected start(): void {
     if (this.closed && this.inFlight === null) return;
-    if (this.request !== null) return;
+    if (this.request !== null || this.resolving) return;
     this.inFlight ??= this.buffer.length > 0 ? this.buffer.splice(0, NDJSON_BATCH_ROWS) : null;
     const batch = this.inFlight;
     if (batch === null) return;
+    const tenant = this.target.tenant;
+    if (tenant === undefined) {
+      this.post(batch, null);
+      return;
+    }
+    // An MSP's destination: through the outbound guard, `http:` only to an allowed loopback address.
+    const u = new URL(this.target.url);
+    this.resolving = true;
+    resolveOutbound(u.hostname, { allow: tenant.outbound.allow }).then(
+      (checked) => {
+        this.resolving = false;
+        if (u.protocol === 'http:' && !isLoopback(checked.address)) {
+          this.retryLater(`http:// is only allowed to an allowed loopback address, not ${checked.address}`);
+        } else if (this.inFlight === batch) {
+          this.post(batch, checked);
+        }
+      },
+      (err: unknown) => {
+        this.resolving = false;
+        this.retryLater(err instanceof OutboundError ? err.detail : String(err));
+      },
+    );
+  }
+
+  /** POSTs `batch` (the rows in flight); `checked` the guard's address for an MSP's destination. */
+  private post(batch: Buffer[], checked: OutboundAddress | null): void {
     const body = Buffer.concat(batch);
     const u = new URL(this.target.url);
     const client = u.protocol === 'https:' ? https : http;
     const req = client.request(u, {
       method: 'POST',
       timeout: REQUEST_TIMEOUT_MS,
+      ...(checked ? { lookup: pinnedLookup(checked) } : {}),
       headers: {
         'content-type': 'application/x-ndjson',
         'content-length': body.length,
@@ -383,6 +467,7 @@ export class NdjsonSink extends StreamSink {
         if (status >= 200 && status < 300) {
           this.request = null;
           this.stats.sent += batch.length;
+          this.lastDeliveredAt = Date.now();
           this.inFlight = null;
           if (this.stats.connected === 0) this.log(`log stream ${this.stats.target}: delivering`);
           this.stats.connected = 1;
@@ -393,9 +478,11 @@ export class NdjsonSink extends StreamSink {
           this.request = null;
           this.stats.dropped += batch.length;
           this.inFlight = null;
-          this.retryLater(`the receiver answered ${status}; batch dropped`);
+          this.retryLater(`the receiver answered ${status}; batch dropped`, `HTTP ${status}`);
         } else {
-          fail(`the receiver answered ${status}`);
+          if (this.request !== req) return;
+          this.request = null;
+          this.retryLater(`the receiver answered ${status}`, `HTTP ${status}`);
         }
       });
     });
@@ -416,7 +503,7 @@ export class NdjsonSink extends StreamSink {
     const until = Date.now() + graceMs;
     this.start();
     while ((this.buffer.length > 0 || this.inFlight !== null) && this.stats.connected === 1 && Date.now() < until) {
-      if (this.request === null) this.start();
+      if (this.request === null && !this.resolving) this.start();
       await new Promise((r) => setTimeout(r, 20));
     }
     await super.close(0);

@@ -1,6 +1,18 @@
 import { isIP } from 'node:net';
 
 /**
+ * A destination set by a tenant (an MSP's, docs/operations.md "Query-log streaming" "Per-MSP
+ * destinations"): its host is resolved and every address checked by the outbound guard at each
+ * connection, the socket connecting to the checked address (docs/security.md "Outbound requests").
+ */
+export interface TenantSet {
+  /** The guard's allowance (`--outbound-allow`): the writer thread does not share the main thread's. */
+  readonly outbound: { readonly allow: readonly string[] };
+  /** Names the destination in the operator's log lines, e.g. `msp 3 stream 7`. */
+  readonly owner: string;
+}
+
+/**
  * Where the query log is streamed to (docs/operations.md "Query-log streaming"). Plain data: it is
  * handed to the query-log writer thread in `workerData`.
  */
@@ -15,15 +27,39 @@ export type StreamTarget =
       readonly tls: boolean;
       /** PEM CA certificates trusted for TLS instead of Node's bundle. */
       readonly ca?: string;
+      /** Set for an MSP's destination. */
+      readonly tenant?: TenantSet;
     }
   /**
    * NDJSON batches POSTed to `url`; `authorization` the whole `Authorization` header value (a SIEM
    * token: never logged); `ca` as for syslog.
    */
-  | { readonly kind: 'ndjson'; readonly url: string; readonly authorization?: string; readonly ca?: string };
+  | {
+      readonly kind: 'ndjson';
+      readonly url: string;
+      readonly authorization?: string;
+      readonly ca?: string;
+      /** Set for an MSP's destination. */
+      readonly tenant?: TenantSet;
+    };
+
+/**
+ * What the writer thread needs for the MSPs' destinations (docs/operations.md "Query-log streaming"
+ * "Per-MSP destinations"), in `workerData`: the deployment secret that opens their sealed
+ * `Authorization` values (docs/security.md "Tokens and secrets at rest") and the outbound guard's
+ * allowance. Without it the destinations are still read; sealed values cannot be opened (logged).
+ */
+export interface MspStreamsOptions {
+  /** The deployment secret (the root CA secret's text) the SecretBox is made from. */
+  readonly sealKey?: string;
+  /** `--outbound-allow` ranges (CIDR text). */
+  readonly outboundAllow?: readonly string[];
+}
 
 /** A target's name in logs and metrics: its kind and address, never a token. */
 export function targetLabel(t: StreamTarget): string {
+  if (t.kind !== 'dnstap' && t.tenant !== undefined)
+    return `${t.tenant.owner} ${targetLabel({ ...t, tenant: undefined })}`;
   if (t.kind === 'dnstap') return t.path !== undefined ? `dnstap unix:${t.path}` : `dnstap tcp:${t.host}:${t.port}`;
   if (t.kind === 'syslog') return `syslog ${t.tls ? 'tls' : 'tcp'}://${t.host}:${t.port}`;
   const u = new URL(t.url);
