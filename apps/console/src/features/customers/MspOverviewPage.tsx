@@ -2,20 +2,23 @@ import { parseLicenceLimit } from '@cordon/shared';
 import { Button, Modal, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { ListToolbar, useListState } from '../../components/DataTable.tsx';
+import { ListToolbar } from '../../components/DataTable.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useMspId, useSession, useSessionStore } from '../../session/context.ts';
-import { type CustomerSortKey, useCustomersQuery, useDeleteCustomersMutation, useMspQuery } from './api.ts';
+import { CustomerBulkActions, CustomerStatusTable } from '../msps/CustomerStatusList.tsx';
+import { useCustomerStatusListState, useCustomerStatusQuery } from '../msps/customerStatusApi.ts';
+import { useDeleteCustomersMutation, useMspQuery } from './api.ts';
 import { CustomerCreateForm } from './CustomerCreateForm.tsx';
-import { CustomersTable } from './CustomersTable.tsx';
 
 /**
  * `/msp/overview` (spec §2): the MSP in scope (the selected MSP for role 1, the token's for role 3):
- * its dashboard, its licence use, its customers with search, sort and paging (spec §9), "New
- * customer" (refused with a clear message beyond the licence) and "Delete selected" as one `/batch`.
+ * its customers first, 100 at a glance with their status (issue 29; search, sort and page in the
+ * address, bulk actions), then its dashboard and licence use, "New customer" (refused with a clear
+ * message beyond the licence) and "Delete selected" as one `/batch`.
  * A customer's name selects it and opens its area; its details button opens its id page.
  */
 export function MspOverviewPage() {
@@ -23,10 +26,11 @@ export function MspOverviewPage() {
   const mspId = useMspId();
   const session = useSession();
   const store = useSessionStore();
-  const list = useListState<CustomerSortKey>({ key: 'name', dir: 'asc' });
+  const queryClient = useQueryClient();
+  const list = useCustomerStatusListState();
   const [opened, { open, close }] = useDisclosure(false);
   const msp = useMspQuery(mspId);
-  const customers = useCustomersQuery(mspId, list.query);
+  const customers = useCustomerStatusQuery(mspId, list);
   const rows = customers.data?.data ?? [];
   const selection = useRowSelection(rows.map((c) => c.id));
   const remove = useDeleteCustomersMutation();
@@ -35,7 +39,7 @@ export function MspOverviewPage() {
   const limit = msp.data ? parseLicenceLimit(msp.data.license) : null;
 
   const onDelete = async () => {
-    const names = new Map(rows.map((c) => [String(c.id), c.accountName]));
+    const names = new Map(rows.map((c) => [String(c.id), c.name]));
     const outcome = await remove.run(selection.selected);
     toastResult({
       deleted: outcome.succeeded.length,
@@ -46,6 +50,8 @@ export function MspOverviewPage() {
     }
     selection.clear();
     list.afterDelete(outcome.succeeded.length, rows.length);
+    // The status list is a stats read: refreshed with the customers.
+    void queryClient.invalidateQueries({ queryKey: ['stats'] });
   };
 
   return (
@@ -57,7 +63,6 @@ export function MspOverviewPage() {
           </Button>
         }
       />
-      <Dashboard owner={{ kind: 'msp', id: mspId }} />
       {msp.data ? (
         <Text size="sm" c="dimmed" mb="sm" data-testid="licence-use">
           {limit === null
@@ -67,13 +72,29 @@ export function MspOverviewPage() {
       ) : null}
       <ListToolbar
         list={list}
+        searchLabel={t('customerStatus.search')}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <>
+            <CustomerBulkActions rows={rows} selection={selection} />
+            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          </>
         }
       />
-      <CustomersTable query={customers} list={list} selection={selection} onOpen={(c) => store.selectCustomer(c.id)} />
+      <CustomerStatusTable
+        query={customers}
+        list={list}
+        selection={selection}
+        onOpen={(c) => store.selectCustomer(c.id)}
+      />
+      <Dashboard owner={{ kind: 'msp', id: mspId }} />
       <Modal opened={opened} onClose={close} title={t('customers.new')} size="lg">
-        <CustomerCreateForm mspId={mspId} onDone={close} />
+        <CustomerCreateForm
+          mspId={mspId}
+          onDone={() => {
+            close();
+            void queryClient.invalidateQueries({ queryKey: ['stats'] });
+          }}
+        />
       </Modal>
     </>
   );
