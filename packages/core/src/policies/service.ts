@@ -211,8 +211,8 @@ export async function getPolicyCategories(deps: CoreDeps, caller: Caller, id: nu
 /**
  * `PUT /policies/{id}/categories`: applies each entry (`allowed: true` = block, inverted wire flag);
  * categories not in the array keep their state. The policy's level becomes the named level whose
- * set equals the result, else `custom`. Audit `policy.categories.update` with the level and blocked
- * ids before and after; publishes `policies`.
+ * set equals the result, else `custom`. Audit `policy.categories.update` with the name, level and
+ * blocked ids before and after; publishes `policies`.
  * @throws ApiError ERR_NOT_FOUND; ERR_VALIDATION naming `[i].id` for an id outside the taxonomy
  */
 export async function setPolicyCategories(
@@ -248,8 +248,9 @@ export async function setPolicyCategories(
       await repo.updatePolicy(trx, scope, id, { level }, nowIso(deps.now()));
       note.entityId = id;
       note.customerId = policy.user_id;
-      note.before = { filtering_level: policy.filtering_level, blocked: before };
-      note.after = { filtering_level: level, blocked: ids };
+      // The name too: the audit log says which policy in words (issue 29).
+      note.before = { name: policy.name, filtering_level: policy.filtering_level, blocked: before };
+      note.after = { name: policy.name, filtering_level: level, blocked: ids };
     },
   );
   return getPolicyCategories(deps, caller, id);

@@ -1,7 +1,7 @@
 import { type AuditEntry, ddmmyyyy } from '@cordon/shared';
-import { Button, Code, Group, Select, Text, Tooltip } from '@mantine/core';
-import { IconDownload } from '@tabler/icons-react';
-import { useState } from 'react';
+import { Button, Code, Group, Select, Stack, Text } from '@mantine/core';
+import { IconChevronDown, IconChevronUp, IconDownload } from '@tabler/icons-react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { useFormat } from '../../components/format.ts';
@@ -9,6 +9,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { showErrorToast } from '../../components/toast.ts';
 import { useMspId } from '../../session/context.ts';
 import { type AuditSortKey, useAuditExport, useAuditQuery } from './api.ts';
+import { type AuditT, describeAudit } from './auditPhrase.ts';
 
 /** The action groups offered in the filter (an action prefix; '' = everything). */
 const ACTION_GROUPS = ['', 'auth.', 'admin.', 'mail.', 'msp.', 'customer.', 'policy.', 'location.'] as const;
@@ -28,7 +29,6 @@ function download(text: string, name: string): void {
   URL.revokeObjectURL(url);
 }
 
-/** The before/after of a row, short, with the whole JSON in a tooltip. */
 /**
  * Who made an audit row's change: the admin's e-mail, the API token it was made with (docs/api.md
  * "API tokens") with its admin, or the operator for a server command.
@@ -42,15 +42,73 @@ export function auditActor(
   return entry.admin_email;
 }
 
-function Change({ entry }: { entry: AuditEntry }) {
-  const text = entry.after ?? entry.before;
-  if (!text) return null;
+/** JSON text pretty-printed when it parses, else as written. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A row in words (issue 29; {@link describeAudit}), with the recorded detail — action code, object,
+ * before and after as stored — one click away.
+ */
+function AuditSentence({ entry }: { entry: AuditEntry }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const say = t as unknown as AuditT;
   return (
-    <Tooltip label={<Code block>{text}</Code>} multiline w={420} withinPortal>
-      <Text size="xs" c="dimmed" lineClamp={1} maw={260} tabIndex={0}>
-        {text}
-      </Text>
-    </Tooltip>
+    <div>
+      <Group gap="xs" wrap="nowrap" align="flex-start">
+        <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+          {describeAudit(entry, auditActor(entry, say), say)}
+        </Text>
+        <Button
+          size="compact-xs"
+          variant="subtle"
+          aria-expanded={open}
+          aria-controls={id}
+          onClick={() => setOpen((o) => !o)}
+          leftSection={open ? <IconChevronUp size={14} aria-hidden /> : <IconChevronDown size={14} aria-hidden />}
+          title={open ? t('audit.hideDetails') : t('audit.showDetails')}
+        >
+          {t('audit.details')}
+        </Button>
+      </Group>
+      {open ? (
+        <Stack id={id} gap={4} mt={4}>
+          <Text size="xs">
+            <Code>{entry.action}</Code> ·{' '}
+            {entry.entity_id === null ? entry.entity : `${entry.entity} #${entry.entity_id}`}
+          </Text>
+          {entry.before ? (
+            <div>
+              <Text size="xs" fw={600}>
+                {t('audit.before')}
+              </Text>
+              <Code block style={{ maxWidth: '100%', overflowX: 'auto' }}>
+                {pretty(entry.before)}
+              </Code>
+            </div>
+          ) : null}
+          {entry.after ? (
+            <div>
+              <Text size="xs" fw={600}>
+                {t('audit.after')}
+              </Text>
+              <Code block style={{ maxWidth: '100%', overflowX: 'auto' }}>
+                {pretty(entry.after)}
+              </Code>
+            </div>
+          ) : null}
+        </Stack>
+      ) : (
+        <span id={id} hidden />
+      )}
+    </div>
   );
 }
 
@@ -128,14 +186,13 @@ function AuditLog({ mspId }: { mspId?: number }) {
             sortKey: 'admin_email',
             render: (r) => auditActor(r, t),
           },
-          { key: 'action', header: t('audit.action'), sortKey: 'action', render: (r) => <Code>{r.action}</Code> },
           {
-            key: 'entity',
-            header: t('audit.entity'),
-            render: (r) => (r.entity_id === null ? r.entity : `${r.entity} #${r.entity_id}`),
+            key: 'action',
+            header: t('audit.whatHappened'),
+            sortKey: 'action',
+            render: (r) => <AuditSentence entry={r} />,
           },
           { key: 'ip', header: t('audit.clientIp'), render: (r) => r.client_ip ?? '' },
-          { key: 'change', header: t('audit.change'), render: (r) => <Change entry={r} /> },
         ]}
       />
     </>
