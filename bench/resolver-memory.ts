@@ -1,6 +1,7 @@
 /**
- * The resolver's memory budget (issue 12): RSS of a resolver holding 1,000,000 categorised domains,
- * 100,000 allow/block list entries and 100,000 enrolled devices, after load and after traffic.
+ * The resolver's memory budget (issue 12): USS, PSS and RSS (bench/support/proc-memory.ts) of a
+ * resolver holding 1,000,000 categorised domains, 100,000 allow/block list entries and 100,000
+ * enrolled devices, after load and after traffic.
  *
  *   node --import tsx bench/resolver-memory.ts [sqlite-file]
  *
@@ -10,13 +11,17 @@
  * each with a default policy holding 1,000 list entries (half block, half allow) and 1,000 devices.
  * Without the UT1 folder every domain is synthetic. Then it starts, one after the other, bench/resolver-serve.ts
  * under tsx and the production bundle's `cordon serve --roles resolver` (`npm run build:server`;
- * tenancy, policy and the query log on), reads each one's RSS from /proc once it answers, sends 200,000 UDP queries (categorised, listed and allowed names; devices are only
- * held here, not queried through), reads the RSS again, and once more after 90 s idle (V8 returns garbage pages lazily). Figures go to bench/README.md, never into tests.
+ * tenancy, policy and the query log on), reads each one's memory from /proc/PID/smaps_rollup once it
+ * answers, sends 200,000 UDP queries (categorised, listed and allowed names; devices are only held
+ * here, not queried through), reads it again, and once more after 90 s idle (V8 returns garbage pages
+ * lazily). Both run with glibc's settings of deploy/systemd/cordon-resolver.service (`MALLOC_*`; the
+ * process sets none itself). Figures go to bench/README.md "Resolver memory", never into tests.
  * CORDON_BENCH_SETTLE_S shortens the idle time; CORDON_BENCH_SERVERS=bundle measures the bundle
  * alone — only once a full run has added the bench customer (bench/resolver-serve.ts does, on its
  * first start), else nothing answers. CORDON_MEMORY_BUNDLE names another bundle's cordon.mjs (an
  * earlier build, `node apps/cli/scripts/bundle.mjs --outdir node_modules/DIR`, for a before/after);
- * CORDON_MEMORY_NODE_FLAGS adds node flags to the bundle's command line (e.g. `--max-semi-space-size=2`).
+ * CORDON_MEMORY_NODE_FLAGS adds node flags to the bundle's command line (e.g. `--max-semi-space-size=2`,
+ * as the unit's NODE_OPTIONS does).
  * CORDON_BENCH_SMAPS=1 prints beside each reading where the resident set is, by kind of mapping.
  */
 import { spawn } from 'node:child_process';
@@ -30,6 +35,7 @@ import { migrateToLatest, openDatabase } from '@cordon/db';
 import { importUt1Directory } from '@cordon/feeds';
 import { CATEGORIES } from '@cordon/shared';
 import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
+import { formatProcMemory, procMemory } from './support/proc-memory.ts';
 
 const UT1 = process.env.CORDON_UT1_DIR ?? fileURLToPath(new URL('../../shared/data/categories/ut1', import.meta.url));
 const DOMAINS = 1_000_000;
@@ -37,7 +43,7 @@ const CUSTOMERS = 100;
 const LIST_ENTRIES_PER_CUSTOMER = 1_000;
 const DEVICES_PER_CUSTOMER = 1_000;
 const QUERIES = 200_000;
-/** Idle time before the last RSS reading, ms (CORDON_BENCH_SETTLE_S, default 90). */
+/** Idle time before the last reading, ms (CORDON_BENCH_SETTLE_S, default 90). */
 const SETTLE_MS = Number(process.env.CORDON_BENCH_SETTLE_S ?? 90) * 1000;
 
 // `cordon serve` reads cordon.sqlite in its data folder, so the file keeps that name.
@@ -180,10 +186,13 @@ async function blast(count: number): Promise<number> {
   return received;
 }
 
-/** RSS of process `pid` from /proc (Linux), MB. */
-function rssOf(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
+/**
+ * glibc's settings of the resolver's unit (`Environment=MALLOC_…` lines of
+ * deploy/systemd/cordon-resolver.service), so the bench runs with the heap the service has.
+ */
+function unitMallocEnvironment(): Record<string, string> {
+  const unit = readFileSync(new URL('../deploy/systemd/cordon-resolver.service', import.meta.url), 'utf8');
+  return Object.fromEntries([...unit.matchAll(/^Environment=(MALLOC_\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
 }
 
 /**
@@ -228,7 +237,7 @@ function smapsBreakdown(pid: number): string {
     .join(', ');
 }
 
-/** Readings of `/proc/PID/smaps` by kind beside each RSS (CORDON_BENCH_SMAPS=1). */
+/** Readings of `/proc/PID/smaps` by kind beside each reading (CORDON_BENCH_SMAPS=1). */
 const SHOW_SMAPS = process.env.CORDON_BENCH_SMAPS === '1';
 
 /** Waits until the resolver answers a query on `port` (it answers only once its snapshot is loaded). */
@@ -254,31 +263,31 @@ async function waitForAnswers(child: ReturnType<typeof spawn>): Promise<void> {
   }
 }
 
-/** Starts `command`, measures its RSS when it answers and after {@link QUERIES} queries, and stops it. */
+/** Starts `command`, measures its memory when it answers and after {@link QUERIES} queries, and stops it. */
 async function measure(label: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...unitMallocEnvironment(), ...env },
   });
   const t0 = performance.now();
   await waitForAnswers(child);
   const loadMs = Math.round(performance.now() - t0);
   // Let the loaders' garbage go before the first reading.
   await new Promise((r) => setTimeout(r, 3_000));
-  const ready = rssOf(child.pid!);
+  const ready = procMemory(child.pid!);
   if (SHOW_SMAPS) console.log(`  ready: ${smapsBreakdown(child.pid!)}`);
   const answered = await blast(QUERIES);
   await new Promise((r) => setTimeout(r, 1_000));
-  const after = rssOf(child.pid!);
+  const after = procMemory(child.pid!);
   if (SHOW_SMAPS) console.log(`  after the queries: ${smapsBreakdown(child.pid!)}`);
   // V8's memory reducer gives the loaders' and the traffic's garbage back after a while of idling.
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  const settled = rssOf(child.pid!);
+  const settled = procMemory(child.pid!);
   if (SHOW_SMAPS) console.log(`  ${SETTLE_MS / 1000} s later: ${smapsBreakdown(child.pid!)}`);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   console.log(
-    `${label}: answering after ${loadMs} ms; RSS ${ready.toFixed(1)} MB ready, ${after.toFixed(1)} MB after ${answered}/${QUERIES} queries, ${settled.toFixed(1)} MB ${SETTLE_MS / 1000} s later`,
+    `${label}: answering after ${loadMs} ms; ready ${formatProcMemory(ready)}; after ${answered}/${QUERIES} queries ${formatProcMemory(after)}; ${SETTLE_MS / 1000} s later ${formatProcMemory(settled)}`,
   );
 }
 

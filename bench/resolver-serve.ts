@@ -17,6 +17,7 @@ import pino from 'pino';
 import { releaseLoadMemory, startDataPlane } from '../apps/resolver/src/dataplane/host.ts';
 import { type ResolverMetrics, startResolver, type UdpBackend } from '../apps/resolver/src/index.ts';
 import { startFakeUpstream } from '../apps/resolver/test/helpers/fake-upstream.ts';
+import { formatProcMemory, procMemory } from './support/proc-memory.ts';
 
 const file = process.argv[2] ?? '/tmp/cordon-bench-ut1.db';
 const port = Number(process.argv[3] ?? 5399);
@@ -106,7 +107,7 @@ if (threads > 1) {
 }
 // As `cordon serve` does once its in-process data plane is loaded (dataplane/host.ts).
 if (threads === 1) releaseLoadMemory();
-console.log(`ready rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB threads=${threads} udp=${udpBackend}`);
+console.log(`ready ${formatProcMemory(procMemory())} threads=${threads} udp=${udpBackend}`);
 const cpuAtReady = process.cpuUsage();
 const stop = async () => {
   const cpu = process.cpuUsage(cpuAtReady);
@@ -120,7 +121,7 @@ const stop = async () => {
   console.log(
     `cpu=${(micros / 1e6).toFixed(2)}s queries=${queries} cpu_per_query=${queries ? (micros / queries).toFixed(2) : '-'}us udp=${m?.udpBackend}`,
   );
-  console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(1)}MB`);
+  console.log(formatProcMemory(procMemory()));
   await upstream?.close();
   await changes.close();
   await handle.close();

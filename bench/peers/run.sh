@@ -192,7 +192,11 @@ start_server() { # $1 = server; sets srv_pid
   mkdir -p "$d"
   case $s in
   cordon)
-    $(pin "$server_cpu") node --expose-gc "$bundle/serve.mjs" "$db" "$port" "$upport" >"$d/out.log" 2>&1 &
+    # glibc's heap settings of the resolver's unit (Cordon sets none itself; docs/decisions.md
+    # "The addon does UDP I/O only").
+    # shellcheck disable=SC2046
+    env $(sed -n 's/^Environment=\(MALLOC_[A-Z_]*=[0-9]*\)$/\1/p' "$repo/deploy/systemd/cordon-resolver.service") \
+      $(pin "$server_cpu") node --expose-gc "$bundle/serve.mjs" "$db" "$port" "$upport" >"$d/out.log" 2>&1 &
     ;;
   unbound)
     cat >"$d/unbound.conf" <<EOF
@@ -283,7 +287,13 @@ EOF
   srv_pid=$!
 }
 
-rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo n/a; }
+# USS (Private_Clean + Private_Dirty), PSS and RSS of process $1, MB, tab-separated (proc(5)
+# /proc/PID/smaps_rollup; bench/support/proc-memory.ts reads the same for the TypeScript benches).
+mem_mb() {
+  awk '/^Rss:/ { r = $2 } /^Pss:/ { p = $2 } /^Private_(Clean|Dirty):/ { u += $2 }
+    END { if (r == "") exit 1; printf "%.1f\t%.1f\t%.1f", u / 1024, p / 1024, r / 1024 }' "/proc/$1/smaps_rollup" 2>/dev/null ||
+    printf 'n/a\tn/a\tn/a'
+}
 now() { date +%s.%N; }
 
 for s in $servers; do
@@ -305,8 +315,8 @@ for s in $servers; do
     kill "$srv_pid" 2>/dev/null || true
     continue
   fi
-  sleep 1 # let the process settle before reading its RSS
-  printf '%s\tload\t%s\n%s\trss_ready\t%s\n' "$s" "$load" "$s" "$(rss_mb "$srv_pid")" >>"$tsv"
+  sleep 1 # let the process settle before reading its memory
+  printf '%s\tload\t%s\n%s\tmem_ready\t%s\n' "$s" "$load" "$s" "$(mem_mb "$srv_pid")" >>"$tsv"
   b=$(dig_a "$port" "$probe_blocked")
   sub=$(dig_a "$port" "$probe_sub")
   allowed=$(dig_a "$port" "$probe_allowed")
@@ -363,7 +373,7 @@ for s in $servers; do
     done
   done
   rm -f "$work/q-run.txt"
-  printf '%s\trss_after\t%s\n' "$s" "$(rss_mb "$srv_pid")" >>"$tsv"
+  printf '%s\tmem_after\t%s\n' "$s" "$(mem_mb "$srv_pid")" >>"$tsv"
   kill -TERM "$srv_pid" 2>/dev/null || true
   # Cordon writes the rest of its query log before it exits (a spooled backlog: up to a minute).
   for _ in $(seq 1 "$([ "$s" = cordon ] && echo 1200 || echo 100)"); do kill -0 "$srv_pid" 2>/dev/null || break; sleep 0.1; done

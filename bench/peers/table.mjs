@@ -1,6 +1,8 @@
 // The peer benchmark's Markdown table (bench/peers/run.sh, bench/README.md "Peer benchmark"), from the
 // tab-separated rows run.sh appends while it measures:
-//   <server> load <seconds>            <server> rss_ready <MB>      <server> rss_after <MB>
+//   <server> load <seconds>
+//   <server> mem_ready <USS MB> <PSS MB> <RSS MB>    <server> mem_after <USS MB> <PSS MB> <RSS MB>
+//     (USS: Private_Clean + Private_Dirty of /proc/PID/smaps_rollup, what the process costs alone)
 //   <server> check ok|FAILED <text>    <server> failed <why>        upstream sat <run> <qps>
 //   <server> <mix> sat <run> <qps> <lost> <sent>
 //   <server> <mix> fixed <run> <p50 ms> <p99 ms> <lost>
@@ -53,9 +55,11 @@ const line = (what, f) => `| ${what} | ${servers.map((s) => (failed(s) ? 'did no
 
 const out = [header, sep];
 out.push(line('Load time, start → first blocked answer (s)', (s) => one(s, 'load') ?? '—'));
-out.push(
-  line('RSS ready / after the runs (MB)', (s) => `${one(s, 'rss_ready') ?? '—'} / ${one(s, 'rss_after') ?? '—'}`),
-);
+/** Column `i` (0 USS, 1 PSS, 2 RSS) of a server's memory reading `key`. */
+const mem = (s, key, i) => get(s, key)[0]?.[i] ?? '—';
+for (const [i, name] of ['USS', 'PSS', 'RSS'].entries()) {
+  out.push(line(`${name} ready / after the runs (MB)`, (s) => `${mem(s, 'mem_ready', i)} / ${mem(s, 'mem_after', i)}`));
+}
 out.push(line('dig: blocked, its subdomain → 127.0.0.1; allowed → 192.0.2.10', (s) => one(s, 'check') ?? '—'));
 for (const m of mixes) {
   const name = MIX_NAMES[m] ?? m;
