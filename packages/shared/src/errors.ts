@@ -14,6 +14,11 @@ export const ErrorCatalogue = {
   ERR_METHOD_NOT_ALLOWED: { status: 405, message: ErrorTexts.methodNotAllowed },
   ERR_TIMEOUT: { status: 408, message: ErrorTexts.timeout },
   ERR_CONFLICT: { status: 409, message: 'The resource conflicts with an existing one.' },
+  /**
+   * A delete of something others depend on, without saying where they go (docs/api.md "Deletes of
+   * things in use"); the body's `dependants` gives their counts and first names.
+   */
+  ERR_IN_USE: { status: 409, message: 'This item is in use: say where what depends on it goes.' },
   ERR_UNPROCESSABLE: { status: 422, message: 'The request could not be processed.' },
   ERR_2FA_ENABLED: { status: 422, message: '2FA is enabled' },
   ERR_2FA_CODE_REQUIRED: { status: 422, message: 'Code required' },
@@ -56,6 +61,8 @@ export interface ApiErrorBody {
   error: string;
   code: ErrorCode;
   fields?: Record<string, string>;
+  /** ERR_IN_USE only: what depends on the item, by kind (docs/api.md "Deletes of things in use"). */
+  dependants?: Record<string, { count: number; names: string[] }>;
 }
 
 /**
@@ -82,5 +89,24 @@ export class ApiError extends Error {
     return this.fields
       ? { error: this.message, code: this.code, fields: this.fields }
       : { error: this.message, code: this.code };
+  }
+}
+
+/**
+ * 409 ERR_IN_USE (docs/api.md "Deletes of things in use"): a delete refused because others depend
+ * on the item and the request did not say where they go. The body adds `dependants`, by kind, each
+ * `{ count, names }` (the first names by name).
+ */
+export class InUseError extends ApiError {
+  readonly dependants: Record<string, { count: number; names: string[] }>;
+
+  constructor(message: string, dependants: Record<string, { count: number; names: string[] }>) {
+    super('ERR_IN_USE', message);
+    this.name = 'InUseError';
+    this.dependants = dependants;
+  }
+
+  override toBody(): ApiErrorBody {
+    return { ...super.toBody(), dependants: this.dependants };
   }
 }

@@ -21,6 +21,7 @@ export * from './schemas/blockpage.ts';
 export * from './schemas/cloudkey.ts';
 export * from './schemas/common.ts';
 export * from './schemas/customer.ts';
+export * from './schemas/dependants.ts';
 export * from './schemas/domain.ts';
 export * from './schemas/environment.ts';
 export * from './schemas/feed.ts';

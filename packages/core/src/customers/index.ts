@@ -1,6 +1,7 @@
 /** Customers (spec §7 "Customers"; a "user" on the wire): with their default policy and primary admin. */
 export {
   createCustomer,
+  customerDependants,
   deleteCustomer,
   getCustomer,
   licenceExceeded,

@@ -1,8 +1,15 @@
 import type { Database } from '@cordon/db';
-import { type Customer, type ListQuery, parseLicenceLimit } from '@cordon/shared';
+import { type Customer, type Dependants, type ListQuery, parseLicenceLimit } from '@cordon/shared';
 import type { Kysely } from 'kysely';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { containsText, type ListSort, listPage } from '../paging/index.ts';
-import { customerInScope, defaultPolicyOf, type TenantScope } from '../tenancy/index.ts';
+import {
+  customerIdsInScope,
+  customerInScope,
+  defaultPolicyOf,
+  ownedInScope,
+  type TenantScope,
+} from '../tenancy/index.ts';
 
 /** The customer list's order (docs/api.md "Conventions"); `name` is the account name. */
 const SORT: ListSort<string> = {
@@ -149,4 +156,54 @@ export async function licenceUse(db: Kysely<Database>, mspId: number): Promise<{
     .where('msp_id', '=', mspId)
     .executeTakeFirstOrThrow();
   return { used: Number(row.n), limit: parseLicenceLimit(msp?.license ?? '') };
+}
+
+/**
+ * What a delete of customer `id` takes with it (docs/api.md "Deletes of things in use"): its
+ * `locations`, `devices`, `policies` (the default one left out: every customer has it), `groups`,
+ * `users` (internal) and `admins` (by e-mail), each tenant-scoped in SQL.
+ */
+export async function customerDependants(db: Kysely<Database>, scope: TenantScope, id: number): Promise<Dependants> {
+  return dependantsOf({
+    locations: await kindOf(
+      db
+        .selectFrom('locations')
+        .where('locations.customer_id', '=', id)
+        .where(ownedInScope('locations.customer_id', scope)),
+      'locations.name',
+    ),
+    devices: await kindOf(
+      db.selectFrom('devices').where('devices.customer_id', '=', id).where(ownedInScope('devices.customer_id', scope)),
+      'devices.name',
+    ),
+    policies: await kindOf(
+      db
+        .selectFrom('policies')
+        .where('policies.customer_id', '=', id)
+        .where('policies.is_default', '=', 0)
+        .where(ownedInScope('policies.customer_id', scope)),
+      'policies.name',
+    ),
+    groups: await kindOf(
+      db
+        .selectFrom('user_groups')
+        .where('user_groups.customer_id', '=', id)
+        .where(ownedInScope('user_groups.customer_id', scope)),
+      'user_groups.name',
+    ),
+    users: await kindOf(
+      db
+        .selectFrom('internal_users')
+        .where('internal_users.customer_id', '=', id)
+        .where(ownedInScope('internal_users.customer_id', scope)),
+      'internal_users.name',
+    ),
+    admins: await kindOf(
+      db
+        .selectFrom('admins')
+        .where('admins.customer_id', '=', id)
+        .where('admins.customer_id', 'in', customerIdsInScope(scope)),
+      'admins.email',
+    ),
+  });
 }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { nowIso } from '@cordon/db';
 import {
   ApiError,
+  type ConfirmNameQuery,
   type Customer,
   type CustomerCreate,
   type CustomerListQuery,
   type CustomerUpdate,
+  type DependantsResponse,
   Messages,
   type MspAccount,
   Role,
@@ -13,6 +15,7 @@ import {
 import { sql } from 'kysely';
 import { adminEmailConflict, createPrimaryAdmin, hashPassword } from '../admins/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
+import { inUse, inUseError } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { createDefaultPolicy } from '../policies/index.ts';
 import { EVERYTHING, mspVisible, scopeOf } from '../tenancy/index.ts';
@@ -184,12 +187,37 @@ export async function updateCustomer(
   return getCustomer(deps, caller, id);
 }
 
+/** The field error of a cascading delete whose `confirm_name` is not the name. */
+const confirmNameMismatch = () => {
+  const message = 'Type the exact name to confirm.';
+  return new ApiError('ERR_VALIDATION', message, { confirm_name: message });
+};
+
 /**
- * `DELETE /users/{id}` (roles 1, 3): the customer with its policies, locations and admins. Audit
- * `customer.delete` with the customer before; publishes `tenants`, `policies` and `locations`.
+ * `GET /users/{id}/dependants` (docs/api.md "Deletes of things in use"): what a delete of the
+ * customer takes with it, with `in_use` true when the DELETE needs `confirm_name`.
  * @throws ApiError ERR_NOT_FOUND
  */
-export async function deleteCustomer(deps: CoreDeps, caller: Caller, id: number): Promise<{ deleted: true }> {
+export async function customerDependants(deps: CoreDeps, caller: Caller, id: number): Promise<DependantsResponse> {
+  await getCustomer(deps, caller, id);
+  const dependants = await repo.customerDependants(deps.handle.db, scopeOf(caller), id);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/**
+ * `DELETE /users/{id}[?confirm_name=]` (roles 1, 3): the customer with its policies, locations,
+ * devices, groups, users and admins (docs/api.md "Deletes of things in use"; issue 29). A customer
+ * owning anything besides its default policy is refused with 409 ERR_IN_USE (the counts and first
+ * names) unless `confirm_name` is its account name exactly. Audit `customer.delete` with the customer
+ * before (after: what went with it); publishes `tenants`, `policies` and `locations`.
+ * @throws ApiError ERR_NOT_FOUND; ERR_VALIDATION (`confirm_name` not the name); InUseError
+ */
+export async function deleteCustomer(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  query: ConfirmNameQuery = {},
+): Promise<{ deleted: true }> {
   const scope = scopeOf(caller);
   await mutate(
     deps,
@@ -197,11 +225,22 @@ export async function deleteCustomer(deps: CoreDeps, caller: Caller, id: number)
     { topics: ['tenants', 'policies', 'locations'], audit: { action: 'customer.delete', entity: 'customer' } },
     async (trx, note) => {
       const before = await repo.getCustomer(trx, scope, id);
-      if (!before || !(await repo.deleteCustomer(trx, scope, id))) throw new ApiError('ERR_NOT_FOUND');
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      if (query.confirm_name !== undefined && query.confirm_name !== before.accountName) throw confirmNameMismatch();
+      const dependants = await repo.customerDependants(trx, scope, id);
+      if (inUse(dependants) && query.confirm_name === undefined) {
+        throw inUseError(
+          before.accountName,
+          dependants,
+          'Everything it owns goes with it: confirm with its name (confirm_name).',
+        );
+      }
+      if (!(await repo.deleteCustomer(trx, scope, id))) throw new ApiError('ERR_NOT_FOUND');
       note.entityId = id;
       note.mspId = before.msp_id;
       note.customerId = id;
       note.before = before;
+      if (inUse(dependants)) note.after = { deleted_with: dependants };
     },
   );
   return { deleted: true };

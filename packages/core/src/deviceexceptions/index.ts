@@ -6,6 +6,7 @@ export {
   createExceptionRule,
   deleteDeviceException,
   deleteExceptionRule,
+  deviceExceptionDependants,
   getDeviceException,
   listDeviceExceptions,
   listExceptionRules,

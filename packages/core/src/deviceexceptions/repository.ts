@@ -1,6 +1,7 @@
 import type { Database } from '@cordon/db';
-import type { DeviceException, ExceptionRule, ListQuery, RuleType } from '@cordon/shared';
+import type { Dependants, DeviceException, ExceptionRule, ListQuery, RuleType } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
@@ -318,4 +319,60 @@ export async function isCustomerDefault(db: Kysely<Database>, id: number): Promi
     .where('device_exception_id', '=', id)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * What names device exception `id` of customer `customerId` (docs/api.md "Deletes of things in
+ * use"): `devices` with it and `device_settings` (the customer's device configuration), tenant-scoped.
+ */
+export async function exceptionDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  id: number,
+): Promise<Dependants> {
+  const devices = await kindOf(
+    db
+      .selectFrom('devices')
+      .where('devices.customer_id', '=', customerId)
+      .where('devices.device_exception_id', '=', id)
+      .where(ownedInScope('devices.customer_id', scope)),
+    'devices.name',
+  );
+  const settings = await db
+    .selectFrom('device_settings')
+    .select('device_settings.customer_id')
+    .where('device_settings.customer_id', '=', customerId)
+    .where('device_settings.device_exception_id', '=', id)
+    .where(ownedInScope('device_settings.customer_id', scope))
+    .executeTakeFirst();
+  return dependantsOf({ devices, device_settings: { count: settings ? 1 : 0, names: [] } });
+}
+
+/**
+ * Points the devices and device configuration naming exception `fromId` at `toId` (null: none), both
+ * of customer `customerId` and already checked in scope. @returns the rows changed by kind
+ */
+export async function moveExceptionDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  fromId: number,
+  toId: number | null,
+): Promise<Record<string, number>> {
+  const devices = await db
+    .updateTable('devices')
+    .set({ device_exception_id: toId })
+    .where('devices.customer_id', '=', customerId)
+    .where('devices.device_exception_id', '=', fromId)
+    .where(ownedInScope('devices.customer_id', scope))
+    .executeTakeFirst();
+  const settings = await db
+    .updateTable('device_settings')
+    .set({ device_exception_id: toId })
+    .where('device_settings.customer_id', '=', customerId)
+    .where('device_settings.device_exception_id', '=', fromId)
+    .where(ownedInScope('device_settings.customer_id', scope))
+    .executeTakeFirst();
+  return { devices: Number(devices.numUpdatedRows), device_settings: Number(settings.numUpdatedRows) };
 }

@@ -1,8 +1,10 @@
 import { nowIso } from '@cordon/db';
 import {
   ApiError,
+  type DependantsResponse,
   type DeviceException,
   type DeviceExceptionCreate,
+  type DeviceExceptionDeleteQuery,
   type DeviceExceptionUpdate,
   type ExceptionRule,
   type ExceptionRuleCreate,
@@ -10,6 +12,7 @@ import {
   Messages,
 } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
+import { inUse, inUseError } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { customerFor } from '../policies/index.ts';
 import { scopeOf } from '../tenancy/index.ts';
@@ -110,11 +113,38 @@ export async function updateDeviceException(
 }
 
 /**
- * `DELETE /device_exceptions/{id}`: its rules go with it; devices that named it fall back to the
- * customer's device configuration. Audit `device_exception.delete`; publishes `devices`.
+ * `GET /device_exceptions/{id}/dependants` (docs/api.md "Deletes of things in use"): the devices and
+ * the device configuration naming the exception, with `in_use` true when a plain DELETE is refused.
  * @throws ApiError ERR_NOT_FOUND
  */
-export async function deleteDeviceException(deps: CoreDeps, caller: Caller, id: number): Promise<{ deleted: true }> {
+export async function deviceExceptionDependants(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+): Promise<DependantsResponse> {
+  const exception = await getDeviceException(deps, caller, id);
+  const dependants = await repo.exceptionDependants(deps.handle.db, scopeOf(caller), exception.user_id, id);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/** A field error of the delete's query. */
+const badQuery = (field: string, message: string) => new ApiError('ERR_VALIDATION', message, { [field]: message });
+
+/**
+ * `DELETE /device_exceptions/{id}[?move_to_device_exception_id=|detach=true]` (docs/api.md "Deletes
+ * of things in use"; issue 29): its rules go with it. One named by devices or the device
+ * configuration is refused with 409 ERR_IN_USE unless `move_to_device_exception_id` names another
+ * exception of the customer (they take it, in the same transaction) or `detach=true` (they keep
+ * none). Audit `device_exception.delete` (after: the target and the rows moved); publishes `devices`.
+ * @throws ApiError ERR_NOT_FOUND; ERR_VALIDATION (both given; a target that is this one or not the
+ *   customer's); InUseError (409 ERR_IN_USE)
+ */
+export async function deleteDeviceException(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  query: DeviceExceptionDeleteQuery = {},
+): Promise<{ deleted: true }> {
   const scope = scopeOf(caller);
   await mutate(
     deps,
@@ -122,7 +152,30 @@ export async function deleteDeviceException(deps: CoreDeps, caller: Caller, id: 
     { topics: TOPICS, audit: { action: 'device_exception.delete', entity: 'device_exception' } },
     async (trx, note) => {
       const before = await repo.getException(trx, scope, id);
-      if (!before || !(await repo.deleteException(trx, scope, id))) throw new ApiError('ERR_NOT_FOUND');
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      const target = query.move_to_device_exception_id;
+      if (target !== undefined && query.detach) {
+        throw badQuery('detach', 'Choose either a device exception to move to or detach, not both.');
+      }
+      if (target !== undefined) {
+        const to = target === id ? undefined : await repo.exceptionOfCustomer(trx, scope, before.user_id, target);
+        if (!to)
+          throw badQuery('move_to_device_exception_id', 'Please select another device exception of this customer.');
+        const moved = await repo.moveExceptionDependants(trx, scope, before.user_id, id, target);
+        note.after = { moved_to_device_exception_id: target, moved };
+      } else if (query.detach) {
+        note.after = { detached: await repo.moveExceptionDependants(trx, scope, before.user_id, id, null) };
+      } else {
+        const dependants = await repo.exceptionDependants(trx, scope, before.user_id, id);
+        if (inUse(dependants)) {
+          throw inUseError(
+            before.name,
+            dependants,
+            'Choose another device exception of this customer for them (move_to_device_exception_id), or detach them (detach=true).',
+          );
+        }
+      }
+      if (!(await repo.deleteException(trx, scope, id))) throw new ApiError('ERR_NOT_FOUND');
       note.entityId = id;
       note.customerId = before.user_id;
       note.before = before;

@@ -1,6 +1,7 @@
 import type { Database } from '@cordon/db';
-import type { Group, ListQuery } from '@cordon/shared';
+import type { Dependants, Group, ListQuery } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
@@ -186,4 +187,58 @@ export async function groupNameTaken(
     .where(sql`lower(name)`, '=', name.toLowerCase());
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * What depends on group `groupId` of customer `customerId` (docs/api.md "Deletes of things in use"):
+ * its `members` (internal users), tenant-scoped in SQL.
+ */
+export async function groupDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  groupId: number,
+): Promise<Dependants> {
+  const members = await kindOf(
+    db
+      .selectFrom('user_group_members')
+      .innerJoin('internal_users', 'internal_users.id', 'user_group_members.user_id')
+      .where('user_group_members.group_id', '=', groupId)
+      .where('user_group_members.customer_id', '=', customerId)
+      .where(ownedInScope('user_group_members.customer_id', scope)),
+    'internal_users.name',
+  );
+  return dependantsOf({ members });
+}
+
+/**
+ * Adds every member of group `fromId` to group `toId` (both of customer `customerId`, already checked
+ * in scope) unless already there. @returns how many memberships were added
+ */
+export async function moveGroupMembers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  fromId: number,
+  toId: number,
+): Promise<number> {
+  const already = db.selectFrom('user_group_members as t').select('t.user_id').where('t.group_id', '=', toId);
+  const result = await db
+    .insertInto('user_group_members')
+    .columns(['user_id', 'group_id', 'customer_id'])
+    .expression(
+      db
+        .selectFrom('user_group_members')
+        .select((eb) => [
+          'user_group_members.user_id',
+          eb.val(toId).as('group_id'),
+          eb.val(customerId).as('customer_id'),
+        ])
+        .where('user_group_members.group_id', '=', fromId)
+        .where('user_group_members.customer_id', '=', customerId)
+        .where(ownedInScope('user_group_members.customer_id', scope))
+        .where('user_group_members.user_id', 'not in', already),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }

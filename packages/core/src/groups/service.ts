@@ -1,8 +1,17 @@
 import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
-import { ApiError, type Group, type GroupCreate, type GroupUpdate, type ListQuery } from '@cordon/shared';
+import {
+  ApiError,
+  type DependantsResponse,
+  type Group,
+  type GroupCreate,
+  type GroupDeleteQuery,
+  type GroupUpdate,
+  type ListQuery,
+} from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
+import { inUse, inUseError } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { policyOfCustomer } from '../policies/index.ts';
 import { scopeOf, type TenantScope } from '../tenancy/index.ts';
@@ -129,14 +138,40 @@ export async function updateGroup(
 }
 
 /**
- * `DELETE /users/{id}/groups/{groupId}`: its memberships go with it. Audit `group.delete`; publishes `groups`.
+ * `GET /users/{id}/groups/{groupId}/dependants` (docs/api.md "Deletes of things in use"): the
+ * group's members, with `in_use` true when a plain DELETE would be refused.
  * @throws ApiError ERR_NOT_FOUND
+ */
+export async function groupDependants(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  groupId: number,
+): Promise<DependantsResponse> {
+  await getGroup(deps, caller, customerId, groupId);
+  const dependants = await repo.groupDependants(deps.handle.db, scopeOf(caller), customerId, groupId);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/** The field error of a group delete's `move_to_group_id`/`detach` that cannot be followed. */
+const badGroupTarget = (field: string, message: string) =>
+  new ApiError('ERR_VALIDATION', message, { [field]: message });
+
+/**
+ * `DELETE /users/{id}/groups/{groupId}[?move_to_group_id=|detach=true]` (docs/api.md "Deletes of
+ * things in use"; issue 29). A group with members is refused with 409 ERR_IN_USE (their count and
+ * first names) unless `move_to_group_id` names another group of the customer (the members join it,
+ * in the same transaction) or `detach=true` (they just leave it, and its policy no longer applies to
+ * them). Audit `group.delete` (after: the target and how many joined it); publishes `groups`.
+ * @throws ApiError ERR_NOT_FOUND; ERR_VALIDATION (both given, or a target that is this group or not
+ *   the customer's); InUseError (409 ERR_IN_USE)
  */
 export async function deleteGroup(
   deps: CoreDeps,
   caller: Caller,
   customerId: number,
   groupId: number,
+  query: GroupDeleteQuery = {},
 ): Promise<{ deleted: true }> {
   const scope = scopeOf(caller);
   await mutate(
@@ -145,7 +180,29 @@ export async function deleteGroup(
     { topics: TOPICS, audit: { action: 'group.delete', entity: 'group' } },
     async (trx, note) => {
       const before = await repo.getGroup(trx, scope, customerId, groupId);
-      if (!before || !(await repo.deleteGroup(trx, scope, customerId, groupId))) throw new ApiError('ERR_NOT_FOUND');
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      const target = query.move_to_group_id;
+      if (target !== undefined && query.detach) {
+        throw badGroupTarget('detach', 'Choose either a group to move the members to or detach, not both.');
+      }
+      if (target !== undefined) {
+        const to = target === groupId ? undefined : await repo.getGroup(trx, scope, customerId, target);
+        if (!to) throw badGroupTarget('move_to_group_id', 'Please select another group of this customer.');
+        note.after = {
+          moved_to_group_id: target,
+          moved: await repo.moveGroupMembers(trx, scope, customerId, groupId, target),
+        };
+      } else if (!query.detach) {
+        const dependants = await repo.groupDependants(trx, scope, customerId, groupId);
+        if (inUse(dependants)) {
+          throw inUseError(
+            before.name,
+            dependants,
+            'Choose another group of this customer for its members (move_to_group_id), or detach them (detach=true).',
+          );
+        }
+      }
+      if (!(await repo.deleteGroup(trx, scope, customerId, groupId))) throw new ApiError('ERR_NOT_FOUND');
       note.entityId = groupId;
       note.customerId = customerId;
       note.before = before;

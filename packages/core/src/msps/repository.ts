@@ -1,6 +1,7 @@
 import type { Database } from '@cordon/db';
-import type { ListQuery, Msp, Role } from '@cordon/shared';
+import type { Dependants, ListQuery, Msp, Role } from '@cordon/shared';
 import type { Kysely } from 'kysely';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { containsAnyText, type ListSort, listPage } from '../paging/index.ts';
 import { mspInScope, type TenantScope } from '../tenancy/index.ts';
 
@@ -110,4 +111,31 @@ export async function updateMsp(
 export async function deleteMsp(db: Kysely<Database>, scope: TenantScope, role: Role, id: number): Promise<boolean> {
   const result = await db.deleteFrom('msps').where('id', '=', id).where(mspInScope(scope, role)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * What a delete of MSP `id` takes with it (docs/api.md "Deletes of things in use"): its `customers`
+ * (by account name) and `admins` (its own, by e-mail), limited to what `scope` may see.
+ */
+export async function mspDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  role: Role,
+  id: number,
+): Promise<Dependants> {
+  const visible = db.selectFrom('msps').select('msps.id').where(mspInScope(scope, role));
+  return dependantsOf({
+    customers: await kindOf(
+      db.selectFrom('customers').where('customers.msp_id', '=', id).where('customers.msp_id', 'in', visible),
+      'customers.account_name',
+    ),
+    admins: await kindOf(
+      db
+        .selectFrom('admins')
+        .where('admins.msp_id', '=', id)
+        .where('admins.customer_id', 'is', null)
+        .where('admins.msp_id', 'in', visible),
+      'admins.email',
+    ),
+  });
 }

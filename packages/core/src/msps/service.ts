@@ -1,7 +1,18 @@
 import { nowIso } from '@cordon/db';
-import { ApiError, type ListQuery, type Msp, type MspCreate, type MspUpdate, Role, Texts } from '@cordon/shared';
+import {
+  ApiError,
+  type ConfirmNameQuery,
+  type DependantsResponse,
+  type ListQuery,
+  type Msp,
+  type MspCreate,
+  type MspUpdate,
+  Role,
+  Texts,
+} from '@cordon/shared';
 import { createPrimaryAdmin, hashPassword } from '../admins/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
+import { inUse, inUseError } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { createMspDefaultPolicy } from '../policies/index.ts';
 import { scopeOf } from '../tenancy/index.ts';
@@ -118,11 +129,29 @@ export async function updateMsp(deps: CoreDeps, caller: Caller, id: number, body
 }
 
 /**
- * `DELETE /msp/{id}` (role 1): removes the MSP and everything under it (audit `msp.delete` with the
- * MSP before); publishes all tenant topics: its customers' policies and locations went with it.
+ * `GET /msp/{id}/dependants` (docs/api.md "Deletes of things in use"): the customers and admins a
+ * delete of the MSP takes with it, with `in_use` true when the DELETE needs `confirm_name`.
  * @throws ApiError ERR_NOT_FOUND
  */
-export async function deleteMsp(deps: CoreDeps, caller: Caller, id: number): Promise<{ deleted: true }> {
+export async function mspDependants(deps: CoreDeps, caller: Caller, id: number): Promise<DependantsResponse> {
+  await getMsp(deps, caller, id);
+  const dependants = await repo.mspDependants(deps.handle.db, scopeOf(caller), caller.role, id);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/**
+ * `DELETE /msp/{id}[?confirm_name=]` (role 1): removes the MSP and everything under it (docs/api.md
+ * "Deletes of things in use"; issue 29). An MSP with customers or admins is refused with 409
+ * ERR_IN_USE (their counts and first names) unless `confirm_name` is its name exactly. Audit
+ * `msp.delete` with the MSP before (after: what went with it); publishes all tenant topics.
+ * @throws ApiError ERR_NOT_FOUND; ERR_VALIDATION (`confirm_name` not the name); InUseError
+ */
+export async function deleteMsp(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  query: ConfirmNameQuery = {},
+): Promise<{ deleted: true }> {
   const scope = scopeOf(caller);
   await mutate(
     deps,
@@ -130,10 +159,24 @@ export async function deleteMsp(deps: CoreDeps, caller: Caller, id: number): Pro
     { topics: ['tenants', 'policies', 'locations'], audit: { action: 'msp.delete', entity: 'msp' } },
     async (trx, note) => {
       const before = await repo.getMsp(trx, scope, caller.role, id);
-      if (!before || !(await repo.deleteMsp(trx, scope, caller.role, id))) throw new ApiError('ERR_NOT_FOUND');
+      if (!before) throw new ApiError('ERR_NOT_FOUND');
+      if (query.confirm_name !== undefined && query.confirm_name !== before.name) {
+        const message = 'Type the exact name to confirm.';
+        throw new ApiError('ERR_VALIDATION', message, { confirm_name: message });
+      }
+      const dependants = await repo.mspDependants(trx, scope, caller.role, id);
+      if (inUse(dependants) && query.confirm_name === undefined) {
+        throw inUseError(
+          before.name,
+          dependants,
+          'Everything it owns goes with it: confirm with its name (confirm_name).',
+        );
+      }
+      if (!(await repo.deleteMsp(trx, scope, caller.role, id))) throw new ApiError('ERR_NOT_FOUND');
       note.entityId = id;
       note.mspId = id;
       note.before = before;
+      if (inUse(dependants)) note.after = { deleted_with: dependants };
     },
   );
   return { deleted: true };

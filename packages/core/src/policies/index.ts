@@ -21,6 +21,7 @@ export {
   getPolicyCategories,
   listPolicies,
   patchCustomerPolicy,
+  policyDependants,
   setPolicyCategories,
   updatePolicy,
 } from './service.ts';

@@ -1,6 +1,7 @@
 import type { Database, PoliciesTable } from '@cordon/db';
-import type { FilteringLevel, ListQuery, LocationType, Policy } from '@cordon/shared';
+import type { Dependants, FilteringLevel, ListQuery, LocationType, Policy } from '@cordon/shared';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { containsText, type ListSort, listPage } from '../paging/index.ts';
 import { customerInScope, ownedInScope, type TenantScope } from '../tenancy/index.ts';
 
@@ -257,4 +258,130 @@ export async function setBlockedCategories(
     .insertInto('policy_categories')
     .values(categoryIds.map((category_id) => ({ policy_id: policyId, customer_id: customerId, category_id })))
     .execute();
+}
+
+/**
+ * What names policy `policyId` of customer `customerId` (docs/api.md "Deletes of things in use"),
+ * each kind tenant-scoped in SQL: `locations`, `groups` and `users` naming it, `devices` set to it
+ * (`policy_mode` `policy`), and `device_settings` (the customer's device configuration naming it).
+ * A default policy's implicit users (locations with no policy) are not counted: it cannot be deleted.
+ */
+export async function policyDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  policyId: number,
+): Promise<Dependants> {
+  const locations = await kindOf(
+    db
+      .selectFrom('locations')
+      .where('locations.customer_id', '=', customerId)
+      .where('locations.policy_id', '=', policyId)
+      .where(ownedInScope('locations.customer_id', scope)),
+    'locations.name',
+  );
+  const groups = await kindOf(
+    db
+      .selectFrom('user_groups')
+      .where('user_groups.customer_id', '=', customerId)
+      .where('user_groups.policy_id', '=', policyId)
+      .where(ownedInScope('user_groups.customer_id', scope)),
+    'user_groups.name',
+  );
+  const users = await kindOf(
+    db
+      .selectFrom('internal_users')
+      .where('internal_users.customer_id', '=', customerId)
+      .where('internal_users.policy_id', '=', policyId)
+      .where(ownedInScope('internal_users.customer_id', scope)),
+    'internal_users.name',
+  );
+  const devices = await kindOf(
+    db
+      .selectFrom('devices')
+      .where('devices.customer_id', '=', customerId)
+      .where('devices.policy_mode', '=', 'policy')
+      .where('devices.policy_id', '=', policyId)
+      .where(ownedInScope('devices.customer_id', scope)),
+    'devices.name',
+  );
+  const settings = await db
+    .selectFrom('device_settings')
+    .select('device_settings.customer_id')
+    .where('device_settings.customer_id', '=', customerId)
+    .where('device_settings.policy_mode', '=', 'policy')
+    .where('device_settings.policy_id', '=', policyId)
+    .where(ownedInScope('device_settings.customer_id', scope))
+    .executeTakeFirst();
+  return dependantsOf({
+    locations,
+    groups,
+    users,
+    devices,
+    device_settings: { count: settings ? 1 : 0, names: [] },
+  });
+}
+
+/**
+ * Moves everything naming policy `fromId` of customer `customerId` to policy `toId` of the same
+ * customer (both already checked in scope): locations (to `null`, "the default", when `toIsDefault`,
+ * as a location with no policy uses it), groups, users, devices and the device configuration.
+ * @returns how many rows moved, by kind
+ */
+export async function movePolicyDependants(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+  fromId: number,
+  toId: number,
+  toIsDefault: boolean,
+): Promise<Record<string, number>> {
+  const moved: Record<string, number> = {};
+  const count = (r: { numUpdatedRows: bigint }) => Number(r.numUpdatedRows);
+  moved.locations = count(
+    await db
+      .updateTable('locations')
+      .set({ policy_id: toIsDefault ? null : toId })
+      .where('locations.customer_id', '=', customerId)
+      .where('locations.policy_id', '=', fromId)
+      .where(ownedInScope('locations.customer_id', scope))
+      .executeTakeFirst(),
+  );
+  moved.groups = count(
+    await db
+      .updateTable('user_groups')
+      .set({ policy_id: toId })
+      .where('user_groups.customer_id', '=', customerId)
+      .where('user_groups.policy_id', '=', fromId)
+      .where(ownedInScope('user_groups.customer_id', scope))
+      .executeTakeFirst(),
+  );
+  moved.users = count(
+    await db
+      .updateTable('internal_users')
+      .set({ policy_id: toId })
+      .where('internal_users.customer_id', '=', customerId)
+      .where('internal_users.policy_id', '=', fromId)
+      .where(ownedInScope('internal_users.customer_id', scope))
+      .executeTakeFirst(),
+  );
+  moved.devices = count(
+    await db
+      .updateTable('devices')
+      .set({ policy_id: toId })
+      .where('devices.customer_id', '=', customerId)
+      .where('devices.policy_id', '=', fromId)
+      .where(ownedInScope('devices.customer_id', scope))
+      .executeTakeFirst(),
+  );
+  moved.device_settings = count(
+    await db
+      .updateTable('device_settings')
+      .set({ policy_id: toId })
+      .where('device_settings.customer_id', '=', customerId)
+      .where('device_settings.policy_id', '=', fromId)
+      .where(ownedInScope('device_settings.customer_id', scope))
+      .executeTakeFirst(),
+  );
+  return moved;
 }

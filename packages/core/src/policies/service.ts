@@ -2,6 +2,7 @@ import { nowIso } from '@cordon/db';
 import {
   ApiError,
   categoriesBlockedAt,
+  type DependantsResponse,
   type ListQuery,
   levelOfBlockedSet,
   Messages,
@@ -9,11 +10,13 @@ import {
   type PolicyCategory,
   type PolicyCategoryWire,
   type PolicyCreate,
+  type PolicyDeleteQuery,
   type PolicyUpdate,
   Role,
 } from '@cordon/shared';
 import { categoryRows } from '../categories/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
+import { inUse, inUseError } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { customerVisible, scopeOf } from '../tenancy/index.ts';
 import * as repo from './repository.ts';
@@ -173,24 +176,75 @@ export async function patchCustomerPolicy(
 }
 
 /**
- * `DELETE /policies/{id}`: locations naming it fall back to the default policy. Audit
- * `policy.delete` with the policy before; publishes `policies` and `locations`.
- * @throws ApiError ERR_NOT_FOUND; ERR_CONFLICT for the default policy
+ * `GET /policies/{id}/dependants` (docs/api.md "Deletes of things in use"): what names the policy
+ * (locations, groups, users, devices, the device configuration), with `in_use` true when a plain
+ * DELETE would be refused. The default policy is never deletable, so it reports none.
+ * @throws ApiError ERR_NOT_FOUND when missing or in another tenant
  */
-export async function deletePolicy(deps: CoreDeps, caller: Caller, id: number): Promise<{ deleted: true }> {
+export async function policyDependants(deps: CoreDeps, caller: Caller, id: number): Promise<DependantsResponse> {
+  const policy = await getPolicy(deps, caller, id);
+  if (policy.is_default) return { in_use: false, dependants: {} };
+  const dependants = await repo.policyDependants(deps.handle.db, scopeOf(caller), policy.user_id, id);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/** The field error of a `move_to_policy_id` that is not another policy of the customer. */
+const badMoveTarget = () => {
+  const message = 'Please select another policy of this customer.';
+  return new ApiError('ERR_VALIDATION', message, { move_to_policy_id: message });
+};
+
+/**
+ * `DELETE /policies/{id}[?move_to_policy_id=]` (docs/api.md "Deletes of things in use"; issue 29).
+ * A policy named by locations, groups, users, devices or the device configuration is refused with
+ * 409 ERR_IN_USE (their counts and first names in `dependants`) unless `move_to_policy_id` names
+ * another policy of the same customer, which then takes them over in the same transaction as the
+ * delete (so no location, group or device ever falls to the default policy unasked). Audit
+ * `policy.delete` with the policy before and, after, the target and the rows moved; publishes
+ * `policies`, `locations`, `groups` and `devices`.
+ * @throws ApiError ERR_NOT_FOUND; ERR_CONFLICT for the default policy; ERR_VALIDATION (field
+ *   `move_to_policy_id`) for a target that is this policy or not one of the customer's (another
+ *   tenant's included); InUseError (409 ERR_IN_USE) when in use and no target is given
+ */
+export async function deletePolicy(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  query: PolicyDeleteQuery = {},
+): Promise<{ deleted: true }> {
   const scope = scopeOf(caller);
   await mutate(
     deps,
     caller,
-    { topics: ['policies', 'locations'], audit: { action: 'policy.delete', entity: 'policy' } },
+    {
+      topics: ['policies', 'locations', 'groups', 'devices'],
+      audit: { action: 'policy.delete', entity: 'policy' },
+    },
     async (trx, note) => {
       const policy = await repo.getPolicy(trx, scope, id);
       if (!policy) throw new ApiError('ERR_NOT_FOUND');
       if (policy.is_default) throw new ApiError('ERR_CONFLICT', 'The default policy cannot be deleted.');
+      const target = query.move_to_policy_id;
+      let moved: Record<string, number> | null = null;
+      if (target !== undefined) {
+        const to = target === id ? undefined : await repo.getPolicy(trx, scope, target);
+        if (!to || to.user_id !== policy.user_id) throw badMoveTarget();
+        moved = await repo.movePolicyDependants(trx, scope, policy.user_id, id, to.id, to.is_default);
+      } else {
+        const dependants = await repo.policyDependants(trx, scope, policy.user_id, id);
+        if (inUse(dependants)) {
+          throw inUseError(
+            policy.name,
+            dependants,
+            'Choose another policy of this customer for them (move_to_policy_id).',
+          );
+        }
+      }
       if (!(await repo.deletePolicy(trx, scope, id))) throw new ApiError('ERR_NOT_FOUND');
       note.entityId = id;
       note.customerId = policy.user_id;
       note.before = policy;
+      if (moved) note.after = { moved_to_policy_id: target, moved };
     },
   );
   return { deleted: true };

@@ -7,6 +7,7 @@ import {
   customerUpdateSchema,
   mspAccountSchema,
 } from '../schemas/customer.ts';
+import { confirmNameQuerySchema, dependantsResponseSchema } from '../schemas/dependants.ts';
 import { defineEndpoint } from './define.ts';
 
 const tag = 'customers';
@@ -61,11 +62,25 @@ export const customerEndpoints = {
     method: 'DELETE',
     path: '/users/:id',
     params: idParamsSchema,
+    query: confirmNameQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp] },
     tag,
-    summary: 'Delete a customer and everything it owns (spec §7 Customers).',
+    summary:
+      'Delete a customer and everything it owns; one owning anything needs confirm_name (its name), else 409 ERR_IN_USE (spec §7 Customers; docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): what a delete of the customer takes with it. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/dependants',
+    params: idParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access: { scope: 'customer', roles: [Role.System, Role.Msp] },
+    tag,
+    summary:
+      'What a delete of the customer takes with it: counts and first names (docs/api.md "Deletes of things in use").',
   }),
   all: defineEndpoint({
     method: 'GET',

@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
+import { dependantsResponseSchema, deviceExceptionDeleteQuerySchema } from '../schemas/dependants.ts';
 import {
   deviceExceptionCreateSchema,
   deviceExceptionListQuerySchema,
@@ -65,11 +66,25 @@ export const deviceExceptionEndpoints = {
     method: 'DELETE',
     path: '/device_exceptions/:id',
     params: idParamsSchema,
+    query: deviceExceptionDeleteQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access,
     tag,
-    summary: 'Delete a device exception; its devices fall back to the default (docs/decisions.md Environment).',
+    summary:
+      'Delete a device exception; one in use needs move_to_device_exception_id or detach=true, else 409 ERR_IN_USE (docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): the devices and device configuration naming the exception. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/device_exceptions/:id/dependants',
+    params: idParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary:
+      'What names a device exception (devices, the device configuration): counts and first names (docs/api.md "Deletes of things in use").',
   }),
   listRules: defineEndpoint({
     method: 'GET',

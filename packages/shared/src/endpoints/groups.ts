@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf, listQuerySchema } from '../schemas/common.ts';
+import { dependantsResponseSchema, groupDeleteQuerySchema } from '../schemas/dependants.ts';
 import {
   groupCreateSchema,
   groupParamsSchema,
@@ -68,11 +69,24 @@ export const groupEndpoints = {
     method: 'DELETE',
     path: '/users/:id/groups/:groupId',
     params: groupParamsSchema,
+    query: groupDeleteQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access,
     tag: 'groups',
-    summary: 'Delete a group (spec §7 Groups and internal users).',
+    summary:
+      'Delete a group; one with members needs move_to_group_id or detach=true, else 409 ERR_IN_USE (spec §7 Groups and internal users; docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): the group's members before a delete. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/groups/:groupId/dependants',
+    params: groupParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access,
+    tag: 'groups',
+    summary: 'A group\'s members: count and first names (docs/api.md "Deletes of things in use").',
   }),
 } as const;
 

@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf, listQuerySchema } from '../schemas/common.ts';
+import { confirmNameQuerySchema, dependantsResponseSchema } from '../schemas/dependants.ts';
 import { mspCreateSchema, mspSchema, mspUpdateSchema } from '../schemas/msp.ts';
 import { defineEndpoint } from './define.ts';
 
@@ -52,10 +53,23 @@ export const mspEndpoints = {
     method: 'DELETE',
     path: '/msp/:id',
     params: idParamsSchema,
+    query: confirmNameQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access: { scope: 'msp', roles: [Role.System] },
     tag,
-    summary: 'Delete an MSP and everything it owns (spec §7 MSPs).',
+    summary:
+      'Delete an MSP and everything it owns; one with customers or admins needs confirm_name (its name), else 409 ERR_IN_USE (spec §7 MSPs; docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): what a delete of the MSP takes with it. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/dependants',
+    params: idParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access: { scope: 'msp', roles: [Role.System] },
+    tag,
+    summary: 'The customers and admins a delete of the MSP takes with it (docs/api.md "Deletes of things in use").',
   }),
 } as const;

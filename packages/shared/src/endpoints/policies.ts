@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
+import { dependantsResponseSchema, policyDeleteQuerySchema } from '../schemas/dependants.ts';
 import {
   categoryIdParamsSchema,
   categoryLevelUpdateSchema,
@@ -151,11 +152,25 @@ export const policyEndpoints = {
     method: 'DELETE',
     path: '/policies/:id',
     params: idParamsSchema,
+    query: policyDeleteQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access,
     tag,
-    summary: 'Delete a policy that is not the default (spec §7 Policies).',
+    summary:
+      'Delete a policy that is not the default; one in use needs move_to_policy_id, else 409 ERR_IN_USE with its dependants (spec §7 Policies; docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): what a delete would move, for the console's dialog and automation. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/policies/:id/dependants',
+    params: idParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary:
+      'What names a policy (locations, groups, users, devices, the device configuration): counts and first names (docs/api.md "Deletes of things in use").',
   }),
   patch: defineEndpoint({
     method: 'PATCH',

@@ -127,6 +127,8 @@ export const errorBodySchema = z.object({
   error: z.string(),
   code: z.string(),
   fields: z.record(z.string(), z.string()).optional(),
+  /** ERR_IN_USE only: what depends on the item, by kind (docs/api.md "Deletes of things in use"). */
+  dependants: z.record(z.string(), z.object({ count: z.number().int(), names: z.array(z.string()) })).optional(),
 });
 
 /** Answer of a DELETE: `{ deleted: true }` (JSON, so clients that always parse a body work). */

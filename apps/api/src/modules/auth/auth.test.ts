@@ -152,7 +152,9 @@ describe.each(testDialects())('auth on %s', (dialect) => {
   it('drops the access of an admin whose MSP is deleted', async () => {
     const a = await createTenant(t, 1);
     expect((await call(t.app, a.mspToken, 'GET', `/restapi/msp/${a.mspId}`)).statusCode).toBe(200);
-    expect((await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${a.mspId}`)).statusCode).toBe(200);
+    expect((await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${a.mspId}?confirm_name=MSP%201`)).statusCode).toBe(
+      200,
+    );
     expect((await call(t.app, a.mspToken, 'GET', `/restapi/msp/${a.mspId}`)).statusCode).toBe(401);
   });
 });

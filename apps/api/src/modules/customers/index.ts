@@ -24,6 +24,7 @@ export const customerModule = defineModule({
     ],
     'customers.all': [{ params: (_, b) => ({ id: b.mspId }), msp: 404, customer: 403, sales: 403 }],
     'customers.remove': [{ params: (_, b) => ({ id: b.customerId }), msp: 404, customer: 403, sales: 403 }],
+    'customers.dependants': [{ params: (_, b) => ({ id: b.customerId }), msp: 404, customer: 403, sales: 403 }],
   },
   topics: ['tenants', 'policies', 'locations'],
 });

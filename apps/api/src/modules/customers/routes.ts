@@ -16,6 +16,9 @@ export function registerCustomerRoutes(app: FastifyInstance, deps: AppDeps): voi
   registerEndpoint(app, e.update, ({ caller, params, body }) =>
     customers.updateCustomer(deps, caller, params.id, body),
   );
-  registerEndpoint(app, e.remove, ({ caller, params }) => customers.deleteCustomer(deps, caller, params.id));
+  registerEndpoint(app, e.remove, ({ caller, params, query }) =>
+    customers.deleteCustomer(deps, caller, params.id, query),
+  );
+  registerEndpoint(app, e.dependants, ({ caller, params }) => customers.customerDependants(deps, caller, params.id));
   registerEndpoint(app, e.all, ({ caller, params }) => customers.mspAccount(deps, caller, params.id));
 }

@@ -124,8 +124,9 @@ describe.each(testDialects())('device exceptions on %s', (dialect) => {
     const dup = await cust('POST', '/restapi/device_exceptions', { name: 'default' });
     expect(dup.statusCode).toBe(409);
 
-    // Deleting the exception: devices fall back, its rules go.
-    expect((await cust('DELETE', `/restapi/device_exceptions/${id}`)).json()).toEqual({ deleted: true });
+    // Deleting the exception in use by the device configuration: refused unless detached; then its rules go.
+    expect((await cust('DELETE', `/restapi/device_exceptions/${id}`)).statusCode).toBe(409);
+    expect((await cust('DELETE', `/restapi/device_exceptions/${id}?detach=true`)).json()).toEqual({ deleted: true });
     expect((await cust('GET', `/restapi/users/${a.customerId}/devices/config`)).json().device_exception_id).toBeNull();
     expect(await t.handle.db.selectFrom('device_exception_rules').selectAll().execute()).toEqual([]);
   });

@@ -31,6 +31,16 @@ export const deviceExceptionModule = defineModule({
     ],
     'deviceexceptions.remove': [
       { params: (_, b) => ({ id: b.deviceExceptionId }), msp: 404, customer: 404, sales: 403 },
+      {
+        note: "own exception moved to another tenant's: a field error",
+        params: (a) => ({ id: a.deviceExceptionId }),
+        query: (_, b) => ({ move_to_device_exception_id: b.deviceExceptionId }),
+        msp: 400,
+        customer: 400,
+      },
+    ],
+    'deviceexceptions.dependants': [
+      { params: (_, b) => ({ id: b.deviceExceptionId }), msp: 404, customer: 404, sales: 403 },
     ],
     'deviceexceptions.listRules': [
       { params: (_, b) => ({ id: b.deviceExceptionId }), msp: 404, customer: 404, sales: 403 },

@@ -19,8 +19,11 @@ export function registerDeviceExceptionRoutes(app: FastifyInstance, deps: AppDep
   registerEndpoint(app, e.update, ({ caller, params, body }) =>
     deviceexceptions.updateDeviceException(deps, caller, params.id, body),
   );
-  registerEndpoint(app, e.remove, ({ caller, params }) =>
-    deviceexceptions.deleteDeviceException(deps, caller, params.id),
+  registerEndpoint(app, e.remove, ({ caller, params, query }) =>
+    deviceexceptions.deleteDeviceException(deps, caller, params.id, query),
+  );
+  registerEndpoint(app, e.dependants, ({ caller, params }) =>
+    deviceexceptions.deviceExceptionDependants(deps, caller, params.id),
   );
   registerEndpoint(app, e.listRules, ({ caller, params }) =>
     deviceexceptions.listExceptionRules(deps, caller, params.id),

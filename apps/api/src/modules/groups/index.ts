@@ -49,7 +49,23 @@ export const groupModule = defineModule({
         customer: 404,
       },
     ],
+    'groups.dependants': [
+      { params: (_, b) => ({ id: b.customerId, groupId: b.groupId }), msp: 404, customer: 404, sales: 403 },
+      {
+        note: 'own customer, foreign group',
+        params: (a, b) => ({ id: a.customerId, groupId: b.groupId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
     'groups.remove': [
+      {
+        note: "own group, members moved to another tenant's group: a field error",
+        params: (a) => ({ id: a.customerId, groupId: a.groupId }),
+        query: (_, b) => ({ move_to_group_id: b.groupId }),
+        msp: 400,
+        customer: 400,
+      },
       { params: (_, b) => ({ id: b.customerId, groupId: b.groupId }), msp: 404, customer: 404, sales: 403 },
       {
         note: 'own customer, foreign group',

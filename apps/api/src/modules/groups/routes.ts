@@ -16,5 +16,10 @@ export function registerGroupRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, g.update, ({ caller, params, body }) =>
     groups.updateGroup(deps, caller, params.id, params.groupId, body),
   );
-  registerEndpoint(app, g.remove, ({ caller, params }) => groups.deleteGroup(deps, caller, params.id, params.groupId));
+  registerEndpoint(app, g.remove, ({ caller, params, query }) =>
+    groups.deleteGroup(deps, caller, params.id, params.groupId, query),
+  );
+  registerEndpoint(app, g.dependants, ({ caller, params }) =>
+    groups.groupDependants(deps, caller, params.id, params.groupId),
+  );
 }

@@ -22,6 +22,7 @@ export const mspModule = defineModule({
       },
     ],
     'msps.remove': [{ params: (_, b) => ({ id: b.mspId }), msp: 403, customer: 403, sales: 403 }],
+    'msps.dependants': [{ params: (_, b) => ({ id: b.mspId }), msp: 403, customer: 403, sales: 403 }],
   },
   topics: ['tenants', 'policies', 'locations'],
 });

@@ -42,7 +42,16 @@ describe.each(testDialects())('MSPs on %s', (dialect) => {
     expect((await call(t.app, t.rootToken, 'GET', '/restapi/msp?sortkey=password')).statusCode).toBe(400);
 
     t.published.length = 0;
-    const del = await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${msp.id}`);
+    // Its admin goes with it: the name confirms the cascade (docs/api.md "Deletes of things in use").
+    const refused = await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${msp.id}`);
+    expect(refused.json()).toMatchObject({
+      code: 'ERR_IN_USE',
+      dependants: { admins: { count: 1, names: ['boss@acme.test'] } },
+    });
+    const wrong = await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${msp.id}?confirm_name=acme%20it`);
+    expect(wrong.json().fields).toEqual({ confirm_name: 'Type the exact name to confirm.' });
+    t.published.length = 0;
+    const del = await call(t.app, t.rootToken, 'DELETE', `/restapi/msp/${msp.id}?confirm_name=Acme%20IT`);
     expect(del.json()).toEqual({ deleted: true });
     expect(t.published).toContain('tenants');
     expect((await call(t.app, t.rootToken, 'GET', `/restapi/msp/${msp.id}`)).statusCode).toBe(404);

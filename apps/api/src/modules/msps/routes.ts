@@ -11,5 +11,6 @@ export function registerMspRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, e.create, ({ caller, body }) => msps.createMsp(deps, caller, body));
   registerEndpoint(app, e.get, ({ caller, params }) => msps.getMsp(deps, caller, params.id));
   registerEndpoint(app, e.update, ({ caller, params, body }) => msps.updateMsp(deps, caller, params.id, body));
-  registerEndpoint(app, e.remove, ({ caller, params }) => msps.deleteMsp(deps, caller, params.id));
+  registerEndpoint(app, e.remove, ({ caller, params, query }) => msps.deleteMsp(deps, caller, params.id, query));
+  registerEndpoint(app, e.dependants, ({ caller, params }) => msps.mspDependants(deps, caller, params.id));
 }

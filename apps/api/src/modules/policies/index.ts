@@ -76,7 +76,17 @@ export const policyModule = defineModule({
     ],
     'policies.get': foreignPolicy(),
     'policies.update': foreignPolicy({ body: () => ({ filtering_level: 'low' }) }),
-    'policies.remove': foreignPolicy(),
+    'policies.remove': [
+      ...foreignPolicy(),
+      {
+        note: "own policy moved to a foreign tenant's policy: a field error, nothing moved or deleted",
+        params: (a) => ({ id: a.policyId }),
+        query: (_, b) => ({ move_to_policy_id: b.policyId }),
+        msp: 400,
+        customer: 400,
+      },
+    ],
+    'policies.dependants': foreignPolicy(),
     'policies.patch': [
       {
         params: (_, b) => ({ id: b.customerId, policyId: b.policyId }),
@@ -98,5 +108,5 @@ export const policyModule = defineModule({
     'policies.getCategories': foreignPolicy(),
     'policies.setCategories': foreignPolicy({ body: () => categories }),
   },
-  topics: ['policies', 'locations'],
+  topics: ['policies', 'locations', 'groups', 'devices'],
 });

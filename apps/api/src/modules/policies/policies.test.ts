@@ -101,8 +101,15 @@ describe.each(testDialects())('policies on %s', (dialect) => {
     const got = await call(t.app, a.mspToken, 'GET', `/restapi/policies/default/categories?user_id=${a.customerId}`);
     expect(got.json()).toEqual(cats.json());
     expect((await call(t.app, a.mspToken, 'DELETE', `/restapi/policies/${a.defaultPolicyId}`)).statusCode).toBe(409);
-    // Deleting a named policy moves its locations to the default.
-    expect((await call(t.app, a.mspToken, 'DELETE', `/restapi/policies/${a.policyId}`)).statusCode).toBe(200);
+    // A named policy in use goes only when told where its locations go (here: the default).
+    expect((await call(t.app, a.mspToken, 'DELETE', `/restapi/policies/${a.policyId}`)).statusCode).toBe(409);
+    const moved = await call(
+      t.app,
+      a.mspToken,
+      'DELETE',
+      `/restapi/policies/${a.policyId}?move_to_policy_id=${a.defaultPolicyId}`,
+    );
+    expect(moved.statusCode).toBe(200);
     const loc = await call(
       t.app,
       a.mspToken,

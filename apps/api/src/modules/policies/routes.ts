@@ -35,7 +35,8 @@ export function registerPolicyRoutes(app: FastifyInstance, deps: AppDeps): void 
   );
   registerEndpoint(app, e.get, ({ caller, params }) => policies.getPolicy(deps, caller, params.id));
   registerEndpoint(app, e.update, ({ caller, params, body }) => policies.updatePolicy(deps, caller, params.id, body));
-  registerEndpoint(app, e.remove, ({ caller, params }) => policies.deletePolicy(deps, caller, params.id));
+  registerEndpoint(app, e.remove, ({ caller, params, query }) => policies.deletePolicy(deps, caller, params.id, query));
+  registerEndpoint(app, e.dependants, ({ caller, params }) => policies.policyDependants(deps, caller, params.id));
   registerEndpoint(app, e.patch, ({ caller, params, body }) =>
     policies.patchCustomerPolicy(deps, caller, params.id, params.policyId, body),
   );
