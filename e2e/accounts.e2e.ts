@@ -98,7 +98,8 @@ describe('accounts and security story (issue #10)', () => {
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText(`Invitation sent to ${email}`).waitFor();
     const mail = await smtp.waitFor(email, { since, timeoutMs: 10_000 });
-    expect(mail.subject).toBe('You are invited to Cordon');
+    expect(mail.subject).toBe('You are invited to Northwind Filtering');
+    expect(mail.text).toContain('an administrator of Northwind Filtering');
     return linkOf(mail.text);
   }
 
@@ -150,6 +151,15 @@ describe('accounts and security story (issue #10)', () => {
     });
     expect(msp.status, JSON.stringify(msp.body)).toBe(201);
     mspId = (msp.body as { id: number }).id;
+    // The MSP's interface title: its admins' mail carries it, not the product's name.
+    const branding = new FormData();
+    branding.set('title', 'Northwind Filtering');
+    const titled = await fetch(`${base}/restapi/ui/interface?msp_id=${mspId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${system.token}` },
+      body: branding,
+    });
+    expect(titled.status, await titled.clone().text()).toBe(200);
   });
 
   afterAll(async () => {
@@ -160,6 +170,13 @@ describe('accounts and security story (issue #10)', () => {
 
   it('sets the system mail settings in the console and sends a test e-mail to the loopback SMTP server', async () => {
     await page.goto(`${base}/`);
+    // Focus starts on the e-mail field, and returns there after a failed login with the password cleared.
+    await page.getByLabel('Email').waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+    await fillLogin(ADMIN_EMAIL, 'not-the-password');
+    await page.getByTestId('login-error').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
     await fillLogin(ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.waitForURL('**/system/overview');
     await page.goto(`${base}/system/global_settings/email_settings`);
@@ -299,7 +316,7 @@ describe('accounts and security story (issue #10)', () => {
     await page.getByTestId('reset-requested').waitFor();
     await shot('11-forgot');
     const mail = await smtp.waitFor(COLLEAGUE, { since, timeoutMs: 10_000 });
-    expect(mail.subject).toBe('Reset your Cordon password');
+    expect(mail.subject).toBe('Reset your Northwind Filtering password');
     const link = linkOf(mail.text);
     expect(link.startsWith(`${base}/reset-password?token=`)).toBe(true);
     await setPassword(link, NEW_PASSWORD, '12-reset');

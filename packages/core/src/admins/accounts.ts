@@ -13,6 +13,7 @@ import {
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { recordEvent } from '../audit/index.ts';
+import { interfaceTitle } from '../branding/index.ts';
 import { type Caller, type CoreDeps, openStored, sealStored } from '../context.ts';
 import { consoleUrl, mailConfigured, sendMail } from '../mail/index.ts';
 import { mutate } from '../mutation/index.ts';
@@ -222,13 +223,14 @@ export async function requestPasswordReset(
   }
   const token = await issueLinkToken(deps.handle.db, admin.id, 'reset', deps.now(), nowIso(deps.now()));
   await recordEvent(deps, { ...eventOf(admin, ip), action: 'auth.password_reset_requested' });
+  const title = await interfaceTitle(deps.handle.db, admin.msp_id);
   const sending = sendMail(
     deps,
     { mspId: admin.msp_id },
     {
       to: admin.email,
-      subject: 'Reset your Cordon password',
-      text: `Hello ${admin.full_name},\n\nsomeone (hopefully you) asked to reset your Cordon password. Choose a new one here (the link works once, for one hour):\n\n${base}/reset-password?token=${token}\n\nIf you did not ask, ignore this mail: your password stays as it is.\n`,
+      subject: `Reset your ${title} password`,
+      text: `Hello ${admin.full_name},\n\nsomeone (hopefully you) asked to reset your ${title} password. Choose a new one here (the link works once, for one hour):\n\n${base}/reset-password?token=${token}\n\nIf you did not ask, ignore this mail: your password stays as it is.\n`,
     },
   ).then(
     () => null,

@@ -10,6 +10,7 @@ import {
   Role,
 } from '@cordon/shared';
 import { type Kysely, sql } from 'kysely';
+import { interfaceTitle } from '../branding/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
 import { consoleUrl, sendMail } from '../mail/index.ts';
 import { mutate } from '../mutation/index.ts';
@@ -203,13 +204,14 @@ async function mailInvitation(deps: CoreDeps, admin: AdminForToken, token: strin
   if (base === null) return false;
   const link = `${base}/register?token=${token}`;
   try {
+    const title = await interfaceTitle(deps.handle.db, admin.msp_id);
     await sendMail(
       deps,
       { mspId: admin.msp_id },
       {
         to: admin.email,
-        subject: 'You are invited to Cordon',
-        text: `Hello ${admin.full_name},\n\nyou have been added as an administrator of Cordon. Choose your password here (the link works once, for 72 hours):\n\n${link}\n`,
+        subject: `You are invited to ${title}`,
+        text: `Hello ${admin.full_name},\n\nyou have been added as an administrator of ${title}. Choose your password here (the link works once, for 72 hours):\n\n${link}\n`,
       },
     );
     return true;

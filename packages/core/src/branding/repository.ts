@@ -22,6 +22,27 @@ export async function getInterface(db: Kysely<Database>, level: BrandingLevel): 
     .executeTakeFirst();
 }
 
+/** The product's name where no interface title is set. */
+export const PRODUCT_TITLE = 'Cordon';
+
+/**
+ * The interface title people of MSP `mspId` (null: the system's own people) see in mail and
+ * reports: the MSP's own title, else the system's, else {@link PRODUCT_TITLE} (the console's
+ * title rule, applied to what leaves the console).
+ */
+export async function interfaceTitle(db: Kysely<Database>, mspId: number | null): Promise<string> {
+  const rows = await db
+    .selectFrom('ui_interfaces')
+    .select(['msp_id', 'title'])
+    .where((eb) =>
+      mspId === null ? eb('msp_id', 'is', null) : eb.or([eb('msp_id', '=', mspId), eb('msp_id', 'is', null)]),
+    )
+    .execute();
+  const own = mspId === null ? undefined : rows.find((r) => r.msp_id === mspId);
+  const system = rows.find((r) => r.msp_id === null);
+  return own?.title || system?.title || PRODUCT_TITLE;
+}
+
 /** The columns of an interface row that a change sets. */
 export type InterfacePatch = Partial<
   Pick<InterfacesColumns, 'title' | 'nameservers' | 'logo' | 'logo_type' | 'logo_sha256'>

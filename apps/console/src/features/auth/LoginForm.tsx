@@ -1,7 +1,7 @@
 import { ErrorTexts, HOME_PATH_BY_ROLE, loginFormSchema, Messages } from '@cordon/shared';
 import { Alert, Anchor, Button, Group, Paper, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ApiCallError } from '../../api/client.ts';
@@ -33,6 +33,8 @@ export function LoginForm() {
   const { ui } = useSession();
   const login = useLoginMutation();
   const [needsCode, setNeedsCode] = useState(false);
+  // Focus starts on the e-mail field and returns there after a failed login, the password cleared.
+  const emailRef = useRef<HTMLInputElement>(null);
   const form = useForm<LoginValues>({
     mode: 'controlled',
     initialValues: { email: '', password: '', code: '' },
@@ -51,6 +53,10 @@ export function LoginForm() {
         onSuccess: (claims) => void navigate(HOME_PATH_BY_ROLE[claims.vue_role], { replace: true }),
         onError: (error) => {
           if (!(error instanceof ApiCallError)) return;
+          if (loginErrorText(error) === ErrorTexts.badCredentials) {
+            form.setFieldValue('password', '');
+            emailRef.current?.focus();
+          }
           if (error.message.includes('2FA is enabled')) setNeedsCode(true);
           // The MSP enforces 2FA: enrol with the enrolment-only token (docs/api.md "Auth").
           const enrolToken = error.fields?.['token'];
@@ -81,6 +87,8 @@ export function LoginForm() {
             type="email"
             autoComplete="username"
             required
+            ref={emailRef}
+            autoFocus
             {...form.getInputProps('email')}
           />
           {/* A plain password input: a visibility toggle would share the accessible name "Password". */}
