@@ -15,6 +15,7 @@ import { groupsFeature } from '../features/groups/manifest.ts';
 import { historyFeature } from '../features/history/manifest.ts';
 import { internalUsersFeature } from '../features/internalusers/manifest.ts';
 import { locationsFeature } from '../features/locations/manifest.ts';
+import { logStreamsFeature } from '../features/logstreams/manifest.ts';
 import { mailSettingsFeature } from '../features/mailsettings/manifest.ts';
 import { mspsFeature } from '../features/msps/manifest.ts';
 import { policiesFeature } from '../features/policies/manifest.ts';
@@ -58,4 +59,5 @@ export const FEATURES: readonly FeatureManifest[] = [
   brandingFeature,
   toolsFeature,
   webhooksFeature,
+  logStreamsFeature,
 ];

@@ -50,6 +50,7 @@ describe('area menus built from the manifests and the skeleton (spec §2 "Naviga
           ready('nav.support', '/msp/global_settings/support'),
           ready('nav.emailSettings', '/msp/global_settings/email_settings'),
           ready('nav.webhooks', '/msp/global_settings/webhooks'),
+          ready('nav.logStreams', '/msp/global_settings/log_streams'),
           ready('nav.auditLog', '/msp/global_settings/audit_log'),
         ]),
       ],
