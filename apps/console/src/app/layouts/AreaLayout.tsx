@@ -17,6 +17,12 @@ import { NavMenu } from './NavMenu.tsx';
 const TenantSwitcher = lazy(() =>
   import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.TenantSwitcher })),
 );
+const TenantZoneSync = lazy(() =>
+  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.TenantZoneSync })),
+);
+const CustomerName = lazy(() =>
+  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.CustomerName })),
+);
 const BrandingSync = lazy(() => import('../../components/BrandingSync.tsx').then((m) => ({ default: m.BrandingSync })));
 
 /**
@@ -77,6 +83,8 @@ export function AreaLayout({ area }: { area: Area }) {
   // Only roles 1 and 3 switch tenants: the others never load the switcher's chunk.
   const role = session.claims?.vue_role;
   const switcher = area !== 'profile' && (role === Role.System || role === Role.Msp);
+  // Dates follow the tenant's zone when the profile names none (issue 29); the system has no tenant.
+  const tenant = role === Role.System || role === Role.Msp || role === Role.Customer;
 
   return (
     <AppShell
@@ -87,6 +95,7 @@ export function AreaLayout({ area }: { area: Area }) {
     >
       <Suspense fallback={null}>
         <BrandingSync area={area} />
+        {tenant ? <TenantZoneSync inCustomerArea={area === 'customer'} /> : null}
       </Suspense>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
@@ -113,6 +122,11 @@ export function AreaLayout({ area }: { area: Area }) {
               )}
             </Anchor>
             <AreaSwitcher area={area} />
+            {role === Role.Customer ? (
+              <Suspense fallback={null}>
+                <CustomerName />
+              </Suspense>
+            ) : null}
             {switcher ? (
               <Group visibleFrom="md" wrap="nowrap">
                 <Suspense fallback={null}>
