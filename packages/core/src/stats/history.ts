@@ -41,8 +41,9 @@ const ORDER_COLUMN = {
  * the device's name or the matched name (case-insensitive, `%` and `_` literal); ordered by
  * `order_by` then id, `order_dir` (default newest first); paged by `limit` (default 1000) and
  * `offset`. Each row names its device, user and group (migration 0029), and the name of the answer's
- * alias chain that blocked it, if any (migration 0036). The history reads the raw rows: it is a
- * search, not a dashboard.
+ * alias chain that blocked it, if any (migration 0036). `domain`, `category`, `location`,
+ * `device`, `user` and `client_ip` narrow to exactly that (the dashboards' drill-down, issue 29).
+ * The history reads the raw rows: it is a search, not a dashboard.
  *
  * The count and the page are a heavy read (a month of a busy customer is millions of rows): they run
  * through the read pool (`deps.readPool`, @cordon/db `createReadPool`: read threads on SQLite,
@@ -78,6 +79,16 @@ export async function searchHistory(
   if (deadline) base = base.where(deadline);
   if (action === 'blocked') base = base.where('query_log.action', '=', 'blocked');
   if (action === 'allowed') base = base.where('query_log.action', '<>', 'blocked');
+  // The exact filters (issue 29 drill-down): each an equality on the customer's own rows.
+  if (query.domain !== undefined) base = base.where('query_log.qname', '=', query.domain);
+  if (query.location !== undefined) base = base.where('query_log.location_id', '=', query.location);
+  if (query.device !== undefined) base = base.where('query_log.device_id', '=', query.device);
+  if (query.user !== undefined) base = base.where('query_log.user_name', '=', query.user);
+  if (query.client_ip !== undefined) base = base.where('query_log.client_ip', '=', query.client_ip);
+  if (query.category !== undefined) {
+    // `categories` is a comma-separated id list (schema.ts QueryLogTable).
+    base = base.where(sql<boolean>`(',' || query_log.categories || ',') like ${`%,${query.category},%`}`);
+  }
   const q = query.q?.trim().toLowerCase();
   if (q) {
     const pattern = `%${likeLiteral(q)}%`;

@@ -26,7 +26,8 @@ const whole = (field: string, min: number, max: number) =>
  * Query of the history (spec §7 "Cloud keys and history"): `limit` (default and at most 1000),
  * `offset`, `order_by` (default `time`), `order_dir` (default `desc`: newest first) and `q`, a
  * case-insensitive part of the qname, the client address, the user's or the device's name, or the
- * matched name of the answer's alias chain.
+ * matched name of the answer's alias chain; and the exact filters `domain`, `category`, `location`,
+ * `device`, `user` and `client_ip` (issue 29: a dashboard entry drills into the history).
  */
 export const historyQuerySchema = z.object({
   limit: whole('limit', 1, HISTORY_LIMIT).optional(),
@@ -34,6 +35,25 @@ export const historyQuerySchema = z.object({
   order_by: z.enum(HISTORY_ORDER_BY, { error: `order_by must be one of ${HISTORY_ORDER_BY.join(', ')}.` }).optional(),
   order_dir: z.enum(['asc', 'desc'], { error: 'order_dir must be asc or desc.' }).optional(),
   q: z.string().max(200, { error: 'q must be at most 200 characters.' }).optional(),
+  // Exact filters, the dashboards' drill-down (issue 29): a top list's entry is one of these.
+  /** The qname, exactly (lower case, no trailing dot). */
+  domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(253, { error: 'domain must be at most 253 characters.' })
+    .optional(),
+  /** A category id: the queries of that category. */
+  category: whole('category', 1, 2_147_483_647).optional(),
+  /** A location id of the customer. */
+  location: whole('location', 1, 2_147_483_647).optional(),
+  /** A device id of the customer. */
+  device: whole('device', 1, 2_147_483_647).optional(),
+  /** The internal user's name as logged, exactly. */
+  user: z.string().min(1).max(200, { error: 'user must be at most 200 characters.' }).optional(),
+  /** The client address, exactly. */
+  client_ip: z.string().min(1).max(64, { error: 'client_ip must be at most 64 characters.' }).optional(),
 });
 export type HistoryQuery = z.infer<typeof historyQuerySchema>;
 
