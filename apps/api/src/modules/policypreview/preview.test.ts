@@ -1,5 +1,5 @@
+import type { QueryLogRow } from '@cordon/db';
 import { testDialects } from '@cordon/db/testing';
-import type { QueryLogRow } from '@cordon/resolver';
 import type { HistoryEntry, PolicyPreview } from '@cordon/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTenant, createTestApp, type TenantFixture, type TestApp } from '../../../test/helpers.ts';
