@@ -41,6 +41,18 @@ export function zonedDate(timeZone: string, at: number): { year: number; month: 
   return { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
 }
 
+/**
+ * `YYYY-MM-DD` of the calendar day `year`-`month`-`day`, with out-of-range parts carried like
+ * `Date.UTC` does: day 0 is the last day of the month before, day 32 of January is 1 February,
+ * month 13 is January of the next year. The one day-text helper of the statistics and reports.
+ * @param month 1–12 (or beyond, carried)
+ */
+export function calendarDay(year: number, month: number, day: number): string {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
 /** True for a time zone name Intl knows. */
 export function isValidTimeZone(timeZone: string): boolean {
   try {

@@ -1,6 +1,7 @@
 import type { Database } from '@cordon/db';
 import {
   ApiError,
+  calendarDay,
   type Report,
   type ReportCode,
   reportByCode,
@@ -25,12 +26,6 @@ export interface ReportPeriod {
   range: TimeRange;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const dayText = (y: number, m: number, d: number) => {
-  const x = new Date(Date.UTC(y, m - 1, d));
-  return `${x.getUTCFullYear()}-${pad(x.getUTCMonth() + 1)}-${pad(x.getUTCDate())}`;
-};
-
 /** The period of local days `start`–`end` in `timeZone` (both included). */
 export function periodOf(timeZone: string, start: string, end: string): ReportPeriod {
   const [y1, m1, d1] = start.split('-').map(Number) as [number, number, number];
@@ -45,7 +40,7 @@ export function periodOf(timeZone: string, start: string, end: string): ReportPe
 /** Today as `YYYY-MM-DD` in `timeZone`, shifted by `days`. */
 export function localDay(timeZone: string, now: number, days = 0): string {
   const t = zonedDate(timeZone, now);
-  return dayText(t.year, t.month, t.day + days);
+  return calendarDay(t.year, t.month, t.day + days);
 }
 
 /**
@@ -255,7 +250,7 @@ export async function buildReport(
     } else {
       const [y, m, d] = period.start.split('-').map(Number) as [number, number, number];
       for (let i = 0; ; i++) {
-        const day = dayText(y, m, d + i);
+        const day = calendarDay(y, m, d + i);
         if (day > period.end) break;
         const p = periodOf(timezone, day, day);
         let requests = 0;

@@ -3,6 +3,7 @@ import { nowIso } from '@cordon/db';
 import {
   ApiError,
   type ArchivedReport,
+  calendarDay,
   type Report,
   type ReportCode,
   type ReportFrequency,
@@ -25,12 +26,6 @@ import { type PdfBranding, renderReportPdf, reportTitle } from './pdf.ts';
 /** Archived reports are kept this many months (spec §9). */
 export const ARCHIVE_MONTHS = 6;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const dayText = (y: number, m: number, d: number) => {
-  const x = new Date(Date.UTC(y, m - 1, d));
-  return `${x.getUTCFullYear()}-${pad(x.getUTCMonth() + 1)}-${pad(x.getUTCDate())}`;
-};
-
 /**
  * The current period key of a frequency in `timeZone` at `now` and the period the report sent for
  * it covers (spec §9: daily; weekly on Monday; monthly on the 1st): daily — key today, report
@@ -44,22 +39,22 @@ export function periodFor(
 ): { key: string; start: string; end: string } {
   const t = zonedDate(timeZone, now);
   if (frequency === 'daily') {
-    const y = dayText(t.year, t.month, t.day - 1);
-    return { key: dayText(t.year, t.month, t.day), start: y, end: y };
+    const y = calendarDay(t.year, t.month, t.day - 1);
+    return { key: calendarDay(t.year, t.month, t.day), start: y, end: y };
   }
   if (frequency === 'weekly') {
     const weekday = (new Date(Date.UTC(t.year, t.month - 1, t.day)).getUTCDay() + 6) % 7; // Monday 0
     const monday = t.day - weekday;
     return {
-      key: dayText(t.year, t.month, monday),
-      start: dayText(t.year, t.month, monday - 7),
-      end: dayText(t.year, t.month, monday - 1),
+      key: calendarDay(t.year, t.month, monday),
+      start: calendarDay(t.year, t.month, monday - 7),
+      end: calendarDay(t.year, t.month, monday - 1),
     };
   }
   return {
-    key: `${t.year}-${pad(t.month)}`,
-    start: dayText(t.year, t.month - 1, 1),
-    end: dayText(t.year, t.month, 0),
+    key: calendarDay(t.year, t.month, 1).slice(0, 7),
+    start: calendarDay(t.year, t.month - 1, 1),
+    end: calendarDay(t.year, t.month, 0),
   };
 }
 

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  calendarDay,
   Role,
   type StatsAction,
   type StatsDimension,
@@ -112,10 +113,10 @@ export async function history(deps: CoreDeps, caller: Caller, owner: StatsOwner,
   const today = zonedDate(timeZone, deps.now());
   const dayList: Array<{ date: string; from: number; to: number }> = [];
   for (let i = days - 1; i >= 0; i--) {
-    const d = new Date(Date.UTC(today.year, today.month - 1, today.day - i));
-    const [y, m, dd] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+    const date = calendarDay(today.year, today.month, today.day - i);
+    const [y, m, dd] = date.split('-').map(Number) as [number, number, number];
     const b = repo.hourBounds({ from: zonedMidnight(timeZone, y, m, dd), to: zonedMidnight(timeZone, y, m, dd + 1) });
-    dayList.push({ date: `${y}-${String(m).padStart(2, '0')}-${String(dd).padStart(2, '0')}`, ...b });
+    dayList.push({ date, ...b });
   }
   const first = dayList[0]!;
   const last = dayList[dayList.length - 1]!;
