@@ -1,0 +1,20 @@
+/**
+ * Vitest global setup of the unit and integration suite (vitest.config.ts): migrates the template
+ * databases once per run, which every test database is then copied from (createTestDatabase;
+ * docs/contributing.md "Running the tests"), and removes their scripts at the end.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeTestTemplates } from './testing.ts';
+
+export default async function setup(): Promise<() => void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cordon-test-templates-'));
+  const written = await writeTestTemplates(dir);
+  if (process.env.CORDON_TEST_DATABASE_URL && !written.postgres) {
+    console.warn(
+      'test databases: pg_dump cannot dump the test server; each PostgreSQL test schema is migrated from empty',
+    );
+  }
+  return () => rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../src/connection.ts';
+import { MIGRATION_NAMES, migrateToLatest } from '../src/migrate.ts';
+import { createTestDatabase, testDialects } from '../src/testing.ts';
+
+/**
+ * Everything a migration leaves in a database — tables, columns, indexes, constraints, sequences,
+ * partitions, rows — as sorted lines. The schema's own name, timestamps and the day-named query-log
+ * partitions are written as placeholders: they differ between two migrations by design.
+ */
+async function contents(handle: DatabaseHandle): Promise<string[]> {
+  const norm = (s: string, schema = '') =>
+    (schema ? s.replaceAll(`${schema}.`, 'SCHEMA.') : s)
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
+      .replace(/query_log_p\d{8}/g, 'query_log_pDAY')
+      .replace(/'\d{13}'/g, "'DAY_MS'");
+  const lines: string[] = [];
+  if (handle.dialect === 'sqlite') {
+    const db = handle.sqlite!;
+    const objects = db.prepare('select type, name, tbl_name, sql from sqlite_master').all() as Array<{
+      type: string;
+      name: string;
+      tbl_name: string;
+      sql: string | null;
+    }>;
+    for (const o of objects) {
+      lines.push(norm(`${o.type} ${o.name} on ${o.tbl_name}: ${o.sql}`));
+      if (o.type !== 'table') continue;
+      for (const row of db.prepare(`select * from "${o.name}"`).all())
+        lines.push(norm(`row ${o.name} ${JSON.stringify(row)}`));
+    }
+    return lines.sort();
+  }
+  const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(handle.db)).rows[0]!.s;
+  const q = async (query: ReturnType<typeof sql>) =>
+    (await query.execute(handle.db)).rows.map((r) => norm(JSON.stringify(r), schema));
+  lines.push(
+    ...(await q(sql`select table_name, column_name, ordinal_position, data_type, is_nullable, column_default,
+      is_identity, is_generated from information_schema.columns where table_schema = ${schema}`)),
+    ...(await q(sql`select tablename, indexname, indexdef from pg_indexes where schemaname = ${schema}`)),
+    ...(await q(sql`select c.relname, k.conname, pg_get_constraintdef(k.oid) as def from pg_constraint k
+      join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${schema}`)),
+    ...(await q(sql`select c.relname, c.relkind, pg_get_expr(c.relpartbound, c.oid) as bound, p.relname as parent
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      left join pg_inherits i on i.inhrelid = c.oid left join pg_class p on p.oid = i.inhparent
+      where n.nspname = ${schema}`)),
+    ...(await q(sql`select sequencename, last_value, increment_by from pg_sequences where schemaname = ${schema}`)),
+  );
+  const tables = await sql<{ t: string }>`select table_name as t from information_schema.tables
+    where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(handle.db);
+  for (const { t } of tables.rows) {
+    for (const row of await q(sql`select * from ${sql.id(t)}`)) lines.push(`row ${norm(t)} ${row}`);
+  }
+  return lines.sort();
+}
+
+describe.each(testDialects())('test databases on %s', (dialect) => {
+  it('copies the migrated template: the same schema and rows as a migration from empty', async () => {
+    const fresh = await createTestDatabase(dialect, { fromEmpty: true });
+    const copy = await createTestDatabase(dialect);
+    try {
+      expect(await migrateToLatest(copy)).toEqual([]);
+      const expected = await contents(fresh);
+      expect(expected.some((l) => l.startsWith('row categories'))).toBe(true);
+      expect(expected.filter((l) => l.startsWith('row kysely_migration '))).toHaveLength(MIGRATION_NAMES.length);
+      expect(await contents(copy)).toEqual(expected);
+    } finally {
+      await fresh.close();
+      await copy.close();
+    }
+  });
+
+  it('gives every test its own database: a row written in one is not in another', async () => {
+    const a = await createTestDatabase(dialect);
+    const b = await createTestDatabase(dialect);
+    try {
+      const now = new Date().toISOString();
+      const row = { name: 'M', company_name: 'M Ltd', license: '', timezone: '', created_at: now, updated_at: now };
+      const { id } = await a.db.insertInto('msps').values(row).returning('id').executeTakeFirstOrThrow();
+      expect(await a.db.selectFrom('msps').select('id').execute()).toEqual([{ id }]);
+      expect(await b.db.selectFrom('msps').select('id').execute()).toEqual([]);
+      // Sequences are the copy's own too: b's first MSP gets the same id as a's.
+      const second = await b.db.insertInto('msps').values(row).returning('id').executeTakeFirstOrThrow();
+      expect(second.id).toBe(id);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
