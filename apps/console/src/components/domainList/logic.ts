@@ -1,5 +1,6 @@
 import { type DomainAction, type DomainListKind, ErrorTexts } from '@cordon/shared';
 import { ApiCallError } from '../../api/client.ts';
+import { saveFile } from '../saveFile.ts';
 
 /**
  * Whose lists a domain-list view shows (spec §7 Domains): a policy's (with its customer as
@@ -82,18 +83,7 @@ export function entryPath(owner: DomainListOwner, entryId: number, area: 'custom
   return `/${area}/global_settings/global_domains/${entryId}`;
 }
 
-/**
- * Saves `text` as a file named `fileName` in the browser (an object URL on a temporary link).
- * `doc` is injectable for tests.
- */
+/** Saves `text` as a file named `fileName`, CSV unless `type` says otherwise ({@link saveFile}). */
 export function saveTextFile(text: string, fileName: string, type = 'text/csv', doc: Document = document): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = doc.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.rel = 'noopener';
-  doc.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  saveFile(text, fileName, type, doc);
 }

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
+import { saveFile } from '../../components/saveFile.ts';
 import { showErrorToast } from '../../components/toast.ts';
 import { useMspId } from '../../session/context.ts';
 import { type AuditSortKey, useAuditExport, useAuditQuery } from './api.ts';
@@ -17,16 +18,6 @@ const ACTION_GROUPS = ['', 'auth.', 'admin.', 'mail.', 'msp.', 'customer.', 'pol
 /** The export's file name with the date as DD-MM-YYYY (spec §9). */
 function exportName(now: Date): string {
   return `audit-${ddmmyyyy(now)}.csv`;
-}
-
-/** Offers `text` as a CSV download. */
-function download(text: string, name: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  URL.revokeObjectURL(url);
 }
 
 /**
@@ -130,7 +121,7 @@ function AuditLog({ mspId }: { mspId?: number }) {
     setExporting(true);
     try {
       const { limit: _l, offset: _o, ...rest } = list.query;
-      download(await exportCsv({ ...rest, ...scope }), exportName(new Date()));
+      saveFile(await exportCsv({ ...rest, ...scope }), exportName(new Date()), 'text/csv');
     } catch {
       showErrorToast(t('audit.exportFailed'));
     } finally {

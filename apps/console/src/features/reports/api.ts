@@ -2,6 +2,7 @@ import { type ArchivedReport, Endpoints, type ReportCode, type ScheduledReport }
 import { keepPreviousData } from '@tanstack/react-query';
 import { API_BASE, withQuery } from '../../api/client.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
+import { saveFile } from '../../components/saveFile.ts';
 
 export type { ArchivedReport, ScheduledReport };
 
@@ -82,15 +83,7 @@ export async function downloadPdf(token: string | null, path: string, query?: Re
     throw new Error(text);
   }
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'report.pdf';
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.rel = 'noopener';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  saveFile(await res.blob(), name, 'application/pdf');
 }
 
 /** `GET /powerbi/config` (spec §7): whether a Power BI embed is configured; the link is hidden when not. */
