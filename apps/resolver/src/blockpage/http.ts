@@ -3,7 +3,7 @@ import https from 'node:https';
 import { type AddressInfo, isIP } from 'node:net';
 import type { ChangeFeed, DatabaseHandle } from '@cordon/db';
 import { type Decision, evaluate } from '@cordon/policy';
-import { canonicalIp, categoryById, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
+import { canonicalIp, categoryById, ErrorTexts, normalizeDomain, SECURITY_CATEGORY_IDS } from '@cordon/shared';
 import type { Logger } from 'pino';
 import { type BlockPageTexts, brandingFor } from '../snapshot/branding.ts';
 import { SnapshotStore } from '../snapshot/store.ts';
@@ -222,7 +222,7 @@ export async function startBlockPage(opts: BlockPageOptions): Promise<RunningBlo
     void respond(req, res).catch((err: unknown) => {
       opts.logger.error({ err }, 'block page request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('Server error. Please try again later.');
+      res.end(ErrorTexts.serverError);
     });
   };
   const server = http.createServer(handler);

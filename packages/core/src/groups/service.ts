@@ -8,6 +8,7 @@ import {
   type GroupDeleteQuery,
   type GroupUpdate,
   type ListQuery,
+  Texts,
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
@@ -28,7 +29,7 @@ const nameTaken = () =>
 async function checkPolicy(db: Kysely<Database>, scope: TenantScope, customerId: number, policyId: number | null) {
   if (policyId === null) return;
   if (!(await policyOfCustomer(db, scope, customerId, policyId))) {
-    const message = 'Please select a policy of this customer.';
+    const message = Texts.policyOfThisCustomer;
     throw new ApiError('ERR_VALIDATION', message, { policyid: message });
   }
 }

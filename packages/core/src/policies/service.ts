@@ -13,6 +13,7 @@ import {
   type PolicyDeleteQuery,
   type PolicyUpdate,
   Role,
+  Texts,
 } from '@cordon/shared';
 import { categoryRows } from '../categories/index.ts';
 import type { Caller, CoreDeps } from '../context.ts';
@@ -287,9 +288,9 @@ export async function setPolicyCategories(
       const known = new Set(rows.map((r) => r.id));
       const fields: Record<string, string> = {};
       body.forEach((entry, i) => {
-        if (!known.has(entry.id)) fields[`${i}.id`] = 'Unknown category.';
+        if (!known.has(entry.id)) fields[`${i}.id`] = Texts.unknownCategory;
       });
-      if (Object.keys(fields).length > 0) throw new ApiError('ERR_VALIDATION', 'Unknown category.', fields);
+      if (Object.keys(fields).length > 0) throw new ApiError('ERR_VALIDATION', Texts.unknownCategory, fields);
       const before = await repo.blockedCategories(trx, id);
       const blocked = new Set(before);
       for (const entry of body) {

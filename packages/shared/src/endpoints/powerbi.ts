@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Messages } from '../messages.ts';
 import { ALL_ROLES, Role } from '../roles.ts';
 import { idSchema } from '../schemas/common.ts';
 import { defineEndpoint } from './define.ts';
@@ -9,8 +10,8 @@ export type PowerBiConfig = z.infer<typeof powerBiConfigSchema>;
 
 /** Body of `POST /oauth/powerbi` (spec §7): the report id and the customer's `uuid_str`. */
 export const powerBiTokenBodySchema = z.object({
-  rid: z.string({ error: 'This is a required field.' }).min(1, { error: 'This is a required field.' }).max(200),
-  uuid: z.string({ error: 'This is a required field.' }).min(1, { error: 'This is a required field.' }).max(200),
+  rid: z.string({ error: Messages.required }).min(1, { error: Messages.required }).max(200),
+  uuid: z.string({ error: Messages.required }).min(1, { error: Messages.required }).max(200),
 });
 
 /** The embed of one report for one customer. */

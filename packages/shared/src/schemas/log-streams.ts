@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Texts } from '../messages.ts';
 import { idSchema } from './common.ts';
 
 /**
@@ -12,7 +13,7 @@ export type LogStreamFormat = (typeof LOG_STREAM_FORMATS)[number];
 /** Field message for a syslog address that is not `tcp://host:port` or `tls://host:port`. */
 export const syslogAddressMessage = 'Please enter tcp://host:port or tls://host:port.';
 /** Field message for an NDJSON address that is not an https URL without credentials. */
-export const ndjsonAddressMessage = 'Please enter a valid URL starting with https://.';
+export const ndjsonAddressMessage = Texts.httpsUrl;
 /** Field message for a CA that holds no PEM certificate. */
 export const caPemMessage = 'Please paste PEM certificates (-----BEGIN CERTIFICATE-----).';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { categoryById } from '../categories.ts';
+import { Texts } from '../messages.ts';
 
 /**
  * Body of `POST /policies/{id}/preview` (docs/categories.md "Preview"): the editor's unsaved
@@ -12,7 +13,7 @@ export const policyPreviewBodySchema = z.object({
       z
         .number({ error: 'A category id is a whole number.' })
         .int({ error: 'A category id is a whole number.' })
-        .refine((id) => id !== 0 && categoryById(id) !== undefined, { error: 'Unknown category.' }),
+        .refine((id) => id !== 0 && categoryById(id) !== undefined, { error: Texts.unknownCategory }),
     )
     .max(54, { error: 'At most 54 categories.' })
     .refine((ids) => new Set(ids).size === ids.length, { error: 'Each category once.' }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Messages } from '../messages.ts';
 import { idSchema } from './common.ts';
 
 /**
@@ -103,14 +104,14 @@ export const REPORT_STATUSES = ['sent', 'report not sent'] as const;
 /** The most recipients of one scheduled report. */
 export const REPORT_MAX_RECIPIENTS = 20;
 
-const recipientSchema = z.email({ error: 'Must be valid email address.' });
+const recipientSchema = z.email({ error: Messages.invalidEmail });
 
 /** Body of `POST /users/{id}/scheduledreports` (spec §3 "Scheduled report"). */
 export const scheduledReportCreateSchema = z.object({
   name: z
-    .string({ error: 'This is a required field.' })
+    .string({ error: Messages.required })
     .trim()
-    .min(1, { error: 'This is a required field.' })
+    .min(1, { error: Messages.required })
     .max(200, { error: 'Must be at most 200 characters.' }),
   type: reportCodeSchema,
   frequency: z.enum(REPORT_FREQUENCIES, { error: 'Please select a frequency.' }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Texts } from '../messages.ts';
+import { Messages, Texts } from '../messages.ts';
 import { idSchema } from './common.ts';
 
 /**
@@ -57,7 +57,7 @@ export type WebhookOwnerQuery = z.infer<typeof webhookOwnerQuerySchema>;
 /** Body of `POST /webhooks`. */
 export const webhookCreateSchema = z.object({
   url: webhookUrl,
-  description: z.string().trim().max(200, { error: 'Must contain at most 200 characters.' }).default(''),
+  description: z.string().trim().max(200, { error: Messages.max200 }).default(''),
   events,
   enabled: z.boolean().default(true),
 });
@@ -67,7 +67,7 @@ export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
 export const webhookUpdateSchema = z
   .object({
     url: webhookUrl,
-    description: z.string().trim().max(200, { error: 'Must contain at most 200 characters.' }),
+    description: z.string().trim().max(200, { error: Messages.max200 }),
     events,
     enabled: z.boolean(),
   })
