@@ -237,7 +237,7 @@ describe('walking skeleton story (issue #2)', () => {
       await msp.waitForURL('**/msp/overview');
       await expect.poll(() => msp.getByTestId('customers-table').textContent()).toContain('Springfield School');
 
-      // spec §5: a required field left empty shows the spec's message and nothing is created.
+      // spec-notes §5: a required field left empty shows the spec's message and nothing is created.
       await msp.getByRole('button', { name: 'New customer' }).click();
       const dialog = msp.getByRole('dialog');
       await dialog.getByRole('button', { name: 'Create' }).click();
@@ -245,7 +245,7 @@ describe('walking skeleton story (issue #2)', () => {
       await msp.screenshot({ path: join(ARTIFACTS, '11-msp-admin-required-field.png'), fullPage: true });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
 
-      // spec §2/§6: a route for another role sends the user to /403.
+      // spec-notes §2/§6: a route for another role sends the user to /403.
       await msp.goto(`http://127.0.0.1:${httpPort}/system/overview`);
       await msp.waitForURL('**/403');
       await expect.poll(() => msp.title()).toBe('Cordon | Forbidden');

@@ -178,7 +178,7 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.getByTestId('traffic-chart').waitFor();
     await page.getByTestId('history-chart').waitFor();
     await expect.poll(() => page.getByTestId('top-domains-allowed').textContent()).toContain('news.example');
-    // Long domains are shortened (spec §9), the full name in the title.
+    // Long domains are shortened (spec-notes §9), the full name in the title.
     const blockedTop = page.getByTestId('top-domains-blocked');
     await expect.poll(() => blockedTop.textContent()).toContain('…blocked-by-list.example');
     expect(await blockedTop.getByTitle(BLOCKED).count()).toBe(1);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** A client of a running Cordon's `/restapi`, logged in as one admin (the spec's PKCE login, spec §7 Auth). */
+/** A client of a running Cordon's `/restapi`, logged in as one admin (the spec's PKCE login, spec-notes §7 Auth). */
 export interface ApiSession {
   /** Sends a JSON request; resolves to the status and the parsed body. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;

@@ -60,7 +60,7 @@ export interface AppOptions {
   claims?: Partial<ClaimLimits>;
   /** The most entries one domain list may hold (docs/operations.md "List sizes"); default core's `DEFAULT_LIST_LIMITS`. */
   listLimits?: { maxEntries: number };
-  /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec §7 `GET /tools/dns`); default: the host's. */
+  /** Cordon's upstream resolvers, which the DNS lookup tool asks (spec-notes §7 `GET /tools/dns`); default: the host's. */
   upstreams?: readonly { host: string; port: number }[];
   /** The public DoH base URL and DoT host-name suffix the console shows and Apple profiles use (docs/agent.md "Phones"); default: neither. */
   phoneSetup?: PhoneSetupSettings;
@@ -86,7 +86,7 @@ export interface AppOptions {
   observeRequest?: (method: string, route: string, status: number, seconds: number, requestId: string) => void;
 }
 
-/** The API prefix (spec §7). */
+/** The API prefix (spec-notes §7). */
 export const API_PREFIX = '/restapi';
 
 /**

@@ -43,7 +43,7 @@ describe.each(testDialects())('app wiring on %s', (dialect) => {
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toEqual({ error: 'Client error: Resource not found.', code: 'ERR_NOT_FOUND' });
     }
-    // Anything but decimal digits is a malformed id (issue 5): 400 with the spec §5 message.
+    // Anything but decimal digits is a malformed id (issue 5): 400 with the spec-notes §5 message.
     for (const url of ['/restapi/msp/abc', '/restapi/users/-1']) {
       const res = await call(t.app, t.rootToken, 'GET', url);
       expect(res.statusCode, url).toBe(400);

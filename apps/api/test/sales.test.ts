@@ -1,5 +1,5 @@
 /**
- * The sales area (spec §2 "Sales: MSP list and MSP id"; issue 11): a sales admin (role 2) reads
+ * The sales area (spec-notes §2 "Sales: MSP list and MSP id"; issue 11): a sales admin (role 2) reads
  * MSPs and an MSP's customers and nothing else, and every mutating call of every module answers
  * 403 and changes nothing, whatever its ids or body.
  */
@@ -49,7 +49,7 @@ describe.each(testDialects())('sales admin on %s', (dialect) => {
     expect((await call(t.app, sales, 'GET', '/restapi/users/?msp_id=99999')).statusCode).toBe(404);
     // Tenant data below the MSP is not the sales area's.
     expect((await call(t.app, sales, 'GET', `/restapi/users/${a.customerId}`)).statusCode).toBe(403);
-    // The MSP's traffic totals, read-only (spec §2 Sales); never one customer's.
+    // The MSP's traffic totals, read-only (spec-notes §2 Sales); never one customer's.
     const totals = await call(t.app, sales, 'GET', `/restapi/msp/${a.mspId}/stats/30days`);
     expect(totals.statusCode, totals.body).toBe(200);
     expect(totals.json()).toMatchObject({ requests: expect.any(Number), blocked: expect.any(Number) });

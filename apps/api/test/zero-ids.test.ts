@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, createTestApp } from './helpers.ts';
 
-// docs/api.md: the console cancels requests carrying user id 0 (spec §5); the server still refuses
+// docs/api.md: the console cancels requests carrying user id 0 (spec-notes §5); the server still refuses
 // them, as a missing resource.
 describe('requests carrying user id 0', () => {
   it.each([

@@ -107,7 +107,7 @@ export interface AdminsTable {
   last_login_at: string | null;
   /** Profile language, '' = the console's default (migration 0012). */
   lang: Generated<string>;
-  /** Profile IANA time zone, '' = "Use System Default" (spec §9). */
+  /** Profile IANA time zone, '' = "Use System Default" (spec-notes §9). */
   timezone: Generated<string>;
   /** Carried in each token's `jti`; raised to refuse every older token (logout everywhere, password or role change). */
   token_generation: Generated<number>;
@@ -143,7 +143,7 @@ export interface AccountTokensTable {
 
 /**
  * The SMTP settings of the system (`owner` 'system') or of one MSP (`owner` 'msp:<id>'); an MSP
- * without its own row uses the system's (spec §3 "Email settings"; migration 0011).
+ * without its own row uses the system's (spec-notes §3 "Email settings"; migration 0011).
  */
 export interface MailSettingsTable {
   id: Generated<number>;
@@ -385,14 +385,14 @@ export interface StaticRoutesTable {
 }
 
 /**
- * A customer's cloud key (spec §3 "Cloud key"; docs/architecture.md "Block page"; migration 0007). Entered on the block
+ * A customer's cloud key (spec-notes §3 "Cloud key"; docs/architecture.md "Block page"; migration 0007). Entered on the block
  * page it starts a bypass for the client for `expires_after_s` seconds, while active, inside
  * `valid_from`–`valid_to` (ISO-8601 UTC, null = open) and below `max_uses` (null = unlimited).
  */
 export interface CloudKeysTable {
   id: Generated<number>;
   customer_id: number;
-  /** Letters, digits, spaces, dots and dashes (spec §5); unique per customer. */
+  /** Letters, digits, spaces, dots and dashes (spec-notes §5); unique per customer. */
   key: string;
   description: string;
   max_uses: number | null;
@@ -464,7 +464,7 @@ export interface RootCaTable {
 }
 
 /**
- * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): a customer's (`customer_id`), an
+ * Block-page branding (spec-notes §7 `/ui/blockpage`; migration 0010): a customer's (`customer_id`), an
  * MSP's (`msp_id`) or the system's (both null) texts; one row per owner. Empty text: not set.
  */
 export interface BlockpagesTable {
@@ -522,7 +522,7 @@ export interface WorkerJobsTable {
 }
 
 /**
- * A customer's device settings (spec §7 "Devices"; migration 0016): the install key agents enrol
+ * A customer's device settings (spec-notes §7 "Devices"; migration 0016): the install key agents enrol
  * with, and the customer-wide device configuration and advanced JSON configuration. At most one row
  * per customer, created on first use.
  */
@@ -530,7 +530,7 @@ export interface DeviceSettingsTable {
   customer_id: number;
   install_key: string;
   install_key_created_at: string;
-  /** `default` | `group` | `policy` (spec §4 "Policy inheritance choices"). */
+  /** `default` | `group` | `policy` (spec-notes §4 "Policy inheritance choices"). */
   policy_mode: string;
   policy_id: number | null;
   device_exception_id: number | null;
@@ -540,9 +540,9 @@ export interface DeviceSettingsTable {
 }
 
 /**
- * An enrolled device (spec §3 "Device"; migration 0016). `key` is its secret (DoH path, EDNS option
+ * An enrolled device (spec-notes §3 "Device"; migration 0016). `key` is its secret (DoH path, EDNS option
  * 65073). `policy_mode` is `default` | `group` | `policy` (with `policy_id`). While
- * `advanced_config` (JSON text) is set, the details are locked (spec §4).
+ * `advanced_config` (JSON text) is set, the details are locked (spec-notes §4).
  */
 export interface DevicesTable {
   id: Generated<number>;
@@ -583,7 +583,7 @@ export interface DeviceUsersTable {
   created_at: string;
 }
 
-/** A device exception (spec §3; migration 0016): a named set of rules devices can be given. Unique per (customer_id, name). */
+/** A device exception (spec-notes §3; migration 0016): a named set of rules devices can be given. Unique per (customer_id, name). */
 export interface DeviceExceptionsTable {
   id: Generated<number>;
   customer_id: number;
@@ -594,7 +594,7 @@ export interface DeviceExceptionsTable {
 }
 
 /**
- * An exception rule (spec §3 "Exception rule"; migration 0016): names at or below `domain` (and/or
+ * An exception rule (spec-notes §3 "Exception rule"; migration 0016): names at or below `domain` (and/or
  * queries from source `ip`) go to the system resolver (`ByPass OTG`) or to `resolver`
  * (`Use Specific Resolver`), on the device, before any filtering.
  */
@@ -615,7 +615,7 @@ export interface DeviceExceptionRulesTable {
   updated_at: string;
 }
 
-/** A group (spec §3 "Group"; migration 0017). `weight` 1 is the highest rank (spec §4). Unique per (customer_id, name). */
+/** A group (spec-notes §3 "Group"; migration 0017). `weight` 1 is the highest rank (spec-notes §4). Unique per (customer_id, name). */
 export interface UserGroupsTable {
   id: Generated<number>;
   customer_id: number;
@@ -628,7 +628,7 @@ export interface UserGroupsTable {
   updated_at: string;
 }
 
-/** An internal user (spec §3 "Internal user"; migration 0017), as an agent reports it. Unique per (customer_id, name). */
+/** An internal user (spec-notes §3 "Internal user"; migration 0017), as an agent reports it. Unique per (customer_id, name). */
 export interface InternalUsersTable {
   id: Generated<number>;
   customer_id: number;
@@ -651,7 +651,7 @@ export interface UserGroupMembersTable {
 }
 
 /**
- * Interface branding of a level (spec §7 `/ui/interface`; migration 0023): an MSP's (`msp_id`) or the
+ * Interface branding of a level (spec-notes §7 `/ui/interface`; migration 0023): an MSP's (`msp_id`) or the
  * system's (`msp_id` null). '' title: none at this level.
  */
 export interface UiInterfacesTable {
@@ -670,7 +670,7 @@ export interface UiInterfacesTable {
   updated_at: string;
 }
 
-/** Support contacts of a level (spec §7 `/ui/support`; migration 0023); '' = not set. */
+/** Support contacts of a level (spec-notes §7 `/ui/support`; migration 0023); '' = not set. */
 export interface UiSupportTable {
   id: Generated<number>;
   msp_id: number | null;
@@ -709,7 +709,7 @@ export interface CategoryFeedsTable {
   updated_at: string;
 }
 
-/** A customer's scheduled report (migration 0021; spec §3 "Scheduled report"). */
+/** A customer's scheduled report (migration 0021; spec-notes §3 "Scheduled report"). */
 export interface ScheduledReportsTable {
   id: Generated<number>;
   customer_id: number;
@@ -732,7 +732,7 @@ export interface ScheduledReportsTable {
   updated_at: string;
 }
 
-/** A PDF report sent or run (migration 0021), kept 6 months (spec §9). */
+/** A PDF report sent or run (migration 0021), kept 6 months (spec-notes §9). */
 export interface ReportArchiveTable {
   id: Generated<number>;
   customer_id: number;
@@ -749,7 +749,7 @@ export interface ReportArchiveTable {
   created_at: string;
 }
 
-/** A request to recategorise a domain (spec §7 `POST /tools/recategorize`; migration 0024), reviewed by the system admin. */
+/** A request to recategorise a domain (spec-notes §7 `POST /tools/recategorize`; migration 0024), reviewed by the system admin. */
 export interface RecategorizeRequestsTable {
   id: Generated<number>;
   domain: string;
@@ -863,7 +863,7 @@ export interface QueryLogFoldTable {
 }
 
 /**
- * A policy's category notifications (migration 0028; console spec §3 "Notification settings"):
+ * A policy's category notifications (migration 0028; spec-notes §3 "Notification settings"):
  * `categories` and `emails` are JSON arrays, `interval` `hourly`/`daily`/`weekly`, `period` the
  * window counted (`hour`/`day`/`week`); `last_run_at` (ISO) is the digest's claim.
  */

@@ -95,7 +95,7 @@ export async function readRootCertificatePem(handle: DatabaseHandle): Promise<st
   return (await readRootCaRow(handle))?.certificate_pem ?? null;
 }
 
-/** The certificate formats of the download (spec §7 "UI and tools"). */
+/** The certificate formats of the download (spec-notes §7 "UI and tools"). */
 export type CertificateFormat = 'pem' | 'der' | 'cer';
 
 /**

@@ -1,7 +1,7 @@
 import type { CategoryIndex, CategoryLookup } from './category-index.ts';
 
 /**
- * Approved recategorisations (spec §7 `POST /tools/recategorize`; docs/architecture.md "Decision
+ * Approved recategorisations (spec-notes §7 `POST /tools/recategorize`; docs/architecture.md "Decision
  * order"): domain (normalised) → its one category, winning over every feed for the domain and its
  * subdomains. The resolver reads the whole table into its snapshot; the test-categorisation tool
  * reads the rows of one name's suffixes (view.ts).

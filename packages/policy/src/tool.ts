@@ -3,7 +3,7 @@ import { normalizeDomain } from '@cordon/shared';
 import { type Decision, evaluate } from './engine/index.ts';
 import { loadCustomerView } from './view.ts';
 
-/** What the test-categorisation tool asks (spec §7 `POST /tools/test/category`). */
+/** What the test-categorisation tool asks (spec-notes §7 `POST /tools/test/category`). */
 export interface ToolQuestion {
   /** The name to decide, in any spelling (normalised here: lower case, no trailing dot, A-labels). */
   readonly domain: string;

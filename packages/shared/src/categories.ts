@@ -1,5 +1,5 @@
 /**
- * Cordon's category taxonomy and protection levels (docs/architecture.md "Categories"; spec §3 "Category", §4 "Protection levels").
+ * Cordon's category taxonomy and protection levels (docs/architecture.md "Categories"; spec-notes §3 "Category", §4 "Protection levels").
  * Ids 0–54, 41 unused. A category's level says from which protection level up it is blocked:
  * `L` from Low, `M` from Moderate, `H` only at High; `null` only when a Custom policy picks it.
  */
@@ -86,7 +86,7 @@ export function categoryById(id: number): Category | undefined {
 
 /**
  * A policy's filtering level on the wire. `low`/`moderate`/`high` block the levels they nest
- * (spec §4); `custom` is a hand-picked set. The spec's second set of names is an alias set:
+ * (spec-notes §4); `custom` is a hand-picked set. The spec's second set of names is an alias set:
  * Essential = low, Enhanced = moderate, Optimum = high (docs/architecture.md "Categories").
  */
 export const FILTERING_LEVELS = ['low', 'moderate', 'high', 'custom'] as const;
@@ -108,7 +108,7 @@ const LEVELS_BLOCKED: Readonly<Record<Exclude<FilteringLevel, 'custom'>, readonl
 
 /**
  * The category ids a protection level blocks, given each category's current level (the system
- * admin may edit levels; the edit applies to policies created afterwards only: spec §4).
+ * admin may edit levels; the edit applies to policies created afterwards only: spec-notes §4).
  * `custom` blocks nothing by itself. Result is sorted ascending.
  */
 export function categoriesBlockedAt(

@@ -1,9 +1,9 @@
 /**
- * Cloud-key rules the block page checks (spec §5 "Cloud keys"), without zod: the resolver imports
+ * Cloud-key rules the block page checks (spec-notes §5 "Cloud keys"), without zod: the resolver imports
  * this module (see resolver-address.ts). The body schemas are in schemas/cloudkey.ts.
  */
 
-/** The spec §5 key rule: letters, numbers, spaces, dots and dashes. */
+/** The spec-notes §5 key rule: letters, numbers, spaces, dots and dashes. */
 export const CLOUD_KEY_PATTERN = /^[A-Za-z0-9 .-]+$/;
 
 /** Bounds of a bypass's duration, seconds: one minute to 30 days (docs/api.md "Cloud keys"). */

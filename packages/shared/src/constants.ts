@@ -1,4 +1,4 @@
-/** Business constants and limits (spec §9), in the units named. */
+/** Business constants and limits (spec-notes §9), in the units named. */
 export const Constants = {
   /** Error alert and toast duration, ms. */
   toastDurationMs: 5000,
@@ -49,25 +49,25 @@ export const Constants = {
   batchMaxResponseBytes: 1024 * 1024,
 } as const;
 
-/** Offset of a page: size × page − size (spec §9). Pages count from 1. */
+/** Offset of a page: size × page − size (spec-notes §9). Pages count from 1. */
 export function pageOffset(size: number, page: number): number {
   return size * page - size;
 }
 
-/** Count formatter: above 999, one decimal and a k (spec §9): 1234 → "1.2k". */
+/** Count formatter: above 999, one decimal and a k (spec-notes §9): 1234 → "1.2k". */
 export function formatCount(value: number): string {
   if (value > 999) return `${(value / 1000).toFixed(1)}k`;
   return String(value);
 }
 
-/** Shortens a domain of 25+ characters and more than two labels, keeping its last two labels (spec §9). */
+/** Shortens a domain of 25+ characters and more than two labels, keeping its last two labels (spec-notes §9). */
 export function shortenDomain(domain: string): string {
   const labels = domain.split('.');
   if (domain.length < Constants.longDomainChars || labels.length <= 2) return domain;
   return `…${labels.slice(-2).join('.')}`;
 }
 
-/** The account short name: the first letters of the first two words (spec §9). "Acme School" → "AS". */
+/** The account short name: the first letters of the first two words (spec-notes §9). "Acme School" → "AS". */
 /**
  * An MSP's licence as a customer limit (issue 11 "licence counts enforced"): a whole number
  * (`'25'`, `' 25 '`), else null — no limit ('' or a plan name).

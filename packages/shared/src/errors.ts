@@ -2,7 +2,7 @@ import { ErrorTexts } from './messages.ts';
 
 /**
  * The catalogue of stable API error codes (docs/contributing.md "Conventions" 11; docs/api.md). Every error the API
- * sends is one of these, with its HTTP status and default human text (spec §8 texts where the
+ * sends is one of these, with its HTTP status and default human text (spec-notes §8 texts where the
  * spec has one).
  */
 export const ErrorCatalogue = {
@@ -55,7 +55,7 @@ export type ErrorCode = keyof typeof ErrorCatalogue;
 
 /**
  * The API's error envelope (docs/api.md): `error` is human text (shown in toasts), `code` is
- * stable, `fields` maps a field name to its spec §5 message.
+ * stable, `fields` maps a field name to its spec-notes §5 message.
  */
 export interface ApiErrorBody {
   error: string;

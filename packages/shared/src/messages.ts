@@ -1,6 +1,6 @@
 /**
- * User-facing texts of the specification, verbatim: validation messages (spec §5) and the error
- * catalogue (spec §8). The API's field errors and the console's forms use these same strings.
+ * User-facing texts of the specification, verbatim: validation messages (spec-notes §5) and the error
+ * catalogue (spec-notes §8). The API's field errors and the console's forms use these same strings.
  */
 export const Messages = {
   required: 'This is a required field.',
@@ -45,19 +45,19 @@ export const Texts = {
   linkInvalid: 'This link is not valid or has expired.',
 } as const;
 
-/** `{field} must be at least {length} characters long.` (spec §5) */
+/** `{field} must be at least {length} characters long.` (spec-notes §5) */
 export const minLengthMessage = (field: string, length: number): string =>
   `${field} must be at least ${length} characters long.`;
-/** `{field} must be at most {length} characters long.` (spec §5) */
+/** `{field} must be at most {length} characters long.` (spec-notes §5) */
 export const maxLengthMessage = (field: string, length: number): string =>
   `${field} must be at most ${length} characters long.`;
-/** `{field} must be valid IP or CIDR.` (spec §5) */
+/** `{field} must be valid IP or CIDR.` (spec-notes §5) */
 export const ipOrCidrMessage = (field: string): string => `${field} must be valid IP or CIDR.`;
-/** `{field} required unless {other_field} is provided.` (spec §5) */
+/** `{field} required unless {other_field} is provided.` (spec-notes §5) */
 export const requiredUnlessMessage = (field: string, other: string): string =>
   `${field} required unless ${other} is provided.`;
 
-/** Texts of the error catalogue (spec §8). */
+/** Texts of the error catalogue (spec-notes §8). */
 export const ErrorTexts = {
   clientError: 'Client error.',
   forbidden: 'Client error: Forbidden.',
@@ -84,7 +84,7 @@ export const ErrorTexts = {
 export const listFullMessage = (max: number): string =>
   `This list is full: it may hold at most ${max.toLocaleString('en-US')} entries.`;
 
-/** Second-factor texts that the console handles silently (spec §8; docs/api.md "Auth"). */
+/** Second-factor texts that the console handles silently (spec-notes §8; docs/api.md "Auth"). */
 export const SILENT_2FA_TEXTS = [
   '2FA is enabled',
   'Incorrect code entered',

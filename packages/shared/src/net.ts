@@ -35,7 +35,7 @@ const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 /**
  * True for a syntactically valid host or domain name (RFC 1035 §2.3.4 lengths; letters, digits,
  * hyphen, underscore for service labels), at least two labels unless `allowSingleLabel`.
- * A URL (scheme, path, port) is refused: spec §5 "domain or partial domain only".
+ * A URL (scheme, path, port) is refused: spec-notes §5 "domain or partial domain only".
  */
 export function isDomainName(value: string, opts: { allowSingleLabel?: boolean } = {}): boolean {
   const name = normalizeName(value.trim());
@@ -93,7 +93,7 @@ function bytesToBigint(bytes: readonly number[]): bigint {
 }
 
 /**
- * Parses an IP address or CIDR range (spec §5 "CIDR-or-IP") into its canonical {@link CidrRange},
+ * Parses an IP address or CIDR range (spec-notes §5 "CIDR-or-IP") into its canonical {@link CidrRange},
  * host bits cleared. THE one canonical form of Cordon (docs/security.md): an IPv4-mapped IPv6 prefix
  * of length ≥ 96 is the IPv4 prefix of length − 96 (`::ffff:127.0.0.1/128` is `127.0.0.1/32`,
  * `::ffff:10.0.0.0/104` is `10.0.0.0/8`); a shorter prefix stays IPv6 (see {@link coversMappedSpace}).
@@ -146,7 +146,7 @@ export function formatCidr(range: CidrRange): string {
  * cleared, e.g. `10.1.2.3/8` → `10.0.0.0/8`, `127.0.0.1` → `127.0.0.1/32`, `::1` → `::1/128`,
  * `::ffff:127.0.0.1/128` → `127.0.0.1/32` (see {@link parseCidr}). Used for API validation, storage
  * and the resolver's matching alike, so two texts of one range are always equal.
- * @returns the canonical text, or null for anything else (spec §5 "CIDR-or-IP")
+ * @returns the canonical text, or null for anything else (spec-notes §5 "CIDR-or-IP")
  */
 export function normalizeCidr(value: string): string | null {
   const range = parseCidr(value);
@@ -273,7 +273,7 @@ export function claimRefusal(range: CidrRange, limits: ClaimLimits | null): stri
   return null;
 }
 
-/** True for a valid IP address or CIDR range (spec §5). */
+/** True for a valid IP address or CIDR range (spec-notes §5). */
 export function isIpOrCidr(value: string): boolean {
   return normalizeCidr(value) !== null;
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * Accepts multipart bodies in `scoped` only (register it inside the `app.register` of the routes that
- * take uploads, so no other route does): one file of at most `Constants.maxUploadBytes` (spec §9),
+ * take uploads, so no other route does): one file of at most `Constants.maxUploadBytes` (spec-notes §9),
  * a few plain fields.
  */
 export async function acceptUploads(scoped: FastifyInstance): Promise<void> {
@@ -14,7 +14,7 @@ export async function acceptUploads(scoped: FastifyInstance): Promise<void> {
 }
 
 /**
- * The bytes of the multipart file field `field` (the CSV imports' `csv`, the logos' `logo`; spec §7),
+ * The bytes of the multipart file field `field` (the CSV imports' `csv`, the logos' `logo`; spec-notes §7),
  * at most `Constants.maxUploadBytes`. Other file parts are drained and ignored.
  * @param required the field message when the file is missing (docs/api.md "Uploads")
  * @throws ApiError ERR_VALIDATION naming `field`: not multipart or no such file (`required`), or larger

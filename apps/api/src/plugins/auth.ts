@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateToken } from '../modules/auth/index.ts';
 import type { AppDeps, Principal } from '../types.ts';
 
-/** The API prefix the routes below are served under (app.ts `API_PREFIX`, spec §7). */
+/** The API prefix the routes below are served under (app.ts `API_PREFIX`, spec-notes §7). */
 const PREFIX = '/restapi';
 
 /**

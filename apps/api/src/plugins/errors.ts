@@ -27,12 +27,12 @@ function isDecimal(value: unknown): boolean {
 
 /**
  * Turns any error into the one envelope `{ error, code, fields? }` (docs/api.md; docs/contributing.md "Conventions" 11).
- * Zod validation failures → 400 ERR_VALIDATION with each field's spec §5 message (but a path id of
+ * Zod validation failures → 400 ERR_VALIDATION with each field's spec-notes §5 message (but a path id of
  * decimal digits naming nothing, such as `0`, → 404 ERR_NOT_FOUND); `ApiError` → its
  * status; Fastify's own 4xx (bad JSON, body too large) → 400; the database unreachable (a refused,
  * reset or terminated connection: `isDatabaseUnreachable` of @cordon/db) → 503 ERR_UNAVAILABLE,
  * logged at warn (docs/operations.md "When the database goes away"); anything else → 500, logged,
- * with the spec §8 text and no detail.
+ * with the spec-notes §8 text and no detail.
  */
 export function toErrorBody(error: unknown, request: FastifyRequest): { status: number; body: ApiErrorBody } {
   if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
@@ -56,7 +56,7 @@ export function toErrorBody(error: unknown, request: FastifyRequest): { status: 
       const name = fieldName(issue.instancePath, context);
       fields[name] ??= issue.message ?? Messages.required;
     }
-    // The toast shows `error`: the first field's message (spec §5 text), the rest are in `fields`.
+    // The toast shows `error`: the first field's message (spec-notes §5 text), the rest are in `fields`.
     const text = Object.values(fields)[0] ?? 'The request is not valid.';
     return { status: 400, body: new ApiError('ERR_VALIDATION', text, fields).toBody() };
   }
@@ -99,7 +99,7 @@ function patternOf(url: string): RegExp {
 
 /**
  * Root plugin: the error handler, the 404 handler (with 405 for a known path under a wrong method:
- * spec §8) and a registry of route paths for that check. Registered first, so every context inherits it.
+ * spec-notes §8) and a registry of route paths for that check. Registered first, so every context inherits it.
  * @param opts.fallback optional handler for unknown non-API GETs (the console: index.html or a 404)
  */
 export const errorsPlugin = fp(

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { canonicalIp, parseCidr } from '@cordon/shared';
 
-/** One device-exception rule as the heartbeat answers it (spec §3 "Exception rule"; docs/decisions.md "Environment"). */
+/** One device-exception rule as the heartbeat answers it (spec-notes §3 "Exception rule"; docs/decisions.md "Environment"). */
 export interface AgentRule {
   id: number;
   /** Normalised domain: the rule matches it and every name below it; empty: any name. */
@@ -41,7 +41,7 @@ export function parseTarget(text: string): { host: string; port: number } | null
 }
 
 /**
- * Compiles the exception rules into the agent's router (spec §4: device exceptions take
+ * Compiles the exception rules into the agent's router (spec-notes §4: device exceptions take
  * precedence): for a query's name and the asking program's address, the first rule in id order
  * whose domain covers the name (the name itself or a parent; empty: any) and whose source range
  * covers the address (empty: any) decides: `ByPass OTG` → the system resolver, `Use Specific

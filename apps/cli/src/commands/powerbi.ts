@@ -6,7 +6,7 @@ import { openConfiguredDatabase } from '../database.ts';
 /**
  * `cordon powerbi set <url>` / `cordon powerbi clear` (docs/operations.md "Power BI"): stores or removes
  * the deployment's Power BI embed address, after bringing the schema up to date. `GET /powerbi/config`
- * (console spec §7) reports it from the next request on.
+ * (spec-notes §7) reports it from the next request on.
  * @param embedUrl the https:// address, or null to clear
  * @throws ApiError (nothing written) for anything but an https:// URL
  */

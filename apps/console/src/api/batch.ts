@@ -13,7 +13,7 @@ import { useApi } from './context.ts';
 import { invalidateResources, type ResourceTag } from './queryKeys.ts';
 
 /**
- * One sub-request of `POST /batch` (spec §7 Batch; docs/api.md "Batch") built from an endpoint
+ * One sub-request of `POST /batch` (spec-notes §7 Batch; docs/api.md "Batch") built from an endpoint
  * descriptor, so a batched call has the same path and inputs as the call sent alone:
  * `batchItem(Endpoints.policies.remove, { params: { id: 12 } })` → `{ method: 'DELETE', path: '/policies/12' }`.
  * `parameters` are the query of a GET or DELETE and the body of a POST, PUT or PATCH.
@@ -93,7 +93,7 @@ export function deleteItems<E extends EndpointDescriptor, T extends string | num
 }
 
 /**
- * A write of many sub-requests as one `/batch` (spec §7 Batch: every multi-delete): the variables are
+ * A write of many sub-requests as one `/batch` (spec-notes §7 Batch: every multi-delete): the variables are
  * the sub-requests by id; on settling (even partly failed) the reads of `invalidates` go stale.
  */
 export function useBatchMutation(options: {

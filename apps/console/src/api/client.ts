@@ -11,13 +11,13 @@ import {
 } from '@cordon/shared';
 import type { z } from 'zod';
 
-/** The API base (spec §7; docs/api.md): same origin, under `/restapi`. */
+/** The API base (spec-notes §7; docs/api.md): same origin, under `/restapi`. */
 export const API_BASE = '/restapi';
 
 /**
  * A failed API call (named apart from `@cordon/shared`'s `ApiError`, the server's error class).
  * `kind` says why: an HTTP error answer (`status`, the server's `error` text, its stable `code` and
- * per-field messages), a network failure, a request cancelled locally (spec §5: user id 0,
+ * per-field messages), a network failure, a request cancelled locally (spec-notes §5: user id 0,
  * `blockpage/0`) or an answer that does not match the shared contract.
  */
 export class ApiCallError extends Error {
@@ -40,7 +40,7 @@ export class ApiCallError extends Error {
   }
 }
 
-/** What happened to one API call, as the global response handling sees it (spec §8). */
+/** What happened to one API call, as the global response handling sees it (spec-notes §8). */
 export type ResponseOutcome =
   | { type: 'success' }
   | { type: 'network' }
@@ -68,7 +68,7 @@ export type EndpointInput<E extends EndpointDescriptor> = InputPart<'params', En
 
 /**
  * Per-call transport options. `headers` override the bearer header (the login sends Basic credentials).
- * `form` sends a multipart body instead of JSON (the CSV imports of spec §7 "Domains", field `csv`):
+ * `form` sends a multipart body instead of JSON (the CSV imports of spec-notes §7 "Domains", field `csv`):
  * no `Content-Type` is set, so the browser writes `multipart/form-data` with its boundary.
  * `onHeaders` receives the answer's headers of a successful call (a download's
  * `Content-Disposition` file name).
@@ -90,7 +90,7 @@ export type CallArgs<E extends EndpointDescriptor> =
 export interface ApiClient {
   /**
    * Calls `endpoint` and parses the answer with `endpoint.response` (docs/architecture.md "Layers" "endpoint
-   * descriptors"). Every outcome is reported once to the global response handling (spec §8).
+   * descriptors"). Every outcome is reported once to the global response handling (spec-notes §8).
    * @throws ApiCallError on an HTTP error, a network failure, a local cancellation or a contract mismatch
    * @throws Error when a `:name` of the path has no value in `params` (a programming error)
    * @throws Error when both `body` and `form` are given (a programming error)
@@ -98,7 +98,7 @@ export interface ApiClient {
   call<E extends EndpointDescriptor>(endpoint: E, ...args: CallArgs<E>): Promise<EndpointResponse<E>>;
 }
 
-/** Dependencies of the client: the current token and the global response handler (spec §8). */
+/** Dependencies of the client: the current token and the global response handler (spec-notes §8). */
 export interface ApiClientOptions {
   getToken: () => string | null;
   onOutcome: (outcome: ResponseOutcome) => void;
@@ -107,7 +107,7 @@ export interface ApiClientOptions {
 }
 
 /**
- * True for paths the console must cancel locally (spec §5): any path carrying user id 0
+ * True for paths the console must cancel locally (spec-notes §5): any path carrying user id 0
  * (`/users/0…` or `user_id=0`) and `blockpage/0`.
  */
 export function isCancelledLocally(pathWithQuery: string): boolean {
@@ -160,7 +160,7 @@ interface RawInput extends CallOptions {
 /**
  * Creates the API client: base `/restapi`, credentials included, bearer header once a token is
  * set, JSON bodies (or a multipart `form`), errors parsed into `ApiCallError`, and every outcome reported to `onOutcome`
- * so the global handling of spec §8 runs once per response.
+ * so the global handling of spec-notes §8 runs once per response.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.baseUrl ?? API_BASE;

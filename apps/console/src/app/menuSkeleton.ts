@@ -2,7 +2,7 @@ import type { MenuGroup } from '../platform/manifest.ts';
 import type { Area } from '../session/routeGuard.ts';
 
 /**
- * What the menus hold before any feature adds its pages (spec §2 "Navigation menus"): the groups,
+ * What the menus hold before any feature adds its pages (spec-notes §2 "Navigation menus"): the groups,
  * and the pages the spec lists that are not built yet ("soon": shown disabled, never a link to a
  * placeholder). A feature's menu item with the same path takes the place of its "soon" item, so
  * building a page does not require editing this file; its line may then be deleted.

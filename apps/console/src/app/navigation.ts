@@ -4,7 +4,7 @@ import { FEATURES } from './features.ts';
 import { MENU_SKELETON, type SkeletonEntry } from './menuSkeleton.ts';
 
 /**
- * One entry of an area's navigation menu (spec §2 "Navigation menus"). `ready: false` (or absent)
+ * One entry of an area's navigation menu (spec-notes §2 "Navigation menus"). `ready: false` (or absent)
  * marks a page that is not built yet: it is shown disabled and never links to a placeholder.
  */
 export interface NavItem {
@@ -34,7 +34,7 @@ function sortSiblings(placed: readonly Placed[], where: string): NavItem[] {
 
 /**
  * Builds the menu of every area from the skeleton (groups, pages not built yet) and the features'
- * menu items (built pages), each list in ascending `order` (spec §2 menus and their order).
+ * menu items (built pages), each list in ascending `order` (spec-notes §2 menus and their order).
  * A feature's item replaces the skeleton's item of the same path.
  * @throws Error when an item names a group its area lacks, a menu item's path has a `:param`, or
  *   two siblings share an order
@@ -94,7 +94,7 @@ export function buildMenus(
   return menus;
 }
 
-/** The menus of each area, in the spec's order (spec §2). */
+/** The menus of each area, in the spec's order (spec-notes §2). */
 export const MENUS = buildMenus(FEATURES, MENU_SKELETON);
 
 /** True when an item or any of its children links to a built page. */

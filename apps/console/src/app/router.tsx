@@ -11,7 +11,7 @@ import { RootLayout, RouteFallback } from './layouts/RootLayout.tsx';
 import { ChunkLoadError, RouteError } from './layouts/RouteError.tsx';
 import { SettingsIndex } from './layouts/SettingsIndex.tsx';
 
-/** The path under which each area's layout, guard and menu apply (spec §2). */
+/** The path under which each area's layout, guard and menu apply (spec-notes §2). */
 export const AREA_BASE: Readonly<Record<Area, string>> = {
   system: '/system',
   sales: '/sales',
@@ -20,7 +20,7 @@ export const AREA_BASE: Readonly<Record<Area, string>> = {
   profile: '/profile',
 };
 
-/** Where an area's bare path leads (spec §2: `/system`, `/customer`, `/msp`, `/sales` redirect to their first page). */
+/** Where an area's bare path leads (spec-notes §2: `/system`, `/customer`, `/msp`, `/sales` redirect to their first page). */
 const AREA_INDEX: Readonly<Record<Area, string | null>> = {
   system: '/system/overview',
   sales: '/sales/msps',
@@ -31,7 +31,7 @@ const AREA_INDEX: Readonly<Record<Area, string | null>> = {
 
 /**
  * `load()`, failing with a {@link ChunkLoadError} when it takes longer than the spec's script chunk
- * timeout (spec §9: 120 s), so a hung chunk shows the chunk-load error instead of loading forever.
+ * timeout (spec-notes §9: 120 s), so a hung chunk shows the chunk-load error instead of loading forever.
  */
 export function withChunkTimeout<T>(load: () => Promise<T>, timeoutMs: number = Constants.chunkTimeoutMs): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -41,7 +41,7 @@ export function withChunkTimeout<T>(load: () => Promise<T>, timeoutMs: number = 
   return Promise.race([load(), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A lazily loaded page (bench/README.md: routes are lazy-loaded); its handle names the page (spec §2 titles). */
+/** A lazily loaded page (bench/README.md: routes are lazy-loaded); its handle names the page (spec-notes §2 titles). */
 function page(route: FeatureRoute, path: string | undefined): RouteObject {
   const handle: RouteHandle = { title: route.titleKey };
   const lazy = async () => ({ Component: await withChunkTimeout(route.page) });
@@ -51,7 +51,7 @@ function page(route: FeatureRoute, path: string | undefined): RouteObject {
 const redirect = (to: string): RouteObject => ({ index: true, element: <Navigate to={to} replace /> });
 
 /**
- * The settings index pages of spec §2 (the MSP's `global_settings` index and the customer's
+ * The settings index pages of spec-notes §2 (the MSP's `global_settings` index and the customer's
  * `settings` index; the system has none): built from the area's menu group.
  */
 function settingsIndex(area: Area): RouteObject[] {
@@ -78,7 +78,7 @@ function childPath(feature: string, route: FeatureRoute & { area: Area }): strin
 }
 
 /**
- * Builds the route table (spec §2) from feature manifests: each area carries its layout and guard
+ * Builds the route table (spec-notes §2) from feature manifests: each area carries its layout and guard
  * and redirects its bare path to its first page, and shows an unknown path of the area inside its
  * frame ("not available yet"); blank-layout pages (login, 403, 404, the
  * catch-all) share the blank layout; `/login` leads to `/`.

@@ -5,8 +5,8 @@ import { useSession, useSessionStore } from '../session/context.ts';
 import { mspScope } from '../session/scope.ts';
 
 /**
- * Keeps the stored `ui {logo, title}` (spec §3) equal to the branding the signed-in admin works
- * under (spec §2: the page title is '{ui title} | {page}'; the header shows the logo): the selected
+ * Keeps the stored `ui {logo, title}` (spec-notes §3) equal to the branding the signed-in admin works
+ * under (spec-notes §2: the page title is '{ui title} | {page}'; the header shows the logo): the selected
  * MSP's for a system admin in the MSP or customer area, else the system's; the own MSP's for an
  * MSP admin and a customer admin (its MSP's, else the system's). A sales admin keeps the default.
  * Renders nothing.

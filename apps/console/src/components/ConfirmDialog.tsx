@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 /**
  * The confirmation before a destructive or lossy action: a dialog with `title`, `text` naming what
  * goes, Cancel, and the red `confirmLabel` button (focused first). `onConfirm` runs the action; the
- * dialog closes when it settles, whatever the outcome (errors reach the global handling, spec §8).
+ * dialog closes when it settles, whatever the outcome (errors reach the global handling, spec-notes §8).
  */
 export function ConfirmDialog(props: {
   opened: boolean;

@@ -11,13 +11,13 @@ import { SEARCH_DEBOUNCE_MS } from './search.ts';
 
 export { SEARCH_DEBOUNCE_MS };
 
-/** A list's sort: one of the API's sort keys and its direction (spec §9 `sortkey`/`sortdir`). */
+/** A list's sort: one of the API's sort keys and its direction (spec-notes §9 `sortkey`/`sortdir`). */
 export interface ListSort<K extends string> {
   readonly key: K;
   readonly dir: 'asc' | 'desc';
 }
 
-/** Everything a paged, sorted, searchable list page keeps (spec §9 paging, sort and search). */
+/** Everything a paged, sorted, searchable list page keeps (spec-notes §9 paging, sort and search). */
 export interface ListState<K extends string> {
   /** The 1-based page on screen. */
   readonly page: number;
@@ -31,7 +31,7 @@ export interface ListState<K extends string> {
   readonly setSearch: (text: string) => void;
   /** The trimmed search text after {@link SEARCH_DEBOUNCE_MS} without typing: what is sent as `filter`. */
   readonly filter: string;
-  /** The list query's `limit`, `offset`, `sortkey`, `sortdir` and `filter` (spec §9: offset = size × page − size). */
+  /** The list query's `limit`, `offset`, `sortkey`, `sortdir` and `filter` (spec-notes §9: offset = size × page − size). */
   readonly query: { limit: number; offset: number; sortkey: K; sortdir: 'asc' | 'desc'; filter: string };
   /**
    * After a delete of `deleted` rows out of the `onPage` rows on screen: a page emptied by the
@@ -199,7 +199,7 @@ export interface DataTableSelection<T> {
   readonly selectable?: (row: T) => boolean;
 }
 
-/** The page of a list as the API answers it (spec §9: `data` and `total`). */
+/** The page of a list as the API answers it (spec-notes §9: `data` and `total`). */
 export interface ListPage<T> {
   readonly data: readonly T[];
   readonly total: number;

@@ -8,7 +8,7 @@ export function useFilteringLevelLabel(): (level: FilteringLevel) => string {
   return (level) => t(`filteringLevels.${level}`, { defaultValue: FILTERING_LEVEL_LABELS[level] });
 }
 
-/** A select of the protection levels Low, Moderate, High and Custom (spec §4). */
+/** A select of the protection levels Low, Moderate, High and Custom (spec-notes §4). */
 export function FilteringLevelSelect(props: Omit<SelectProps, 'data'>) {
   const label = useFilteringLevelLabel();
   return (

@@ -16,7 +16,7 @@ function apply(i18n: ReturnType<typeof useTranslation>['i18n'], lang: Language):
 
 /**
  * The header's language picker (issue 11: English and French): stores the choice as `lang`
- * (spec §3 browser-stored preferences) and switches at once. It also follows a `lang` the profile
+ * (spec-notes §3 browser-stored preferences) and switches at once. It also follows a `lang` the profile
  * page stored, on the next navigation.
  */
 export function LanguagePicker() {

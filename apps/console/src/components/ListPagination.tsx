@@ -3,7 +3,7 @@ import { Group, Pagination, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
 /**
- * Pagination under a list (spec §9: page size 10) with the total; the page buttons hidden when
+ * Pagination under a list (spec-notes §9: page size 10) with the total; the page buttons hidden when
  * everything fits on one page. Every control is named for screen readers (WCAG 4.1.2).
  */
 export function ListPagination(props: { total: number; page: number; onChange: (page: number) => void }) {
@@ -33,7 +33,7 @@ export function ListPagination(props: { total: number; page: number; onChange: (
   );
 }
 
-/** The `limit`/`offset` of a 1-based page (spec §9: offset = size × page − size). */
+/** The `limit`/`offset` of a 1-based page (spec-notes §9: offset = size × page − size). */
 export function pageQuery(page: number): { limit: number; offset: number } {
   return { limit: Constants.defaultPageSize, offset: pageOffset(Constants.defaultPageSize, page) };
 }

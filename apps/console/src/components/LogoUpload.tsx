@@ -11,7 +11,7 @@ import { showSuccessToast } from './toast.ts';
 /** The image types the server accepts (it sniffs the bytes; this only filters the file picker). */
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp';
 
-/** The field text of a refused upload: the server's message for `logo`, else "Failed Uploaded file." (spec §8). */
+/** The field text of a refused upload: the server's message for `logo`, else "Failed Uploaded file." (spec-notes §8). */
 export function logoErrorText(error: unknown): string {
   if (error instanceof ApiCallError) {
     const field = error.fields?.['logo'];
@@ -21,7 +21,7 @@ export function logoErrorText(error: unknown): string {
 }
 
 /**
- * A logo with its upload and removal (spec §5 messages, spec §7 "UI and tools" multipart variants):
+ * A logo with its upload and removal (spec-notes §5 messages, spec-notes §7 "UI and tools" multipart variants):
  * the current logo (or "No logo"), a file picker that refuses a file over 1 MB before sending it
  * ("File size exceeds maximum of 1mb."), the server's size, dimension or type message under the
  * field, a success toast, and "Remove logo" behind a confirmation.

@@ -3,7 +3,7 @@ import { createContext, type ReactNode, useContext, useEffect, useMemo, useState
 import { useTranslation } from 'react-i18next';
 import { useLocation, useMatches } from 'react-router';
 
-/** What a route declares in its `handle`: the i18n key of its page name (spec §2 titles). */
+/** What a route declares in its `handle`: the i18n key of its page name (spec-notes §2 titles). */
 export interface RouteHandle {
   title?: string;
 }
@@ -15,7 +15,7 @@ interface Subtitle {
 
 const SubtitleContext = createContext<{ subtitle: Subtitle | null; set: (s: Subtitle | null) => void } | null>(null);
 
-/** Holds the page subtitle; it belongs to the path that set it, so it is cleared on each navigation (spec §2). */
+/** Holds the page subtitle; it belongs to the path that set it, so it is cleared on each navigation (spec-notes §2). */
 export function SubtitleProvider({ children }: { children: ReactNode }) {
   const [subtitle, set] = useState<Subtitle | null>(null);
   const value = useMemo(() => ({ subtitle, set }), [subtitle]);

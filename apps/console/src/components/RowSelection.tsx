@@ -74,7 +74,7 @@ export function RowCheckbox({ selection, id, name }: { selection: RowSelection; 
 
 /**
  * "Delete selected (n)": disabled with nothing selected; asks for confirmation in a dialog naming the
- * count, then runs `onConfirm` (one `/batch`, spec §7 Batch) and closes once it settles.
+ * count, then runs `onConfirm` (one `/batch`, spec-notes §7 Batch) and closes once it settles.
  */
 export function DeleteSelectedButton(props: { count: number; loading: boolean; onConfirm: () => Promise<void> }) {
   const { t } = useTranslation();
@@ -120,7 +120,7 @@ export interface MultiDeleteResult {
 
 /**
  * Toasts a multi-delete's result: a success toast with the count deleted (when any), and one error
- * toast listing every failure by name with the server's error text (spec §8 texts).
+ * toast listing every failure by name with the server's error text (spec-notes §8 texts).
  */
 export function useMultiDeleteToasts(): (result: MultiDeleteResult) => void {
   const { t } = useTranslation();

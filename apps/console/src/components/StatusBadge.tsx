@@ -2,7 +2,7 @@ import { Badge, type MantineSize } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
 /**
- * The status labels the console shows (spec §3, §7): an account or key `active`/`inactive`, a
+ * The status labels the console shows (spec-notes §3, §7): an account or key `active`/`inactive`, a
  * setting `enabled`/`disabled`, an MSP or customer `onHold`, a report `sent`/`reportNotSent`, a
  * domain or query `allowed`/`blocked`.
  */

@@ -13,7 +13,7 @@ import { SEARCH_DEBOUNCE_MS } from './search.ts';
 
 /**
  * How many names a switcher fetches at once: every tenant of an MSP with up to this many (issue 29
- * "the switchers list every tenant"); typing narrows the list on the server (spec §9 `filter`).
+ * "the switchers list every tenant"); typing narrows the list on the server (spec-notes §9 `filter`).
  */
 const SWITCHER_LIMIT = 1000;
 
@@ -28,7 +28,7 @@ interface Tenant {
 
 /**
  * The recently chosen tenants of one switcher, newest first, kept in local storage under `key`
- * (`recentMsps`, `recentCustomers:<mspId>`): a console preference like the spec §3 keys.
+ * (`recentMsps`, `recentCustomers:<mspId>`): a console preference like the spec-notes §3 keys.
  */
 export function readRecent(storage: Pick<Storage, 'getItem'>, key: string): Tenant[] {
   try {
@@ -140,7 +140,7 @@ function TenantSelect(props: {
 }
 
 /**
- * The system admin's MSP switcher (spec §3/§4: role 1 acts on the selected MSP, stored separately):
+ * The system admin's MSP switcher (spec-notes §3/§4: role 1 acts on the selected MSP, stored separately):
  * choosing one selects it, clears the selected customer and opens the MSP overview.
  */
 function MspSwitcher() {

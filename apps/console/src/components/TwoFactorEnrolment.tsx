@@ -7,7 +7,7 @@ import { ApiCallError } from '../api/client.ts';
 import { useApi } from '../api/context.ts';
 
 /**
- * The ten recovery codes, shown once (spec §4): in order, with copy and a reminder that each works
+ * The ten recovery codes, shown once (spec-notes §4): in order, with copy and a reminder that each works
  * once and only the next one in the list is accepted.
  */
 export function RecoveryCodes({ codes, onDone }: { codes: readonly string[]; onDone: () => void }) {
@@ -44,7 +44,7 @@ export interface EnrolmentResult {
 }
 
 /**
- * TOTP enrolment in two calls to `POST /auth/two-factor-auth` (spec §7; docs/api.md "Auth"): the first
+ * TOTP enrolment in two calls to `POST /auth/two-factor-auth` (spec-notes §7; docs/api.md "Auth"): the first
  * shows the QR code and the secret, the second sends the authenticator app's first code. `token`,
  * when given, is the enrolment-only token of the `2FA is enforced` login answer (sent instead of
  * the session's).

@@ -6,9 +6,9 @@ import { ApiCallError } from '../api/client.ts';
 
 /**
  * A Mantine form validator from a shared zod schema (docs/contributing.md "Conventions" 10), so the messages are the
- * spec §5 texts. `prepare` maps the form's values to the schema's input first (e.g. '' → undefined).
+ * spec-notes §5 texts. `prepare` maps the form's values to the schema's input first (e.g. '' → undefined).
  * Each field shows its FIRST failed rule, so an empty required field says "This is a required field."
- * rather than the format rule checked after it (spec §5).
+ * rather than the format rule checked after it (spec-notes §5).
  */
 export function schemaValidator<V>(schema: z.ZodType, prepare: (values: V) => unknown = (v) => v) {
   const resolve = zod4Resolver(schema, { errorPriority: 'first' });
@@ -43,7 +43,7 @@ export interface SubmitThroughOptions<V, Body> {
 /**
  * The submit handler of a create form: parse the prepared values with the shared schema, call the
  * mutation, and on a 400 put the server's field messages on the fields (other errors reach the
- * global response handling: spec §8).
+ * global response handling: spec-notes §8).
  */
 export function submitThrough<V, Body>(opts: SubmitThroughOptions<V, Body>) {
   return opts.form.onSubmit((values) => {

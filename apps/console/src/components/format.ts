@@ -24,7 +24,7 @@ function knownZone(tz: string): boolean {
 }
 
 /**
- * The user's time zone (spec §3 "Browser-stored user preferences": `timezone`, set from the
+ * The user's time zone (spec-notes §3 "Browser-stored user preferences": `timezone`, set from the
  * profile): an IANA name, or undefined for "Use System Default".
  */
 export function userTimeZone(storage: Pick<Storage, 'getItem'> = window.localStorage): string | undefined {
@@ -122,7 +122,7 @@ export function formatNumber(value: number, lang = 'en', options?: Intl.NumberFo
 }
 
 /**
- * A count for dashboards (spec §9 count formatter): up to 999 as is, above with one decimal and a
+ * A count for dashboards (spec-notes §9 count formatter): up to 999 as is, above with one decimal and a
  * `k` in the language's conventions ("1.2k", "1,2 k").
  */
 export function formatCount(value: number, lang = 'en'): string {

@@ -2,7 +2,7 @@ import { Constants } from '@cordon/shared';
 import { notifications } from '@mantine/notifications';
 
 /**
- * Shows an error toast that closes after the spec's 5000 ms (spec §8, §9). The same text already on
+ * Shows an error toast that closes after the spec's 5000 ms (spec-notes §8, §9). The same text already on
  * screen is not shown a second time (its id is the text), so repeated failures do not pile up.
  */
 export function showErrorToast(message: string): void {

@@ -45,7 +45,7 @@ function isTranslated(lang: string): lang is TranslatedLanguage {
 }
 
 /**
- * The language to show for a stored `lang` (spec §3 browser-stored preferences; '' = the
+ * The language to show for a stored `lang` (spec-notes §3 browser-stored preferences; '' = the
  * browser's): a supported language, else English.
  */
 export function pickLanguage(stored: string | null, browser: readonly string[] = []): Language {

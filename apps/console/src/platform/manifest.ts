@@ -4,18 +4,18 @@ import type { MessageTree } from '../i18n/messages.ts';
 import type { Area } from '../session/routeGuard.ts';
 
 /**
- * The layout a route renders in (spec §2 layouts): an area's layout (with its guard and menu),
+ * The layout a route renders in (spec-notes §2 layouts): an area's layout (with its guard and menu),
  * `blank` (login, 403, 404: centred, no navigation) or `none` (no layout, e.g. `/logout`).
  */
 export type RouteLayout = Area | 'blank' | 'none';
 
 /**
- * The groups of the area menus (spec §2 "Navigation menus"); the app's menu skeleton places them.
+ * The groups of the area menus (spec-notes §2 "Navigation menus"); the app's menu skeleton places them.
  * A group is local to an area: `globalSettings` exists in the system and MSP menus.
  */
 export type MenuGroup = 'globalSettings' | 'contentFiltering' | 'environment' | 'reporting' | 'settings';
 
-/** Where a page sits in its area's menu (spec §2 menus and their order). */
+/** Where a page sits in its area's menu (spec-notes §2 menus and their order). */
 export interface MenuPlacement {
   /** i18n key of the label (`nav.*`). */
   labelKey: string;
@@ -30,12 +30,12 @@ export interface MenuPlacement {
 /** One page of a feature. */
 export interface FeatureRoute {
   /**
-   * The absolute console path (spec §2), e.g. `/customer/content_filtering/policies/:id`; inside an
+   * The absolute console path (spec-notes §2), e.g. `/customer/content_filtering/policies/:id`; inside an
    * area it starts with the area's base (`/customer`), `*` is the catch-all.
    */
   path: string;
   area: RouteLayout;
-  /** i18n key of the page name: the heading and `{ui title} | {page}` (spec §2 titles). */
+  /** i18n key of the page name: the heading and `{ui title} | {page}` (spec-notes §2 titles). */
   titleKey: string;
   /** Loads the page lazily (bench/README.md: routes are lazy-loaded, so the first load stays small). */
   page: () => Promise<ComponentType>;

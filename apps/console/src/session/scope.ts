@@ -2,7 +2,7 @@ import { Role } from '@cordon/shared';
 import type { SessionState } from './session.ts';
 
 /**
- * The MSP the console acts on (spec §4): the selected MSP for a system admin (role 1), the token's
+ * The MSP the console acts on (spec-notes §4): the selected MSP for a system admin (role 1), the token's
  * `msp_id` for an MSP admin (role 3); null otherwise.
  */
 export function mspScope(session: SessionState): number | null {

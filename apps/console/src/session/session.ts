@@ -15,7 +15,7 @@ export const StorageKeys = {
   selectedCustomer: 'selectedCustomer',
 } as const;
 
-/** Interface branding kept under `ui` (spec §3): logo URL and product title, both optional. */
+/** Interface branding kept under `ui` (spec-notes §3): logo URL and product title, both optional. */
 export interface UiPreferences {
   logo?: string;
   title?: string;
@@ -36,11 +36,11 @@ export interface SessionStore {
   subscribe(listener: () => void): () => void;
   /** Stores a new access token and the claims the spec keeps beside it (`role`, `twoFactorAuthEnabled`). */
   login(token: string): TokenClaims;
-  /** Clears local storage (spec §8: the 401 reaction and logout). */
+  /** Clears local storage (spec-notes §8: the 401 reaction and logout). */
   clear(): void;
   selectMsp(id: number | null): void;
   selectCustomer(id: number | null): void;
-  /** Stores the interface branding shown for the session (spec §3 `ui {logo, title}`, from `/ui/interface`). */
+  /** Stores the interface branding shown for the session (spec-notes §3 `ui {logo, title}`, from `/ui/interface`). */
   setUi(ui: UiPreferences): void;
 }
 

@@ -49,7 +49,7 @@ export interface BlockPageView {
    */
   readonly cloudKey?: { readonly state: 'form' | 'refused' } | { readonly state: 'bypassed'; readonly until: number };
   /**
-   * The branding to show (spec §7 `/ui/blockpage`), resolved field by field: the customer's, else its
+   * The branding to show (spec-notes §7 `/ui/blockpage`), resolved field by field: the customer's, else its
    * MSP's, else the system's; an empty or absent field uses the built-in text (or shows nothing).
    */
   readonly branding?: BlockPageTexts;

@@ -16,7 +16,7 @@ export interface BrandingSnapshot {
   readonly msp: ReadonlyMap<number, BlockPageTexts>;
   readonly system: BlockPageTexts | null;
   /**
-   * The support contact of each MSP's and of the system's support settings (spec §7 `/ui/support`:
+   * The support contact of each MSP's and of the system's support settings (spec-notes §7 `/ui/support`:
    * its e-mail, else its support desk URL, else its link): the page's contact when no block page
    * of the client's levels names one.
    */
@@ -27,7 +27,7 @@ export interface BrandingSnapshot {
 const FIELDS = ['title', 'message', 'footer', 'support_contact', 'logo_sha256'] as const;
 
 /**
- * The texts the block page shows a client of customer `customerId` of MSP `mspId` (spec §7
+ * The texts the block page shows a client of customer `customerId` of MSP `mspId` (spec-notes §7
  * `/ui/blockpage`): each field from the customer's branding, else its MSP's, else the system's;
  * '' when no level sets it (the page then uses its built-in text). Without a customer (an unknown
  * client), only the system's applies. With no block page naming a support contact, the MSP's
@@ -59,7 +59,7 @@ export function brandingFor(
 }
 
 /**
- * Block-page branding (spec §7 `/ui/blockpage`; migration 0010): every row of `blockpages`, a few
+ * Block-page branding (spec-notes §7 `/ui/blockpage`; migration 0010): every row of `blockpages`, a few
  * per tenant at most, so a change re-reads it whole (with the `ui_support` contacts); logos by their hash only (the page fetches the
  * bytes when a browser asks, docs/architecture.md "Block page"). Follows the `blockpages` topic.
  */

@@ -4,7 +4,7 @@ import { PackedKeys } from './packed-keys.ts';
 import { big, changedKeys, chunks, digestColumns, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
 
 /**
- * A device's or the customer's policy choice (spec §4 "Policy inheritance choices"): inherit the
+ * A device's or the customer's policy choice (spec-notes §4 "Policy inheritance choices"): inherit the
  * default policy, inherit the group or default policy, or a named policy.
  */
 export type PolicyMode = 'default' | 'group' | 'policy';
@@ -35,7 +35,7 @@ export interface DeviceSettingsRow {
   readonly exceptionId: number | null;
 }
 
-/** One device-exception rule (spec §3 "Exception rule"), as the resolver and the agent apply it. */
+/** One device-exception rule (spec-notes §3 "Exception rule"), as the resolver and the agent apply it. */
 export interface ExceptionRuleRow {
   readonly ruleId: number;
   /** The customer the rule (and its exception) belongs to. */

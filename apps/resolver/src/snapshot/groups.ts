@@ -28,7 +28,7 @@ export interface GroupsSnapshot {
 
 /**
  * The groups part (topics `groups`, `tenants`): every internal user with its own policy
- * and its effective group (spec §4: "A group higher in the ranking takes precedence"; weight 1 is
+ * and its effective group (spec-notes §4: "A group higher in the ranking takes precedence"; weight 1 is
  * the highest), resolved here once per load so a query reads one map entry. Groups and users
  * change by hand (or when an agent first reports a user), so a change re-reads the tables whole.
  * A deleted policy needs no reload: its id no longer names a compiled policy, so identification

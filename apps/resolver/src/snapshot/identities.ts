@@ -319,7 +319,7 @@ function identity(
 }
 
 /**
- * The resolver's share of a device exception (spec §3 "Exception rule"): its `Use Specific
+ * The resolver's share of a device exception (spec-notes §3 "Exception rule"): its `Use Specific
  * Resolver` rules, as `static_route` decisions forwarding to the rule's resolver (port 53 unless
  * given). `ByPass OTG` rules send a name to the device's own system resolver, which only the agent
  * can do (docs/agent.md); a query that reaches the resolver anyway is filtered as usual. Null when

@@ -180,8 +180,8 @@ async function setPassword(
 }
 
 /**
- * `POST /auth/adminregister/` (spec §7 "Auth"): completes an invitation — the mailed token (single
- * use, 72 h) and the new password (spec §5 rule, "Passwords must match."); optionally the name.
+ * `POST /auth/adminregister/` (spec-notes §7 "Auth"): completes an invitation — the mailed token (single
+ * use, 72 h) and the new password (spec-notes §5 rule, "Passwords must match."); optionally the name.
  * Audit `admin.register`.
  * @throws ApiError ERR_VALIDATION "This link is not valid or has expired." for any other token
  */
@@ -200,7 +200,7 @@ export async function registerInvitedAdmin(
 }
 
 /**
- * `POST /auth/password/forgot` (spec §7 "Auth"): mails a reset link (`<console>/reset-password?token=…`,
+ * `POST /auth/password/forgot` (spec-notes §7 "Auth"): mails a reset link (`<console>/reset-password?token=…`,
  * 1 h, single use, stored hashed) to a registered admin with this e-mail. The answer is the same
  * whether or not the address exists, and the mail goes out after the answer (its time tells
  * nothing); an unknown address is not recorded.
@@ -240,7 +240,7 @@ export async function requestPasswordReset(
 }
 
 /**
- * `POST /auth/password` (spec §7 "Auth"): sets a new password with a reset token (single use, 1 h);
+ * `POST /auth/password` (spec-notes §7 "Auth"): sets a new password with a reset token (single use, 1 h);
  * every token of the admin issued before stops working. Audit `auth.password_reset`.
  * @throws ApiError ERR_VALIDATION "This link is not valid or has expired." for any other token
  */
@@ -298,7 +298,7 @@ export async function logoutEverywhere(
   return { logged_out: true, everywhere: true };
 }
 
-/** The profile of an admin row (spec §3 "Auth user" and the stored preferences). */
+/** The profile of an admin row (spec-notes §3 "Auth user" and the stored preferences). */
 async function toProfile(deps: CoreDeps, admin: AdminForToken): Promise<Profile> {
   const role = isRole(admin.role) ? admin.role : Role.Customer;
   return {
@@ -430,7 +430,7 @@ async function clearTwoFactor(trx: Kysely<Database>, adminId: number, at: string
 }
 
 /**
- * `DELETE /auth/two-factor-auth` (spec §7): with the caller's current password, turns its 2FA off and
+ * `DELETE /auth/two-factor-auth` (spec-notes §7): with the caller's current password, turns its 2FA off and
  * clears its recovery codes. Audit `admin.2fa_disable`; a wrong password is recorded as
  * `admin.2fa_disable_failed`.
  * @throws WrongPasswordError (400 ERR_VALIDATION on `password`) for a wrong password; ApiError ERR_CONFLICT when 2FA is off; ERR_FORBIDDEN
@@ -490,7 +490,7 @@ export async function regenerateRecoveryCodes(deps: CoreDeps, caller: Caller): P
 }
 
 /**
- * `DELETE /auth/{id}/two-factor-auth/reset` (spec §7): an admin who manages admin `id` (never itself:
+ * `DELETE /auth/{id}/two-factor-auth/reset` (spec-notes §7): an admin who manages admin `id` (never itself:
  * that is the profile's switch) turns its 2FA off and clears its codes, e.g. after a lost phone; the
  * admin's tokens are refused from now on. Audit `admin.2fa_reset`.
  * @throws ApiError ERR_NOT_FOUND (not managed); ERR_CONFLICT (oneself)
@@ -538,7 +538,7 @@ export async function getEnforcement(deps: CoreDeps, mspId: number): Promise<{ e
 }
 
 /**
- * `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec §7: `enforce`): from now on the MSP's admins and
+ * `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce`): from now on the MSP's admins and
  * its customers' admins without 2FA are sent to enrol at login. Audit `msp.2fa_enforce`.
  */
 export async function setEnforcement(

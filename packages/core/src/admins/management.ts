@@ -54,7 +54,7 @@ export function managedAdmins(db: Kysely<Database>, caller: Pick<Caller, 'role' 
   return q.where(sql<boolean>`1 = 0`);
 }
 
-/** The wire form of an admin (spec §3 "Admin"). */
+/** The wire form of an admin (spec-notes §3 "Admin"). */
 export function toAdmin(a: AdminForToken): Admin {
   return {
     id: a.id,
@@ -85,7 +85,7 @@ async function managedAdmin(db: Kysely<Database>, caller: Caller, id: number): P
 }
 
 /**
- * `GET /admin?msp_id=&user_id=` (spec §7 "Admins"): a customer's admins (`user_id`), an MSP's
+ * `GET /admin?msp_id=&user_id=` (spec-notes §7 "Admins"): a customer's admins (`user_id`), an MSP's
  * (`msp_id`), or the caller's own level: the system and sales admins for a system admin, its MSP's
  * for an MSP admin, its customer's for a customer admin. Paging, sort and `filter` (name or e-mail).
  * @throws ApiError ERR_NOT_FOUND for a foreign customer or MSP
@@ -137,7 +137,7 @@ interface Placement {
 }
 
 /**
- * The 403 of a role rule. The answer is the catalogue's text (spec §8: the console shows
+ * The 403 of a role rule. The answer is the catalogue's text (spec-notes §8: the console shows
  * 'Client error: Forbidden.' for every 403); `why` documents the rule at the call site.
  */
 const forbidden = (_why: string) => new ApiError('ERR_FORBIDDEN');
@@ -221,7 +221,7 @@ async function mailInvitation(deps: CoreDeps, admin: AdminForToken, token: strin
 }
 
 /**
- * `POST /admin/` (spec §7 "Admins"): adds an admin at the place {@link placement} decides, with no
+ * `POST /admin/` (spec-notes §7 "Admins"): adds an admin at the place {@link placement} decides, with no
  * password yet (`pending`), and mails it an invitation to `POST /auth/adminregister/`. Audit
  * `admin.create`. The mail goes out after commit; `invitation_sent` false means it did not (no mail
  * settings, or the server refused) and `POST /admin/{id}/invite` can send it again.

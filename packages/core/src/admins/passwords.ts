@@ -60,7 +60,7 @@ export async function verifyPassword(passwordHash: string | undefined, password:
   return passwordHash !== undefined && ok;
 }
 
-/** A random password satisfying the spec §5 rule: 24 base64url characters plus a letter and a digit. */
+/** A random password satisfying the spec-notes §5 rule: 24 base64url characters plus a letter and a digit. */
 export function generatePassword(): string {
   return `${randomBytes(18).toString('base64url')}a7`;
 }

@@ -91,7 +91,7 @@ export function adminById(deps: CoreDeps, id: number): Promise<repo.AdminForToke
  * (default 'admin@cordon.local') and `password`, or a generated password that is returned once,
  * through the mutation path as the operator (audit `admin.bootstrap`). When one exists, nothing changes.
  * @returns `created`, the admin's e-mail, and `generatedPassword` only when one was generated
- * @throws Error when the given e-mail or password breaks the spec §5 rules
+ * @throws Error when the given e-mail or password breaks the spec-notes §5 rules
  */
 export async function ensureSystemAdmin(
   deps: CoreDeps,
@@ -133,7 +133,7 @@ export async function ensureSystemAdmin(
 export interface CreateAdminInput {
   /** Login e-mail; unique across all tenants; stored lower case. */
   email: string;
-  /** The spec §5 password rule applies (8+ characters, a letter and a digit or symbol); omitted → generated. */
+  /** The spec-notes §5 password rule applies (8+ characters, a letter and a digit or symbol); omitted → generated. */
   password?: string | undefined;
   /** Display name; must not be empty (at most 200 characters). */
   fullName: string;
@@ -205,7 +205,7 @@ function validate(input: CreateAdminInput): { email: string; fullName: string; p
 
 /**
  * Creates a console admin (`cordon create-admin`, docs/operations.md): argon2id password hash as for
- * login, the spec §5 e-mail and password rules of the shared schemas. A role-3 admin joins an
+ * login, the spec-notes §5 e-mail and password rules of the shared schemas. A role-3 admin joins an
  * existing MSP; a role-4 admin an existing customer and that customer's MSP. Not the MSP's or
  * customer's primary admin (`is_default` false). Goes through the mutation path (audit
  * `admin.create`, no topics): on any error nothing is written.

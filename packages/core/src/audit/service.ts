@@ -106,7 +106,7 @@ export async function exportAudit(
   );
 }
 
-/** The file name of an audit export, with the date as DD-MM-YYYY (spec §9). */
+/** The file name of an audit export, with the date as DD-MM-YYYY (spec-notes §9). */
 export function auditExportFileName(at: number): string {
   return `audit-${ddmmyyyy(new Date(at), 'utc')}.csv`;
 }

@@ -1,4 +1,4 @@
-/** Block-page branding (spec §7 `/ui/blockpage`): customer, MSP and system texts of the block page. */
+/** Block-page branding (spec-notes §7 `/ui/blockpage`): customer, MSP and system texts of the block page. */
 
 export {
   deleteBlockPage,

@@ -12,7 +12,7 @@ import * as repo from './repository.ts';
 const TOPICS = ['blockpages'] as const;
 
 /**
- * Whose block page a `/ui/blockpage` call means (spec §7 "UI and tools"), checked in SQL against the
+ * Whose block page a `/ui/blockpage` call means (spec-notes §7 "UI and tools"), checked in SQL against the
  * caller's scope:
  * - `user_id`: that customer (a customer admin: only its own);
  * - `msp_id`: that MSP (a system admin: any; an MSP admin: its own; a customer admin: none);
@@ -146,7 +146,7 @@ export async function deleteBlockPage(
 }
 
 /**
- * `POST /ui/blockpage/logo?user_id=|msp_id=` (spec §7 "UI and tools", multipart variant): stores
+ * `POST /ui/blockpage/logo?user_id=|msp_id=` (spec-notes §7 "UI and tools", multipart variant): stores
  * `bytes` as the owner's logo after {@link validateLogo}; the block page shows it within a second.
  * Audit `blockpage.logo` (hashes before and after); publishes `blockpages`.
  * @throws ApiError as {@link ownerOf}; ERR_VALIDATION (field `logo`) with the spec's size,

@@ -1,4 +1,4 @@
-/** Interface branding and support contacts (spec §7 "UI and tools": `/ui/interface`, `/ui/support`). */
+/** Interface branding and support contacts (spec-notes §7 "UI and tools": `/ui/interface`, `/ui/support`). */
 
 export { interfaceTitle, PRODUCT_TITLE } from './repository.ts';
 export {

@@ -20,7 +20,7 @@ import * as repo from './repository.ts';
 const SYSTEM: BrandingLevel = { mspId: null };
 
 /**
- * Which level a `/ui/interface` or `/ui/support` call means (spec §7 "UI and tools": "own or with
+ * Which level a `/ui/interface` or `/ui/support` call means (spec-notes §7 "UI and tools": "own or with
  * msp_id"), checked in SQL against the caller's scope:
  * - `msp_id`: that MSP (a system admin: any; an MSP admin: its own; a customer admin: never);
  * - none: the system's for a system admin, the caller's MSP for an MSP admin, the customer's MSP
@@ -131,8 +131,8 @@ async function changeInterface(
 }
 
 /**
- * `POST /ui/interface[?msp_id=]` (multipart, spec §7): sets the fields given — `title`,
- * `nameservers`, and `logo` (checked by `validateLogo`: spec §5 size and dimension messages) —
+ * `POST /ui/interface[?msp_id=]` (multipart, spec-notes §7): sets the fields given — `title`,
+ * `nameservers`, and `logo` (checked by `validateLogo`: spec-notes §5 size and dimension messages) —
  * leaving absent ones unchanged. Audit `ui.interface.update`.
  * @throws ApiError as {@link levelOf}; ERR_VALIDATION (field `logo`) changing nothing
  */
@@ -166,7 +166,7 @@ export async function deleteInterfaceLogo(deps: CoreDeps, caller: Caller, query:
 }
 
 /**
- * `DELETE /ui/interface/title[?msp_id=]`: removes the level's title (spec §2: then the system's or
+ * `DELETE /ui/interface/title[?msp_id=]`: removes the level's title (spec-notes §2: then the system's or
  * the default product title). Audit `ui.interface.title.delete`.
  * @throws ApiError as {@link levelOf}
  */
@@ -202,7 +202,7 @@ export async function getSupport(deps: CoreDeps, caller: Caller, query: UiQuery)
 }
 
 /**
- * `PUT /ui/support[?msp_id=]`: sets the level's support contacts (spec §5 "Please enter a valid
+ * `PUT /ui/support[?msp_id=]`: sets the level's support contacts (spec-notes §5 "Please enter a valid
  * URL."). Audit `ui.support.update` with before and after.
  * @throws ApiError as {@link levelOf}
  */

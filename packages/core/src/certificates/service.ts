@@ -3,7 +3,7 @@ import { ApiError } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
 
 /**
- * The deployment's root CA certificate in a download format (spec §7 "UI and tools"; docs/architecture.md "Block page"):
+ * The deployment's root CA certificate in a download format (spec-notes §7 "UI and tools"; docs/architecture.md "Block page"):
  * `pem` as PEM text, `der` and `cer` as DER bytes. Public, one per deployment: any caller may have it.
  * `cordon serve` creates the CA on its first start (docs/decisions.md "Root CA").
  * @throws ApiError ERR_NOT_FOUND (404) before the first start has created it

@@ -45,7 +45,7 @@ function keyQuery(db: Kysely<Database>, scope: TenantScope, customerId: number) 
     .select(COLUMNS);
 }
 
-/** The wire form of a row (spec §3 "Cloud key"). */
+/** The wire form of a row (spec-notes §3 "Cloud key"). */
 export function toCloudKey(r: CloudKeyRow): CloudKey {
   return {
     id: r.id,

@@ -32,7 +32,7 @@ const audited = (k: CloudKey | undefined) => {
 };
 
 /**
- * `GET /users/{id}/cloudkeys` (spec §7 "Cloud keys"): a page of the customer's keys (the guard has
+ * `GET /users/{id}/cloudkeys` (spec-notes §7 "Cloud keys"): a page of the customer's keys (the guard has
  * checked the customer; the query is scoped again in SQL).
  * @throws ApiError ERR_VALIDATION for an unknown sortkey
  */

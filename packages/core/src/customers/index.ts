@@ -1,4 +1,4 @@
-/** Customers (spec §7 "Customers"; a "user" on the wire): with their default policy and primary admin. */
+/** Customers (spec-notes §7 "Customers"; a "user" on the wire): with their default policy and primary admin. */
 export {
   createCustomer,
   customerDependants,

@@ -51,7 +51,7 @@ async function mspFor(deps: CoreDeps, caller: Caller, mspId: number | undefined)
 }
 
 /**
- * `GET /users/`: role 1 all or one MSP's; role 2 (sales, read-only: spec §2 "sales MSP id") one
+ * `GET /users/`: role 1 all or one MSP's; role 2 (sales, read-only: spec-notes §2 "sales MSP id") one
  * MSP's, `msp_id` required; role 3 its MSP's; role 4 itself.
  * @throws ApiError ERR_VALIDATION (sales without msp_id), ERR_NOT_FOUND (an MSP not visible)
  */
@@ -91,7 +91,7 @@ export async function getCustomer(deps: CoreDeps, caller: Caller, id: number): P
 /**
  * `POST /users/` (roles 1, 3): creates the customer with a fresh `uuid_str`, its default policy
  * 'Default' copied from the MSP's global default policy (else the system's), at `default_level`
- * when given (categories from the current levels: spec §4), and an optional
+ * when given (categories from the current levels: spec-notes §4), and an optional
  * role-4 primary admin, in one mutation (audit `customer.create`); publishes `tenants` and
  * `policies` after commit.
  * @throws ApiError ERR_VALIDATION (msp_id missing for role 1; admin e-mail without password),
@@ -151,7 +151,7 @@ export async function createCustomer(deps: CoreDeps, caller: Caller, body: Custo
 }
 
 /**
- * `POST /users/{id}` (an update: spec §7): account name and time zone. Audit `customer.update`
+ * `POST /users/{id}` (an update: spec-notes §7): account name and time zone. Audit `customer.update`
  * with the customer before and after; publishes `tenants`.
  * @throws ApiError ERR_NOT_FOUND, ERR_CONFLICT for a name taken within the MSP
  */
@@ -248,7 +248,7 @@ export async function deleteCustomer(
 
 /**
  * `GET /users/{id}/all` (roles 1 and 3; `id` is an MSP): the MSP's account name and every one of
- * its customers by name, unpaged (spec §3 "allCustomers").
+ * its customers by name, unpaged (spec-notes §3 "allCustomers").
  * @throws ApiError ERR_NOT_FOUND for an MSP that is missing or not the caller's
  */
 export async function mspAccount(deps: CoreDeps, caller: Caller, mspId: number): Promise<MspAccount> {

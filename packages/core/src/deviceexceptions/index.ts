@@ -1,4 +1,4 @@
-/** Device exceptions and their rules (spec §7 "Device exceptions"; spec §3 "Exception rule"). */
+/** Device exceptions and their rules (spec-notes §7 "Device exceptions"; spec-notes §3 "Exception rule"). */
 
 export { exceptionOfCustomer, rulesForAgent } from './repository.ts';
 export {

@@ -26,7 +26,7 @@ const nameTaken = () =>
   });
 
 /**
- * `GET /device_exceptions?user_id=` (spec §7 "Device exceptions"): a page of the customer's
+ * `GET /device_exceptions?user_id=` (spec-notes §7 "Device exceptions"): a page of the customer's
  * exceptions with their device and rule counts. A customer admin's own customer when `user_id` is left out.
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (no user_id for a system or MSP admin; sortkey)
  */
@@ -278,7 +278,7 @@ export async function updateExceptionRule(
 /**
  * `DELETE /device_exceptions/{id}/rules/{ruleId}`. An exception in use (by a device, or as the
  * customer's device-configuration exception) keeps at least one rule: deleting its last one is
- * refused with the spec §5 text. Audit `device_exception.rule.delete`; publishes `devices`.
+ * refused with the spec-notes §5 text. Audit `device_exception.rule.delete`; publishes `devices`.
  * @throws ApiError ERR_NOT_FOUND; ERR_CONFLICT (409) "You can't delete the last item in this table…"
  */
 export async function deleteExceptionRule(

@@ -1,5 +1,5 @@
 /**
- * Devices (spec §7 "Devices"): enrolled agents, the customer's install key and device
+ * Devices (spec-notes §7 "Devices"): enrolled agents, the customer's install key and device
  * configuration, advanced JSON configurations, and the agent's enrolment and heartbeat.
  */
 

@@ -104,7 +104,7 @@ function parseInfo(text: string): Record<string, unknown> {
 }
 
 /**
- * The API's device (spec §3 "Device") from its row and what it inherits. Its `policy` is the name of
+ * The API's device (spec-notes §3 "Device") from its row and what it inherits. Its `policy` is the name of
  * the policy it gets without a user (docs/decisions.md "Environment"): its own named policy, else the
  * customer's device configuration's named policy when the device inherits it (`default`), else the
  * customer's default policy ('' without one); its `exception` its own, else the configuration's.

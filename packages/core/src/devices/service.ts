@@ -54,7 +54,7 @@ function normalizeJson(text: string): string {
 }
 
 /**
- * The policy choice after a change (spec §4 "Policy inheritance choices"): a `policy_id` without a
+ * The policy choice after a change (spec-notes §4 "Policy inheritance choices"): a `policy_id` without a
  * mode means `policy`; another mode clears the policy; `policy` needs one (the spec's "select a policy" prompt).
  * @throws ApiError ERR_VALIDATION for `policy` without a policy, or a policy of another customer
  */
@@ -92,7 +92,7 @@ async function checkException(
 }
 
 /**
- * `GET /users/{id}/devices` (spec §7 "Devices"): a page of the customer's devices; `policyid` and
+ * `GET /users/{id}/devices` (spec-notes §7 "Devices"): a page of the customer's devices; `policyid` and
  * `location_id` narrow it (the policy's devices tab, a location's devices).
  * @throws ApiError ERR_VALIDATION for an unknown sortkey
  */
@@ -118,7 +118,7 @@ export async function getDevice(deps: CoreDeps, caller: Caller, customerId: numb
 /**
  * `POST /users/{id}/devices/{deviceId}` (an update): name, tag, the policy choice and the device
  * exception (null: the customer's). Refused while the device has an advanced JSON configuration
- * (spec §4: details locked until it is reset). Audit `device.update` (the key left out); publishes `devices`.
+ * (spec-notes §4: details locked until it is reset). Audit `device.update` (the key left out); publishes `devices`.
  * @throws ApiError ERR_NOT_FOUND; ERR_CONFLICT when locked; ERR_VALIDATION for a policy or exception of
  *   another customer, or mode `policy` without a policy
  */
@@ -183,7 +183,7 @@ export async function deleteDevice(
 
 /**
  * `POST` (`configuration` set) and `DELETE` (`null`: reset) `/users/{id}/devices/{deviceId}/config/advanced`:
- * the device's advanced JSON configuration, which locks its details while set (spec §4). Audit
+ * the device's advanced JSON configuration, which locks its details while set (spec-notes §4). Audit
  * `device.config.advanced.set` / `.reset`; publishes `devices`.
  * @throws ApiError ERR_NOT_FOUND
  */
@@ -266,13 +266,13 @@ function toConfig(row: NonNullable<Awaited<ReturnType<typeof repo.getSettings>>>
   };
 }
 
-/** `GET /users/{id}/devices/config` (spec §7 "Devices"): the install key and the customer's device configuration. */
+/** `GET /users/{id}/devices/config` (spec-notes §7 "Devices"): the install key and the customer's device configuration. */
 export async function getDeviceConfig(deps: CoreDeps, caller: Caller, customerId: number): Promise<DeviceConfig> {
   return toConfig(await settingsOf(deps, caller, customerId));
 }
 
 /**
- * `POST /users/{id}/devices/config` (spec §7: `policy_id` and `device_exception_id`): what devices
+ * `POST /users/{id}/devices/config` (spec-notes §7: `policy_id` and `device_exception_id`): what devices
  * that inherit get. Audit `device.settings.update`; publishes `devices`.
  * @throws ApiError ERR_VALIDATION (policy or exception of another customer; `policy` without a policy)
  */
@@ -309,7 +309,7 @@ export async function updateDeviceConfig(
 }
 
 /**
- * `GET|POST|DELETE /users/{id}/devices/config/advanced` (spec §7): the customer's advanced JSON
+ * `GET|POST|DELETE /users/{id}/devices/config/advanced` (spec-notes §7): the customer's advanced JSON
  * device configuration; `configuration` undefined reads, null resets. Audit
  * `device.settings.advanced.set` / `.reset`; publishes `devices`.
  */
@@ -345,7 +345,7 @@ export async function customerAdvanced(
 }
 
 /**
- * `PUT /users/{id}/devices/key` (spec §7 "Customers"; spec §4): a new install key. The old one
+ * `PUT /users/{id}/devices/key` (spec-notes §7 "Customers"; spec-notes §4): a new install key. The old one
  * stops new installs at once; enrolled devices keep their own keys. Audit
  * `device.installkey.regenerate` (no key in the trail); publishes `devices`.
  */
@@ -377,7 +377,7 @@ function keyCaller(owner: { customer_id: number; msp_id: number }, ip: string): 
   return { ...OPERATOR, role: Role.Customer, mspId: owner.msp_id, customerId: owner.customer_id, ip };
 }
 
-/** The `extra_info` JSON of a device (spec §3: it holds `os.type`). */
+/** The `extra_info` JSON of a device (spec-notes §3: it holds `os.type`). */
 function extraInfo(osType: string): string {
   return JSON.stringify({ os: { type: osType } });
 }

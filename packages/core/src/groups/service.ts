@@ -35,8 +35,8 @@ async function checkPolicy(db: Kysely<Database>, scope: TenantScope, customerId:
 }
 
 /**
- * `GET /users/{id}/groups` (spec §7 "Groups and internal users"): a page of the customer's groups
- * (the console asks for 10000, spec §9); `sortkey=weight` is the ranking's order.
+ * `GET /users/{id}/groups` (spec-notes §7 "Groups and internal users"): a page of the customer's groups
+ * (the console asks for 10000, spec-notes §9); `sortkey=weight` is the ranking's order.
  * @throws ApiError ERR_VALIDATION for an unknown sortkey
  */
 export function listGroups(
@@ -101,7 +101,7 @@ export async function createGroup(
 /**
  * `PUT /users/{id}/groups/{groupId}`: name, description, policy (`policyid`, null for none), the
  * `disable` switch and `weight` (the ranking page sends each group's list position, from 1, through
- * `/batch`, spec §4). Audit `group.update`; publishes `groups`.
+ * `/batch`, spec-notes §4). Audit `group.update`; publishes `groups`.
  * @throws ApiError ERR_NOT_FOUND, ERR_VALIDATION, ERR_CONFLICT (name taken)
  */
 export async function updateGroup(

@@ -20,7 +20,7 @@ export interface ValidatedLogo {
 }
 
 /**
- * Checks an uploaded logo (spec §5 messages; docs/security.md "Uploads"): at most 1 MB
+ * Checks an uploaded logo (spec-notes §5 messages; docs/security.md "Uploads"): at most 1 MB
  * (`Constants.maxUploadBytes`), a PNG, JPEG, GIF or WebP by its content (the file name and the
  * claimed type are ignored), at most {@link LOGO_MAX_SIDE} pixels on each side.
  * @param field the form field the errors name (`logo`)

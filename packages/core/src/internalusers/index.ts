@@ -1,4 +1,4 @@
-/** Internal users (spec §7 "Groups and internal users"): the people agents report, their policies and groups. */
+/** Internal users (spec-notes §7 "Groups and internal users"): the people agents report, their policies and groups. */
 
 export {
   deleteInternalUser,

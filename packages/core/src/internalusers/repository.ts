@@ -47,7 +47,7 @@ type UserRow = {
 
 /**
  * The wire form of users, with their groups: `group_ids` all of them by rank, `group_id`/`group`
- * the effective one — the enabled group highest in the ranking (weight 1 first; spec §4).
+ * the effective one — the enabled group highest in the ranking (weight 1 first; spec-notes §4).
  */
 async function hydrate(db: Kysely<Database>, rows: UserRow[]): Promise<InternalUser[]> {
   if (rows.length === 0) return [];

@@ -10,7 +10,7 @@ import * as repo from './repository.ts';
 const TOPICS = ['groups'] as const;
 
 /**
- * `GET /users/{id}/users/?group_id=` (spec §7 "Groups and internal users"): a page of the customer's
+ * `GET /users/{id}/users/?group_id=` (spec-notes §7 "Groups and internal users"): a page of the customer's
  * internal users, optionally a group's members.
  * @throws ApiError ERR_VALIDATION for an unknown sortkey
  */

@@ -30,7 +30,7 @@ function flag(value: string | undefined, line: number, column: string): boolean 
 }
 
 /**
- * Parses a domain-list CSV (spec §9: CSV, at most 1 MB, one domain per line) for the `action` list.
+ * Parses a domain-list CSV (spec-notes §9: CSV, at most 1 MB, one domain per line) for the `action` list.
  * Each line is a domain, optionally followed by `include_subdomains`, `comment` and `log_requests`;
  * a first line starting with `domain` is a header naming the columns (an export's
  * {@link DOMAIN_CSV_COLUMNS}), in any order. Flags take true/false, 1/0, yes/no and default to true;

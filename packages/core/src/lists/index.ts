@@ -1,4 +1,4 @@
-/** Domain lists (spec §7 "Domains"): policies' allow and block lists, and the MSP and system global lists. */
+/** Domain lists (spec-notes §7 "Domains"): policies' allow and block lists, and the MSP and system global lists. */
 export { formatDomainCsv, parseDomainCsv } from './csv.ts';
 export type { EntryFields, ListOwner } from './repository.ts';
 export {

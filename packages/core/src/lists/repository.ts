@@ -59,7 +59,7 @@ const SORT: ListSort<string> = {
   tiebreak: 'id',
 };
 
-/** The wire form of a row (spec §3 "Domain list entry"). */
+/** The wire form of a row (spec-notes §3 "Domain list entry"). */
 function toEntry(owner: ListOwner, r: Pick<EntryRow, (typeof COLUMNS)[number]>): DomainEntry {
   return {
     id: r.id,

@@ -76,7 +76,7 @@ const scopeFor = (caller: Caller): ListScope => ({ scope: scopeOf(caller), role:
 
 /**
  * Resolves and checks the owner of a list call (docs/architecture.md "Tenancy"):
- * - a policy visible to the caller; `user_id`/`msp_id` (spec §7 "carrying user_id or msp_id"),
+ * - a policy visible to the caller; `user_id`/`msp_id` (spec-notes §7 "carrying user_id or msp_id"),
  *   when given, must be its customer and that customer's MSP;
  * - a global list: `msp_id` an MSP the caller may see (an MSP admin's own when left out); none, the
  *   system's lists, for system admins only.
@@ -229,7 +229,7 @@ export async function deleteEntry(
 }
 
 /**
- * `POST …/domains/import/{action}[?overwrite=true]`: a CSV file (spec §9: ≤ 1 MB, one domain per
+ * `POST …/domains/import/{action}[?overwrite=true]`: a CSV file (spec-notes §9: ≤ 1 MB, one domain per
  * line; columns in {@link parseDomainCsv}) added to the `action` list in one transaction — all or
  * nothing. Domains already listed (or repeated in the file) are skipped by the owner's unique index
  * and kept as they are; `overwrite` first empties the list. Writes the owner's change stamp; audit

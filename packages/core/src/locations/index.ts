@@ -1,4 +1,4 @@
-/** Locations (spec §7 "Locations"): static-IP locations, their addresses and the claim rules. */
+/** Locations (spec-notes §7 "Locations"): static-IP locations, their addresses and the claim rules. */
 
 export { CLAIM_LOCK_KEY } from './repository.ts';
 export {

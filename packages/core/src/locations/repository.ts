@@ -64,7 +64,7 @@ async function hydrate(db: Kysely<Database>, rows: LocationRow[]): Promise<Locat
       type: r.type as LocationType,
       name: r.name,
       policy_id: r.policy_id,
-      // The named policy, else the customer's default policy (spec §3 "policy_name").
+      // The named policy, else the customer's default policy (spec-notes §3 "policy_name").
       policy_name: r.named_policy ?? r.default_policy ?? '',
       key: r.key,
       addresses: own,
@@ -79,7 +79,7 @@ async function hydrate(db: Kysely<Database>, rows: LocationRow[]): Promise<Locat
 /**
  * A page of customer `customerId`'s locations of one type (or all) within `scope`. `policy_id`
  * keeps the locations whose effective policy it is: named, or inherited when it is the customer's
- * default policy (the policy's locations tab, spec §2). `filter` matches the name, an address or the host name.
+ * default policy (the policy's locations tab, spec-notes §2). `filter` matches the name, an address or the host name.
  * @throws ApiError 400 for an unknown sortkey
  */
 export async function listLocations(

@@ -1,5 +1,5 @@
 /**
- * Mail (spec §3 "Email settings", spec §7 `/mail`): the system's and each MSP's SMTP settings, and
+ * Mail (spec-notes §3 "Email settings", spec-notes §7 `/mail`): the system's and each MSP's SMTP settings, and
  * the one way core sends mail ({@link sendMail}: invitations, password resets, reports), through
  * nodemailer.
  */

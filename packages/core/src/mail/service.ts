@@ -9,7 +9,7 @@ import { deliver, type MailMessage } from './mailer.ts';
 import * as repo from './repository.ts';
 
 /**
- * Whose mail settings a `/mail` call means (spec §7 "UI and tools"), checked in SQL against the
+ * Whose mail settings a `/mail` call means (spec-notes §7 "UI and tools"), checked in SQL against the
  * caller's scope: `msp_id` → that MSP (a system admin: any; an MSP admin: its own); none → the
  * system's for a system admin, the caller's own MSP for an MSP admin.
  * @throws ApiError ERR_NOT_FOUND for a missing or foreign MSP (the same answer for both)
@@ -75,7 +75,7 @@ export async function getMailSettings(deps: CoreDeps, caller: Caller, query: Mai
 
 /**
  * `POST /mail?msp_id=`: sets the owner's mail server, port, security, credentials, sender, from
- * address and notification period (spec §3 "Email settings"). A password left out keeps the stored
+ * address and notification period (spec-notes §3 "Email settings"). A password left out keeps the stored
  * one. `console_url` only at system level. Audit `mail.update` (the password never in it).
  * @throws ApiError as {@link ownerOf}; ERR_VALIDATION for `console_url` at MSP level
  */
@@ -141,7 +141,7 @@ export interface MailSender {
 
 /**
  * Sends one mail through the settings of `from.mspId` (its own, else the system's), or the system's
- * when `mspId` is null (spec §3 "Email settings"). For services that mail (invitations, password
+ * when `mspId` is null (spec-notes §3 "Email settings"). For services that mail (invitations, password
  * resets, reports); no audit row (sending changes nothing).
  * @returns the SMTP server's message id
  * @throws MailNotConfiguredError when no settings apply; the transport's Error when the server refuses

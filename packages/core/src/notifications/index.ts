@@ -1,5 +1,5 @@
 /**
- * Category notifications (console spec §3 "Notification settings"; docs/decisions.md "Category
+ * Category notifications (spec-notes §3 "Notification settings"; docs/decisions.md "Category
  * notifications"): each policy's categories, interval, window and recipients, and the worker's
  * digest of blocked hits mailed through the MSP's mail settings.
  */

@@ -15,7 +15,7 @@ import { customerInScope, ownedInScope, scopeOf, type TenantScope } from '../ten
 
 type Row = Selectable<Database['policy_notifications']>;
 
-/** What a policy that never saved its notifications answers (console spec §3 "Notification settings"). */
+/** What a policy that never saved its notifications answers (spec-notes §3 "Notification settings"). */
 const DEFAULTS = { interval: 'daily', period: 'day' } as const;
 
 /** Policy `id` with its customer and MSP, when `scope` may see it; else undefined (a foreign id is a missing one). */
@@ -72,7 +72,7 @@ export async function getNotifications(deps: CoreDeps, caller: Caller, policyId:
 
 /**
  * `POST /policies/{id}/notifications`: replaces the policy's category notifications (body already
- * validated by `policyNotificationsUpdateSchema`: categories need a recipient, console spec §5).
+ * validated by `policyNotificationsUpdateSchema`: categories need a recipient, spec-notes §5).
  * Switching them on (from no categories) starts the interval now, so the first digest goes out one
  * interval later. Audit `notification.update` (entity `policy_notification`, id the policy's).
  * @throws ApiError ERR_NOT_FOUND when the policy is missing or another tenant's; nothing is written then

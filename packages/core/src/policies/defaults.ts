@@ -32,7 +32,7 @@ import {
 } from './service.ts';
 
 /**
- * Whose default policy a `/policies/default…` call means (spec §7 "Default policy"; docs/api.md
+ * Whose default policy a `/policies/default…` call means (spec-notes §7 "Default policy"; docs/api.md
  * "Default policies"): a customer's default policy (a real policy row), or a template — an MSP's
  * global default policy or the system's.
  */
@@ -107,7 +107,7 @@ function templateToWire(row: templates.TemplateRow): DefaultPolicy {
 }
 
 /**
- * `GET /policies/default?user_id=|msp_id=` (spec §7): the default policy the query names (see
+ * `GET /policies/default?user_id=|msp_id=` (spec-notes §7): the default policy the query names (see
  * {@link targetOf}).
  * @throws ApiError as {@link targetOf}
  */
@@ -122,7 +122,7 @@ export async function getDefaultPolicy(
 }
 
 /**
- * `PUT /policies/default?user_id=|msp_id=` (spec §7). A customer's default policy is updated like any
+ * `PUT /policies/default?user_id=|msp_id=` (spec-notes §7). A customer's default policy is updated like any
  * policy (`PUT /policies/{id}`). A template takes `description`, `filtering_level`,
  * `allow_unclassified` and `safe_search`; its name stays 'Default'; a named level makes it follow that
  * level's current categories, `custom` keeps its set. Audit `default_policy.update` (before/after);
@@ -178,7 +178,7 @@ export async function updateDefaultPolicy(
 }
 
 /**
- * `GET /policies/default/categories?user_id=|msp_id=` (spec §7): every taxonomy category with its
+ * `GET /policies/default/categories?user_id=|msp_id=` (spec-notes §7): every taxonomy category with its
  * current level and `allowed: true` when the default policy BLOCKS it (inverted wire flag).
  * @throws ApiError as {@link targetOf}
  */
@@ -195,7 +195,7 @@ export async function getDefaultPolicyCategories(
 }
 
 /**
- * `POST|PUT /policies/default/categories?user_id=|msp_id=` (spec §7): applies each entry
+ * `POST|PUT /policies/default/categories?user_id=|msp_id=` (spec-notes §7): applies each entry
  * (`allowed: true` = block); categories not sent keep their state; the level becomes the named level
  * whose set equals the result, else `custom`. Audit `default_policy.categories.update` for a
  * template (`policy.categories.update` for a customer's default policy).
@@ -244,7 +244,7 @@ export async function setDefaultPolicyCategories(
 }
 
 /**
- * `GET /policies/default/categories/{id}?user_id=|msp_id=` (spec §7): one category of the default
+ * `GET /policies/default/categories/{id}?user_id=|msp_id=` (spec-notes §7): one category of the default
  * policy, with its current protection level.
  * @throws ApiError as {@link targetOf}; ERR_NOT_FOUND for an id outside the taxonomy
  */
@@ -260,7 +260,7 @@ export async function getDefaultPolicyCategory(
 }
 
 /**
- * `PUT /policies/default/categories/{id}` (system admins; spec §4 and §7): sets which protection
+ * `PUT /policies/default/categories/{id}` (system admins; spec-notes §4 and §7): sets which protection
  * levels block category `id` — `L` (Low up), `M` (Moderate up), `H` (High only) or null (only a
  * custom policy). Existing policies keep their blocked sets: the edit applies to policies (and
  * customers, MSPs) created afterwards, and to templates at a named level, which follow the levels.
@@ -322,7 +322,7 @@ export async function createMspDefaultPolicy(trx: Kysely<Database>, mspId: numbe
 /**
  * Writes the default policy 'Default' of a new customer of MSP `mspId` from the MSP's global default
  * policy (else the system's): its description, level, "allow unclassified" and safe search; a named
- * level blocks that level's categories under the current levels (spec §4), custom copies the
+ * level blocks that level's categories under the current levels (spec-notes §4), custom copies the
  * template's set. `level`, when given, overrides the template's level. Runs in the transaction
  * (`trx`) of the mutation that creates the customer.
  * @returns the policy's id

@@ -1,4 +1,4 @@
-/** Policies (spec §7 "Policies"): a customer's policies, their blocked categories and the default policy. */
+/** Policies (spec-notes §7 "Policies"): a customer's policies, their blocked categories and the default policy. */
 
 export {
   createDefaultPolicy,

@@ -76,7 +76,7 @@ export async function defaultPolicyIdFor(deps: CoreDeps, caller: Caller, userId:
 
 /**
  * `POST /policies`: a policy of customer `user_id` whose blocked categories are the level's set
- * under the *current* category levels (spec §4: level edits apply to new policies). Audit
+ * under the *current* category levels (spec-notes §4: level edits apply to new policies). Audit
  * `policy.create`; publishes `policies`.
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_CONFLICT (name taken)
  */
@@ -160,7 +160,7 @@ export async function updatePolicy(
 }
 
 /**
- * `PATCH /users/{id}/policies/{policyId}` (spec §7 Policies; docs/api.md "Policies"): the partial
+ * `PATCH /users/{id}/policies/{policyId}` (spec-notes §7 Policies; docs/api.md "Policies"): the partial
  * update of {@link updatePolicy} on policy `policyId` of customer `customerId`. The route's guard has
  * checked the customer is visible; a policy of another customer (or tenant) is not found. Audit
  * `policy.update`; publishes `policies`.

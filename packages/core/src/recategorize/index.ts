@@ -1,4 +1,4 @@
-/** Recategorisation requests and the category overrides they become (spec §7 `POST /tools/recategorize`). */
+/** Recategorisation requests and the category overrides they become (spec-notes §7 `POST /tools/recategorize`). */
 export {
   listRecategorizations,
   OVERRIDE_SOURCE,

@@ -78,7 +78,7 @@ function scoped(db: Kysely<Database>, caller: Caller) {
 }
 
 /**
- * `POST /tools/recategorize` (spec §7): queues a request for the system admin's review, recording
+ * `POST /tools/recategorize` (spec-notes §7): queues a request for the system admin's review, recording
  * the asking admin and tenant. A pending request for the same domain and category by the same
  * tenant is answered again rather than queued twice. Audit `recategorize.request`.
  */

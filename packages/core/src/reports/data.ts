@@ -168,7 +168,7 @@ async function namesOf(
 }
 
 /**
- * Builds report `code` of customer `customerId` over `period` from the hourly roll-ups (spec §3
+ * Builds report `code` of customer `customerId` over `period` from the hourly roll-ups (spec-notes §3
  * "Report types"; docs/api.md "Reports"). Rows: at most `limit`, most queries first (blocked
  * reports: most blocked first), trend reports in time order with zeros. The `user` and `group`
  * reports read the identity the resolver logged (migration 0029; docs/decisions.md "Query log identity").

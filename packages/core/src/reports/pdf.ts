@@ -29,9 +29,9 @@ export function reportTitle(r: Pick<Report, 'type' | 'dimension'>): string {
 const MARGIN = 48;
 
 /**
- * Renders reports as one PDF (spec §1 "reports: scheduled, one-off PDF"; docs/api.md "Reports"): a
+ * Renders reports as one PDF (spec-notes §1 "reports: scheduled, one-off PDF"; docs/api.md "Reports"): a
  * header with the logo and title, then per report its title, period and time zone, the total, a bar
- * chart of its first 12 rows (allowed #4BA7EE and blocked #DE3617 stacked, spec §9) and the table of
+ * chart of its first 12 rows (allowed #4BA7EE and blocked #DE3617 stacked, spec-notes §9) and the table of
  * every row. Standard PDF fonts only (Helvetica), A4.
  * @returns the PDF bytes
  */

@@ -47,7 +47,7 @@ export async function powerBiConfig(deps: CoreDeps): Promise<PowerBiConfig> {
 }
 
 /**
- * `POST /oauth/powerbi` (spec §7: `rid`, `uuid`): the embed address of report `rid` for the customer
+ * `POST /oauth/powerbi` (spec-notes §7: `rid`, `uuid`): the embed address of report `rid` for the customer
  * whose `uuid_str` is `uuid`, when the caller may see that customer.
  * @throws ApiError ERR_NOT_FOUND for a customer the caller cannot see (checked first); ERR_CONFLICT
  *   "Power BI is not configured." (409)

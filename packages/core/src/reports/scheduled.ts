@@ -23,12 +23,12 @@ import type { WorkerJob } from '../worker/index.ts';
 import { buildReport, periodOf, type ReportPeriod, requestedPeriod } from './data.ts';
 import { type PdfBranding, renderReportPdf, reportTitle } from './pdf.ts';
 
-/** Archived reports are kept this many months (spec §9). */
+/** Archived reports are kept this many months (spec-notes §9). */
 export const ARCHIVE_MONTHS = 6;
 
 /**
  * The current period key of a frequency in `timeZone` at `now` and the period the report sent for
- * it covers (spec §9: daily; weekly on Monday; monthly on the 1st): daily — key today, report
+ * it covers (spec-notes §9: daily; weekly on Monday; monthly on the 1st): daily — key today, report
  * yesterday; weekly — key this week's Monday, report the Monday–Sunday before; monthly — key
  * `YYYY-MM`, report the month before. A report is due when its `last_period` differs from the key.
  */

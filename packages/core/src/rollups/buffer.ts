@@ -96,7 +96,7 @@ interface Bucket {
  * the count of each key — `domain` qname, `sourceip` client address, `user` ({@link userKey}),
  * `group` id (queries with a group), `policy` id, each `category` id of the comma list, and for a
  * query in a malware or phishing category `malware_*`/`phishing_*` by domain, source address and user
- * (spec §3 "Report types"). Buckets are found by one map probe per row and keys counted in
+ * (spec-notes §3 "Report types"). Buckets are found by one map probe per row and keys counted in
  * per-dimension maps keyed by the raw key, so a row costs no string building but the user key.
  *
  * The worker's fold (rollups/fold.ts) {@link add}s the rows it reads past the watermark and

@@ -1,4 +1,4 @@
-/** Static routes (spec §7 `/staticroutes`): a customer's conditional forwarding, domain suffix → resolver. */
+/** Static routes (spec-notes §7 `/staticroutes`): a customer's conditional forwarding, domain suffix → resolver. */
 
 export {
   createStaticRoute,

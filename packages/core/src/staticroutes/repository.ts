@@ -46,7 +46,7 @@ type RouteRow = {
   updated_at: string;
 };
 
-/** A row on the wire (spec §3 "Static route"). */
+/** A row on the wire (spec-notes §3 "Static route"). */
 function toRoute(r: RouteRow): StaticRoute {
   return {
     id: r.id,

@@ -35,7 +35,7 @@ const ORDER_COLUMN = {
 } as const;
 
 /**
- * `GET /users/{id}/history/{action}/{date}` (spec §7; docs/api.md "History"): the customer's raw
+ * `GET /users/{id}/history/{action}/{date}` (spec-notes §7; docs/api.md "History"): the customer's raw
  * query-log rows of the range, `action` `all`, `allowed` (every answered query: allowed and
  * bypassed) or `blocked`; `q` matches part of the qname, the client address, the logged user's name,
  * the device's name or the matched name (case-insensitive, `%` and `_` literal); ordered by

@@ -1,4 +1,4 @@
-/** Statistics (spec §7 "Stats") from the hourly roll-ups of the query log (docs/api.md "Stats"), and the history search. */
+/** Statistics (spec-notes §7 "Stats") from the hourly roll-ups of the query log (docs/api.md "Stats"), and the history search. */
 
 export { customerStatuses, SILENT_AFTER_MS } from './customers.ts';
 export { searchHistory } from './history.ts';

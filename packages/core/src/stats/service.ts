@@ -75,7 +75,7 @@ export function rangeIn(timeZone: string, date: string, now: number, field: stri
   return range;
 }
 
-/** `GET …/stats/{date}`: requests, unique domains, allowed and blocked over the range (spec §7 Stats). */
+/** `GET …/stats/{date}`: requests, unique domains, allowed and blocked over the range (spec-notes §7 Stats). */
 export async function overview(
   deps: CoreDeps,
   caller: Caller,
@@ -84,7 +84,7 @@ export async function overview(
 ): Promise<StatsOverview> {
   const { timeZone, subject } = await resolveOwner(deps, caller, owner);
   const range = rangeIn(timeZone, date, deps.now(), 'date');
-  // A sales admin reads every MSP's totals (spec §2 Sales), once `getMsp` has let it see the MSP.
+  // A sales admin reads every MSP's totals (spec-notes §2 Sales), once `getMsp` has let it see the MSP.
   const scope = caller.role === Role.Sales && owner.kind === 'msp' ? EVERYTHING : scopeOf(caller);
   return repo.overview(deps.handle.db, scope, subject, range);
 }
@@ -176,7 +176,7 @@ async function locationSubject(deps: CoreDeps, caller: Caller, customerId: numbe
 }
 
 /**
- * `GET /users/{id}/locations/{locId}/stats?start&end` (spec §7 Location stats): the overview of one location.
+ * `GET /users/{id}/locations/{locId}/stats?start&end` (spec-notes §7 Location stats): the overview of one location.
  * @throws ApiError ERR_NOT_FOUND (customer or location not visible), ERR_VALIDATION (see {@link locationRange})
  */
 export async function locationOverview(

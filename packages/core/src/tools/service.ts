@@ -2,7 +2,7 @@ import { ApiError, Role, type TestCategoryBody } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
 import { customerTenant, scopeOf } from '../tenancy/index.ts';
 
-/** Whose policy a test-categorisation question is decided under (spec §7 `POST /tools/test/category`). */
+/** Whose policy a test-categorisation question is decided under (spec-notes §7 `POST /tools/test/category`). */
 export interface ToolTarget {
   readonly customerId: number;
   readonly mspId: number;

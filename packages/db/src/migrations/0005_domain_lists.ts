@@ -2,7 +2,7 @@ import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Domain lists (docs/architecture.md "Decision order" steps 3–4; spec §7 "Domains"):
+ * Domain lists (docs/architecture.md "Decision order" steps 3–4; spec-notes §7 "Domains"):
  * - `policy_domains`: a customer policy's allow and block entries (`customer_id` for tenant scoping);
  * - `global_domains`: an MSP's global entries (`msp_id`), or the system's (`msp_id` null).
  * `domain` is stored normalised (`normalizeDomain` of `@cordon/shared`), `action` is `allow` or

@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Static routes (conditional forwarding, docs/architecture.md "Decision order" step 2; spec §7
+ * Static routes (conditional forwarding, docs/architecture.md "Decision order" step 2; spec-notes §7
  * `/staticroutes`): a customer's domain suffix → the DNS server its names are forwarded to. The
  * suffix is stored normalised (`normalizeDomain`), the resolver's address canonical (`canonicalIp`)
  * with its port apart, and a customer has at most one route per suffix.

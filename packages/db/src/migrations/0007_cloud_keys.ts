@@ -4,7 +4,7 @@ import { type Dialect, idColumnType } from '../dialect-kind.ts';
 /**
  * Cloud keys and the bypasses they start (docs/architecture.md "Block page"; docs/architecture.md "Decision order" step 1).
  *
- * - `cloud_keys`: a customer's keys (spec §3 "Cloud key"): the key text (unique per customer),
+ * - `cloud_keys`: a customer's keys (spec-notes §3 "Cloud key"): the key text (unique per customer),
  *   description, maximum uses (null = unlimited), times used, validity window (ISO-8601 UTC text,
  *   null = open), the bypass duration in seconds, and the active switch.
  * - `bypasses`: one row per key entered on the block page: the client address (canonical) it

@@ -2,7 +2,7 @@ import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Block-page branding (spec §7 `/ui/blockpage`; docs/architecture.md "Block page"): the texts the block page shows, one
+ * Block-page branding (spec-notes §7 `/ui/blockpage`; docs/architecture.md "Block page"): the texts the block page shows, one
  * row per owner — a customer's (`customer_id`), an MSP's (`msp_id`) or the system's (both null).
  * The page uses the customer's, else its MSP's, else the system's, else its built-in text. No logo
  * yet. One row per owner: a plain unique index would let NULLs repeat, so it is on coalesced ids.

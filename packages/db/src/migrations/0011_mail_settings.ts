@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Mail settings (spec §7 "UI and tools": `GET /mail`, `POST /mail` with `msp_id`; spec §3 "Email
+ * Mail settings (spec-notes §7 "UI and tools": `GET /mail`, `POST /mail` with `msp_id`; spec-notes §3 "Email
  * settings"): the SMTP server the deployment's mails go out through, one row for the system
  * (`owner` 'system') and at most one per MSP (`owner` 'msp:<id>'); an MSP without its own row uses
  * the system's. `owner` is unique (a NULL `msp_id` could not be: NULLs never collide); the row goes

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect-kind.ts';
 
 /**
- * Every location type (spec §3 "Location": staticip, dynamicip, dynamicdns, roaming, virtual;
+ * Every location type (spec-notes §3 "Location": staticip, dynamicip, dynamicdns, roaming, virtual;
  * docs/decisions.md "Environment").
  *
  * - `locations.key` (since 0001) is the location's secret key: for `dynamicip` the key of its

@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Devices and device exceptions (spec §3 "Device", "Device exception", "Exception rule"; spec §7
+ * Devices and device exceptions (spec-notes §3 "Device", "Device exception", "Exception rule"; spec-notes §7
  * "Devices", "Device exceptions"; docs/decisions.md "Environment").
  *
  * - `device_settings`: one row per customer: the install key agents enrol with (regenerating it
@@ -11,7 +11,7 @@ import { type Dialect, idColumnType } from '../dialect-kind.ts';
  * - `devices`: an enrolled agent: its secret `key` (unique), what it reports (name, version, OS,
  *   last contact and address), its configuration (`policy_mode` `default` | `group` | `policy`,
  *   `policy_id`, `device_exception_id`) and an advanced JSON configuration that locks the details
- *   while present (spec §4).
+ *   while present (spec-notes §4).
  * - `device_exceptions` and their `device_exception_rules` (domain, source `ip`, `resolver`,
  *   `rule_type` `ByPass OTG` | `Use Specific Resolver`, description).
  *

@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Groups and internal users (spec §3 "Group", "Internal user"; spec §4 "Group weight"; spec §7
+ * Groups and internal users (spec-notes §3 "Group", "Internal user"; spec-notes §4 "Group weight"; spec-notes §7
  * "Groups and internal users"; docs/decisions.md "Environment").
  *
  * - `user_groups` (a group, named so no SQL keyword needs quoting): a customer's groups with their policy (null: none of its own), description,

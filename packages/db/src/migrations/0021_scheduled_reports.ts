@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Scheduled reports and their archive (spec §3 "Scheduled report"; spec §9 "Archived reports are kept
+ * Scheduled reports and their archive (spec-notes §3 "Scheduled report"; spec-notes §9 "Archived reports are kept
  * 6 months"; docs/api.md "Reports"):
  *
  * - `scheduled_reports`: a customer's report of one type code (`r_*`), name, frequency (`daily`,

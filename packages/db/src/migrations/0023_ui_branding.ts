@@ -2,7 +2,7 @@ import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Interface branding and support contacts (spec §7 `/ui/interface`, `/ui/support`; spec §3
+ * Interface branding and support contacts (spec-notes §7 `/ui/interface`, `/ui/support`; spec-notes §3
  * "Interface", "Support"): one row per level, an MSP's (`msp_id`) or the system's (`msp_id` null).
  * The console shows the MSP's value, else the system's. `nameservers` is a JSON array of strings.
  * A plain unique index would let NULLs repeat, so it is on the coalesced id (as `blockpages`).

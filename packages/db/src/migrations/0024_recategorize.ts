@@ -2,7 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import { type Dialect, idColumnType } from '../dialect-kind.ts';
 
 /**
- * Recategorisation (spec §7 `POST /tools/recategorize`): the request queue the system admin reviews
+ * Recategorisation (spec-notes §7 `POST /tools/recategorize`): the request queue the system admin reviews
  * (`recategorize_requests`: who asked, for which tenant, the domain and the category asked for, its
  * status pending/approved/rejected) and the overrides approved requests become (`category_overrides`:
  * one category per domain; its `category_domains` rows carry source `override`).

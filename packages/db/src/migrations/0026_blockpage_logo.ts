@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect-kind.ts';
 
 /**
- * Block-page logos (spec §7 `/ui/blockpage`, multipart variant; docs/decisions.md "Logos"): the image
+ * Block-page logos (spec-notes §7 `/ui/blockpage`, multipart variant; docs/decisions.md "Logos"): the image
  * bytes on the owner's `blockpages` row, its sniffed media type and its SHA-256, which names it in the
  * block page's logo URL (so a browser may cache it for good). All null: no logo at this level.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect-kind.ts';
 
 /**
- * Category notifications per policy (console spec §3 "Notification settings"; docs/decisions.md
+ * Category notifications per policy (spec-notes §3 "Notification settings"; docs/decisions.md
  * "Category notifications"): one row per policy that ever saved them, going with its policy and
  * customer by cascade. `categories` and `emails` are JSON arrays (no categories: off); `interval`
  * is `hourly`/`daily`/`weekly`, `period` the window counted (`hour`/`day`/`week`). The worker's

@@ -18,7 +18,7 @@ const tag = 'admins';
  */
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
-/** Administrators (spec §7 "Admins"; docs/api.md "Administrators"). DELETE is implied by the spec's multi-delete. */
+/** Administrators (spec-notes §7 "Admins"; docs/api.md "Administrators"). DELETE is implied by the spec's multi-delete. */
 export const adminEndpoints = {
   list: defineEndpoint({
     method: 'GET',

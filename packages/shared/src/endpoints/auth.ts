@@ -27,7 +27,7 @@ const tag = 'auth';
 /** The caller's own account: every role, nothing but its own row. */
 const own = { scope: 'any', roles: ALL_ROLES } as const;
 
-/** Login, logout, invitations, passwords, 2FA and the profile (spec §7 "Auth"; docs/api.md "Auth"). */
+/** Login, logout, invitations, passwords, 2FA and the profile (spec-notes §7 "Auth"; docs/api.md "Auth"). */
 export const authEndpoints = {
   /** Login: HTTP Basic credentials plus a PKCE (S256) pair, and the second factor; answers an access token. */
   authorize: defineEndpoint({

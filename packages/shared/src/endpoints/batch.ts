@@ -3,7 +3,7 @@ import { batchRequestSchema, batchResponseSchema } from '../schemas/batch.ts';
 import { defineEndpoint } from './define.ts';
 
 /**
- * `POST /batch` (spec §7 Batch; docs/api.md "Batch"): several calls in one request. Every role may
+ * `POST /batch` (spec-notes §7 Batch; docs/api.md "Batch"): several calls in one request. Every role may
  * send one (scope `any`): each sub-request goes through the router with the caller's own token, so it
  * is authorised, guarded and scoped exactly as if it were sent alone.
  */

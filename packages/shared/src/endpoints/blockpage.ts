@@ -7,7 +7,7 @@ const tag = 'blockpage';
 /** The owner comes from `user_id` / `msp_id` (or the caller), checked visible by core in SQL. */
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
-/** Block-page branding (spec §7 "UI and tools": GET, POST and DELETE `/ui/blockpage` with `user_id` or `msp_id`). */
+/** Block-page branding (spec-notes §7 "UI and tools": GET, POST and DELETE `/ui/blockpage` with `user_id` or `msp_id`). */
 export const blockPageEndpoints = {
   get: defineEndpoint({
     method: 'GET',

@@ -21,7 +21,7 @@ export const CERTIFICATE_FILE_NAMES: Readonly<Record<CertificateDownloadFormat, 
 };
 
 /**
- * `GET /certificates/machine/download?type=pem|der|cer` (spec §7 "UI and tools"; docs/architecture.md "Block page"): the
+ * `GET /certificates/machine/download?type=pem|der|cer` (spec-notes §7 "UI and tools"; docs/architecture.md "Block page"): the
  * deployment's root CA certificate, to install on the devices that should see the HTTPS block page
  * without a warning. The certificate is public and one per deployment, so every role may download it
  * (scope `any`). The answer is a file: PEM text (`application/x-pem-file`) or DER bytes

@@ -13,7 +13,7 @@ const tag = 'cloudkeys';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Cloud keys (spec §7 "Cloud keys and history") under `/users/{id}/cloudkeys`. Updates are POSTs, as
+ * Cloud keys (spec-notes §7 "Cloud keys and history") under `/users/{id}/cloudkeys`. Updates are POSTs, as
  * the spec's are; DELETE is ours (the console's delete and multi-delete; docs/api.md "Cloud keys").
  */
 export const cloudKeyEndpoints = {

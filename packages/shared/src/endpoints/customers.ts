@@ -13,7 +13,7 @@ import { defineEndpoint } from './define.ts';
 const tag = 'customers';
 
 /**
- * Customers (spec §7 "Customers"; a customer is a "user" on the wire): `/users/`, `/users/{id}`.
+ * Customers (spec-notes §7 "Customers"; a customer is a "user" on the wire): `/users/`, `/users/{id}`.
  * `/users` and `/users/` are the same route (the router ignores a trailing slash).
  */
 export const customerEndpoints = {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Role } from '../roles.ts';
 
-/** HTTP methods the API uses (spec §7). */
+/** HTTP methods the API uses (spec-notes §7). */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**

@@ -18,7 +18,7 @@ const tag = 'device_exceptions';
 /** Addressed by their own ids (or `user_id`): the repository filters every query by the caller's tenant. */
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
-/** Device exceptions and their rules (spec §7 "Device exceptions"). */
+/** Device exceptions and their rules (spec-notes §7 "Device exceptions"). */
 export const deviceExceptionEndpoints = {
   list: defineEndpoint({
     method: 'GET',

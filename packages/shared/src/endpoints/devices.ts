@@ -24,7 +24,7 @@ const tag = 'devices';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Devices (spec §7 "Devices") under `/users/{id}/devices`, the install key (`PUT /users/{id}/devices/key`)
+ * Devices (spec-notes §7 "Devices") under `/users/{id}/devices`, the install key (`PUT /users/{id}/devices/key`)
  * and the agent's own calls (`/agent/*`, public: authenticated by the install key or the device key,
  * docs/decisions.md "Environment"). Updates are POSTs, as the spec's are.
  */

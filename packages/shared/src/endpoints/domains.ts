@@ -26,11 +26,11 @@ const tag = 'domains';
 const policyAccess = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 /** Global lists: an MSP's (`msp_id`, its own for an MSP admin) or the system's (system admins only), checked in core. */
 const globalAccess = { scope: 'owned', roles: [Role.System, Role.Msp] } as const;
-/** A CSV export: the file's text (`text/csv`, attachment named with the date as DD-MM-YYYY, spec §9). */
+/** A CSV export: the file's text (`text/csv`, attachment named with the date as DD-MM-YYYY, spec-notes §9). */
 const csvResponse = z.string();
 
 /**
- * Domain lists (spec §7 "Domains"): a policy's allow and block lists under `/policies/{id}/domains`,
+ * Domain lists (spec-notes §7 "Domains"): a policy's allow and block lists under `/policies/{id}/domains`,
  * and the MSP and system global lists under `/global/domains` (the spec gives no base path:
  * docs/decisions.md "Global domain lists"). `{action}` is `allow`, `block` or `all` (both) for
  * reads, `allow` or `block` for new entries and imports. Imports are multipart (field `csv`, ≤ 1 MB)

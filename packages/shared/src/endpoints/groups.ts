@@ -17,7 +17,7 @@ import { defineEndpoint } from './define.ts';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Groups (spec §7 "Groups and internal users") under `/users/{id}/groups`. Creation is
+ * Groups (spec-notes §7 "Groups and internal users") under `/users/{id}/groups`. Creation is
  * `POST /users/{id}/groups` (docs/api.md: the spec's path was a defect); the ranking page sends each
  * group's new weight as a PUT through `/batch`.
  */
@@ -90,7 +90,7 @@ export const groupEndpoints = {
   }),
 } as const;
 
-/** Internal users (spec §7 "Groups and internal users") under `/users/{id}/users`. */
+/** Internal users (spec-notes §7 "Groups and internal users") under `/users/{id}/users`. */
 export const internalUserEndpoints = {
   list: defineEndpoint({
     method: 'GET',

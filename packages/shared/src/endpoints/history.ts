@@ -2,7 +2,7 @@ import { Role } from '../roles.ts';
 import { historyPageSchema, historyParamsSchema, historyQuerySchema } from '../schemas/history.ts';
 import { defineEndpoint } from './define.ts';
 
-/** The query-log search (spec §7 "Cloud keys and history"; docs/api.md "History"). */
+/** The query-log search (spec-notes §7 "Cloud keys and history"; docs/api.md "History"). */
 export const historyEndpoints = {
   search: defineEndpoint({
     method: 'GET',

@@ -24,7 +24,7 @@ const tag = 'locations';
 /** The guard checks customer `id` is visible; the repository scopes every query by tenant and customer. */
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
-/** Locations (spec §7 "Locations") under `/users/{id}/locations`. Updates are POSTs, as the spec's are. */
+/** Locations (spec-notes §7 "Locations") under `/users/{id}/locations`. Updates are POSTs, as the spec's are. */
 export const locationEndpoints = {
   rateLimits: defineEndpoint({
     method: 'GET',

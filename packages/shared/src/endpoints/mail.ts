@@ -13,7 +13,7 @@ const tag = 'mail';
 /** The owner comes from `msp_id` (or the caller), checked visible by core in SQL; customers have no mail settings. */
 const access = { scope: 'owned', roles: [Role.System, Role.Msp] } as const;
 
-/** Mail settings (spec §7 "UI and tools": `GET /mail`, and `POST /mail` with `msp_id`; docs/api.md "Mail"). */
+/** Mail settings (spec-notes §7 "UI and tools": `GET /mail`, and `POST /mail` with `msp_id`; docs/api.md "Mail"). */
 export const mailEndpoints = {
   get: defineEndpoint({
     method: 'GET',

@@ -6,7 +6,7 @@ import { defineEndpoint } from './define.ts';
 
 const tag = 'msp';
 
-/** MSPs (spec §7 "MSPs"): `/msp`, `/msp/{id}`. */
+/** MSPs (spec-notes §7 "MSPs"): `/msp`, `/msp/{id}`. */
 export const mspEndpoints = {
   list: defineEndpoint({
     method: 'GET',

@@ -12,7 +12,7 @@ const tag = 'notifications';
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * A policy's category notifications (console spec §2 "/notifications" tabs, §3 "Notification
+ * A policy's category notifications (spec-notes §2 "/notifications" tabs, §3 "Notification
  * settings"): `/policies/{id}/notifications` and, for a customer's default policy,
  * `/policies/default/notifications?user_id=` — the spec names no route (docs/decisions.md
  * "Category notifications"). POST replaces the settings, as the spec's other settings forms do.

@@ -23,7 +23,7 @@ const tag = 'policies';
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Policies (spec §7 "Policies"): `/policies`, `/policies/{id}`, `/policies/{id}/categories` and the
+ * Policies (spec-notes §7 "Policies"): `/policies`, `/policies/{id}`, `/policies/{id}/categories` and the
  * default policies `/policies/default[/categories[/{id}]]` (`user_id`, `msp_id` or the system's). The category `allowed` flag is
  * inverted on the wire (docs/api.md).
  */
@@ -115,7 +115,7 @@ export const policyEndpoints = {
     tag,
     summary: 'One category of a default policy, with its protection level (spec §7 Policies; inverted `allowed`).',
   }),
-  /** The system admin edits which protection levels block a category; new policies only (spec §4). */
+  /** The system admin edits which protection levels block a category; new policies only (spec-notes §4). */
   setCategoryLevel: defineEndpoint({
     method: 'PUT',
     path: '/policies/default/categories/:id',

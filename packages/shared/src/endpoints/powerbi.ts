@@ -8,7 +8,7 @@ import { defineEndpoint } from './define.ts';
 export const powerBiConfigSchema = z.object({ configured: z.boolean(), embed_url: z.string().nullable() });
 export type PowerBiConfig = z.infer<typeof powerBiConfigSchema>;
 
-/** Body of `POST /oauth/powerbi` (spec §7): the report id and the customer's `uuid_str`. */
+/** Body of `POST /oauth/powerbi` (spec-notes §7): the report id and the customer's `uuid_str`. */
 export const powerBiTokenBodySchema = z.object({
   rid: z.string({ error: Messages.required }).min(1, { error: Messages.required }).max(200),
   uuid: z.string({ error: Messages.required }).min(1, { error: Messages.required }).max(200),
@@ -17,7 +17,7 @@ export const powerBiTokenBodySchema = z.object({
 /** The embed of one report for one customer. */
 export const powerBiEmbedSchema = z.object({ embed_url: z.string(), rid: z.string(), customer_id: idSchema });
 
-/** Power BI (spec §7 "UI and tools"): the config call, and the embed of a report for a customer. */
+/** Power BI (spec-notes §7 "UI and tools"): the config call, and the embed of a report for a customer. */
 export const powerBiEndpoints = {
   config: defineEndpoint({
     method: 'GET',

@@ -20,7 +20,7 @@ const tag = 'reports';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Reports (spec §3 "Report types", §7 "MSPs, reports, routes"; docs/api.md "Reports"): a report's
+ * Reports (spec-notes §3 "Report types", §7 "MSPs, reports, routes"; docs/api.md "Reports"): a report's
  * data and its one-off PDF, the scheduled reports (spec paths, plus DELETE) with `run`, and the
  * archive of PDFs sent. The PDF answers are `application/pdf` bytes; their schema describes nothing.
  */

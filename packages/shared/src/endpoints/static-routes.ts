@@ -17,7 +17,7 @@ const tag = 'staticroutes';
 const access = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 
 /**
- * Static routes (spec §7 "GET, POST and DELETE /staticroutes[/{id}]"): conditional forwarding of a
+ * Static routes (spec-notes §7 "GET, POST and DELETE /staticroutes[/{id}]"): conditional forwarding of a
  * customer's domain suffix to a resolver (docs/architecture.md "Decision order" step 2). Updates are
  * POSTs, as the spec's are.
  */

@@ -28,12 +28,12 @@ import { defineEndpoint } from './define.ts';
 const tag = 'stats';
 const access = { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] } as const;
 const mspAccess = { scope: 'msp', roles: [Role.System, Role.Msp] } as const;
-/** An MSP's totals are also the sales area's (spec §2 Sales: read-only MSP pages with their traffic). */
+/** An MSP's totals are also the sales area's (spec-notes §2 Sales: read-only MSP pages with their traffic). */
 const mspTotalsAccess = { scope: 'msp', roles: [Role.System, Role.Sales, Role.Msp] } as const;
 const systemAccess = { scope: 'system', roles: [Role.System] } as const;
 
 /**
- * Statistics (spec §7 "Stats"), read from the hourly roll-ups (docs/api.md "Stats"): a customer's
+ * Statistics (spec-notes §7 "Stats"), read from the hourly roll-ups (docs/api.md "Stats"): a customer's
  * (`/users/{id}/stats`), an MSP's summed over its customers (`/msp/{id}/stats`), the system's summed
  * over every MSP (`/stats`), and a location's (`/users/{id}/locations/{locId}/stats`). In each family
  * the static `traffic` and `history` segments are registered before the `{date}` and `{dim}` params.

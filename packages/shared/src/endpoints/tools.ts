@@ -14,7 +14,7 @@ import { defineEndpoint } from './define.ts';
 
 const tag = 'tools';
 
-/** Tools (spec §7 "UI and tools"): test categorisation and recategorisation requests. */
+/** Tools (spec-notes §7 "UI and tools"): test categorisation and recategorisation requests. */
 export const toolEndpoints = {
   testCategory: defineEndpoint({
     method: 'POST',

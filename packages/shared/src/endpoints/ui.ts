@@ -8,7 +8,7 @@ const readAccess = { scope: 'owned', roles: [Role.System, Role.Msp, Role.Custome
 /** Write: the system admin (system level or any MSP's) and an MSP admin (its own MSP's). */
 const writeAccess = { scope: 'owned', roles: [Role.System, Role.Msp] } as const;
 
-/** Interface branding and support contacts (spec §7 "UI and tools": `/ui/interface`, `/ui/support`). */
+/** Interface branding and support contacts (spec-notes §7 "UI and tools": `/ui/interface`, `/ui/support`). */
 export const uiEndpoints = {
   getInterface: defineEndpoint({
     method: 'GET',

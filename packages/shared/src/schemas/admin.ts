@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { Messages, Texts } from '../messages.ts';
 import { emailSchema, idSchema, listQuerySchema, newPasswordSchema, requiredText, timeZoneSchema } from './common.ts';
 
-/** A role number on the wire: 1 system, 2 sales, 3 MSP, 4 customer (spec §4; docs/architecture.md "Tenancy"). */
+/** A role number on the wire: 1 system, 2 sales, 3 MSP, 4 customer (spec-notes §4; docs/architecture.md "Tenancy"). */
 export const roleSchema = z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)], {
   error: 'Role must be 1 (system), 2 (sales), 3 (MSP) or 4 (customer).',
 });
 
 /**
- * An administrator as the Administrators pages show it (spec §3 "Admin": id, 2fa_enabled (On/Off),
+ * An administrator as the Administrators pages show it (spec-notes §3 "Admin": id, 2fa_enabled (On/Off),
  * full name, email, role), with its tenant (`msp_id`, `user_id` = the customer), whether it is the
  * MSP's or customer's primary admin (`is_default`, never deleted or demoted), and `pending` while
  * an invitation has not been completed.
@@ -29,7 +29,7 @@ export const adminSchema = z.object({
 export type Admin = z.infer<typeof adminSchema>;
 
 /**
- * Query of `GET /admin` (spec §7 "Admins": `msp_id`, `user_id`): the admins of that MSP (role 3) or
+ * Query of `GET /admin` (spec-notes §7 "Admins": `msp_id`, `user_id`): the admins of that MSP (role 3) or
  * customer (role 4); neither: the caller's own level (system and sales admins for a system admin).
  * Sort keys `name` (full name), `email`, `role`, `id`, `created_at`, `last_login_at`.
  */
@@ -40,7 +40,7 @@ export const adminListQuerySchema = listQuerySchema.extend({
 export type AdminListQuery = z.infer<typeof adminListQuerySchema>;
 
 /**
- * Body of `POST /admin/` (spec §7, "with optional user_id or msp_id"): the new admin gets an
+ * Body of `POST /admin/` (spec-notes §7, "with optional user_id or msp_id"): the new admin gets an
  * invitation mail to set its password (`POST /auth/adminregister/`). `role` defaults from the
  * tenant: `user_id` → 4, `msp_id` → 3, neither → the caller's own level (1 for a system admin).
  */
@@ -78,7 +78,7 @@ export const linkTokenSchema = z.string({ error: Messages.required }).regex(/^[A
   error: Texts.linkInvalid,
 });
 
-/** A new password with its confirmation (spec §5 "Passwords must match."). */
+/** A new password with its confirmation (spec-notes §5 "Passwords must match."). */
 const passwordPair = {
   password: newPasswordSchema,
   password_confirmation: z.string({ error: Messages.required }),
@@ -119,7 +119,7 @@ export const twoFactorEnableResponseSchema = z.union([
   z.object({ created: z.literal(true), backupCodes: z.array(z.string()), access_token: z.string().optional() }),
 ]);
 
-/** Answer of `DELETE /auth/two-factor-auth` (spec §4: the disabled flag; the codes are cleared). */
+/** Answer of `DELETE /auth/two-factor-auth` (spec-notes §4: the disabled flag; the codes are cleared). */
 export const twoFactorDisableResponseSchema = z.object({ disabled: z.literal(true) });
 
 /** Body of `DELETE /auth/two-factor-auth`: the caller's current password, so a stolen token cannot switch it off. */
@@ -133,9 +133,9 @@ export const recoveryCodesResponseSchema = z.object({ backupCodes: z.array(z.str
 /** Answer of `DELETE /auth/{id}/two-factor-auth/reset`. */
 export const twoFactorResetResponseSchema = z.object({ reset: z.literal(true) });
 
-/** `GET /auth/msp/{id}/two-factor-auth/enforce` (spec §7: `enforce_twofa` on read). */
+/** `GET /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce_twofa` on read). */
 export const enforceReadSchema = z.object({ enforce_twofa: z.boolean() });
-/** `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec §7: `enforce` on write). */
+/** `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce` on write). */
 export const enforceWriteSchema = z.object({ enforce: z.boolean({ error: 'enforce must be true or false.' }) });
 
 /** The answer of `POST /auth/logout/all`: every token of the caller issued so far is refused. */
@@ -145,9 +145,9 @@ export const logoutAllResponseSchema = z.object({ logged_out: z.literal(true), e
 export const LANGUAGES = ['', 'en', 'fr'] as const;
 
 /**
- * The caller's profile (`GET /auth/profile`): spec §3 "Auth user" (id, accountname, email,
+ * The caller's profile (`GET /auth/profile`): spec-notes §3 "Auth user" (id, accountname, email,
  * mspAccountName, twoFactorAuthEnabled) plus the name, role and the stored `lang` and `timezone`
- * preferences (spec §3 "Browser-stored user preferences"), and whether its MSP enforces 2FA.
+ * preferences (spec-notes §3 "Browser-stored user preferences"), and whether its MSP enforces 2FA.
  */
 export const profileSchema = z.object({
   id: z.number().int(),
@@ -164,7 +164,7 @@ export const profileSchema = z.object({
 });
 export type Profile = z.infer<typeof profileSchema>;
 
-/** Body of `PUT /auth/profile`: name, language, time zone ('' = "Use System Default", spec §9). */
+/** Body of `PUT /auth/profile`: name, language, time zone ('' = "Use System Default", spec-notes §9). */
 export const profileUpdateSchema = z.object({
   full_name: requiredText.optional(),
   lang: z.enum(LANGUAGES, { error: 'Unknown language.' }).optional(),
@@ -172,7 +172,7 @@ export const profileUpdateSchema = z.object({
 });
 export type ProfileUpdate = z.infer<typeof profileUpdateSchema>;
 
-/** Body of `PUT /auth/password` (profile): the current password and the new one twice (spec §5). */
+/** Body of `PUT /auth/password` (profile): the current password and the new one twice (spec-notes §5). */
 export const passwordChangeSchema = z
   .object({
     current_password: z.string({ error: Messages.required }).min(1, { error: Messages.required }),

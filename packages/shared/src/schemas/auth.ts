@@ -3,7 +3,7 @@ import { Constants } from '../constants.ts';
 import { Messages } from '../messages.ts';
 
 /**
- * Query of `GET /restapi/oauth/authorize` (spec §7 Auth; docs/api.md "Auth"). Credentials travel as
+ * Query of `GET /restapi/oauth/authorize` (spec-notes §7 Auth; docs/api.md "Auth"). Credentials travel as
  * HTTP Basic; `code` is a TOTP or recovery code when 2FA is on.
  */
 export const authorizeQuerySchema = z.object({

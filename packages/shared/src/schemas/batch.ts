@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Constants } from '../constants.ts';
 import { Messages } from '../messages.ts';
 
-/** The methods a sub-request of `POST /batch` may use (spec §7 Batch): those of the API itself. */
+/** The methods a sub-request of `POST /batch` may use (spec-notes §7 Batch): those of the API itself. */
 export const BATCH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type BatchMethod = (typeof BATCH_METHODS)[number];
 
@@ -64,7 +64,7 @@ export function isBatchItself(path: string): boolean {
 const queryValue = z.union([z.string(), z.number(), z.boolean()]);
 
 /**
- * One sub-request (spec §7 Batch): `method`, `path` relative to `/restapi` (answered in the form
+ * One sub-request (spec-notes §7 Batch): `method`, `path` relative to `/restapi` (answered in the form
  * {@link normalizeBatchPath} gives, which is what runs), and `parameters` — the
  * query of a GET or DELETE (an object of scalars or lists of scalars), the JSON body of a POST, PUT
  * or PATCH (any JSON value). The method is case-insensitive and answered upper-case.

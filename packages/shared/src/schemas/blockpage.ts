@@ -44,7 +44,7 @@ const supportContact = lineText.refine((v) => v === '' || EMAIL.safeParse(v).suc
 });
 
 /**
- * Whose block page a `/ui/blockpage` call means (spec §7 "UI and tools"): a customer's (`user_id`),
+ * Whose block page a `/ui/blockpage` call means (spec-notes §7 "UI and tools"): a customer's (`user_id`),
  * an MSP's (`msp_id`), or neither — the system's for a system admin, the caller's own MSP or customer otherwise.
  */
 export const blockPageQuerySchema = z

@@ -5,8 +5,8 @@ import { Messages, Texts } from '../messages.ts';
 import { idSchema, optionalText } from './common.ts';
 
 /**
- * A cloud key's text (spec §5 "Key can only contain letters, numbers, spaces, dots and dashes.";
- * spec §9 text length 5–200), trimmed. Compared exactly (case-sensitive) on the block page.
+ * A cloud key's text (spec-notes §5 "Key can only contain letters, numbers, spaces, dots and dashes.";
+ * spec-notes §9 text length 5–200), trimmed. Compared exactly (case-sensitive) on the block page.
  */
 export const cloudKeyTextSchema = z
   .string({ error: Messages.required })
@@ -38,7 +38,7 @@ const expiresAfterSchema = z
   .max(CLOUD_KEY_EXPIRES_AFTER.max, { error: expiresAfterMessage });
 
 /**
- * A cloud key (spec §3 "Cloud key"; docs/architecture.md "Block page"). `max_uses` null = unlimited; `valid_from` /
+ * A cloud key (spec-notes §3 "Cloud key"; docs/architecture.md "Block page"). `max_uses` null = unlimited; `valid_from` /
  * `valid_to` ISO-8601 UTC or null (open); `expires_after` is the bypass duration in seconds.
  */
 export const cloudKeySchema = z.object({

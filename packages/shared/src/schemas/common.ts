@@ -10,7 +10,7 @@ const DECIMAL_ID = /^\d{1,16}$/;
 /**
  * A positive integer id (a safe integer ≥ 1) in a path, a query string or a body. Text (path and query
  * values arrive as text) is accepted only as decimal digits, so `0x1`, ` 1`, `1.0`, `1e0` and `+1` are
- * refused instead of aliasing id 1; a JSON number must be an integer. Every failure carries the spec §5
+ * refused instead of aliasing id 1; a JSON number must be an integer. Every failure carries the spec-notes §5
  * message {@link Messages.positiveInteger}. The API answers a path id of digits that names nothing
  * (`0`) with 404 and any other bad id with 400 (docs/api.md).
  */
@@ -58,14 +58,14 @@ export const requiredText = z
 export const optionalText = z.string().trim().max(Constants.textMax, { error: Messages.max200 });
 
 /**
- * A name under the spec's special-character check (spec §5): letters, digits, whitespace,
+ * A name under the spec's special-character check (spec-notes §5): letters, digits, whitespace,
  * underscore, hyphen and dot only; no control characters (see {@link requiredText}).
  */
 export const safeName = requiredText.regex(/^[\p{L}\p{N}\s_.-]+$/u, {
   error: 'Only letters, digits, spaces, underscores, hyphens and dots are allowed.',
 });
 
-/** An e-mail address (spec §5 message). */
+/** An e-mail address (spec-notes §5 message). */
 export const emailSchema = z
   .string({ error: Messages.required })
   .trim()
@@ -74,7 +74,7 @@ export const emailSchema = z
   .transform((s) => s.toLowerCase());
 
 /**
- * A password under spec §5 (a letter and a digit or one of `# ? ! @ $ % ^ & * -`) and
+ * A password under spec-notes §5 (a letter and a digit or one of `# ? ! @ $ % ^ & * -`) and
  * docs/api.md "Auth" (at least 8 characters for a new password).
  */
 export const newPasswordSchema = z
@@ -85,13 +85,13 @@ export const newPasswordSchema = z
   .max(Constants.textMax, { error: Messages.max200 })
   .regex(/^(?=.*[A-Za-z])(?=.*[\d#?!@$%^&*-]).+$/, { error: Messages.passwordRule });
 
-/** An IANA time zone name, or '' for "Use System Default" (spec §9). */
+/** An IANA time zone name, or '' for "Use System Default" (spec-notes §9). */
 export const timeZoneSchema = z
   .string()
   .trim()
   .refine((tz) => tz === '' || isValidTimeZone(tz), { error: 'Unknown time zone.' });
 
-/** A domain or partial domain, never a URL (spec §5); normalised to lower case. */
+/** A domain or partial domain, never a URL (spec-notes §5); normalised to lower case. */
 export const domainSchema = z
   .string({ error: Messages.required })
   .trim()
@@ -100,7 +100,7 @@ export const domainSchema = z
   .refine((v) => isDomainName(v, { allowSingleLabel: true }), { error: Messages.domainOnly })
   .transform((v) => v.toLowerCase().replace(/^\.+|\.+$/g, ''));
 
-/** An IP address or CIDR range, normalised to `network/prefix` (spec §5). */
+/** An IP address or CIDR range, normalised to `network/prefix` (spec-notes §5). */
 export const cidrSchema = (field = 'IP') =>
   z
     .string({ error: Messages.required })

@@ -11,7 +11,7 @@ import {
 } from './common.ts';
 
 /**
- * A customer account (spec §3 "Customer account"; in the API a customer is a "user": `/users/{id}`).
+ * A customer account (spec-notes §3 "Customer account"; in the API a customer is a "user": `/users/{id}`).
  * `default_policy_id` is the customer's default policy.
  */
 export const customerSchema = z.object({
@@ -58,7 +58,7 @@ export const customerUpdateSchema = z.object({
 export type CustomerUpdate = z.infer<typeof customerUpdateSchema>;
 
 /**
- * `GET /users/{id}/all` (spec §7 Customers; spec §3 "Customer account": accountName, allCustomers):
+ * `GET /users/{id}/all` (spec-notes §7 Customers; spec-notes §3 "Customer account": accountName, allCustomers):
  * the account of MSP `id` with every one of its customers, unpaged, by name — what a customer
  * picker needs (docs/decisions.md "Tenants, branding, tools").
  */

@@ -5,16 +5,16 @@ import { Messages } from '../messages.ts';
 import { isDomainName, looksLikeUrl, normalizeDomain } from '../net.ts';
 import { controlCharactersMessage, idSchema, listQuerySchema } from './common.ts';
 
-/** The two lists of an owner (spec §3 "Domain list entry" `object`). */
+/** The two lists of an owner (spec-notes §3 "Domain list entry" `object`). */
 export const DOMAIN_ACTIONS = ['allow', 'block'] as const;
 export type DomainAction = (typeof DOMAIN_ACTIONS)[number];
 
-/** A list in a path: `allow`, `block`, or `all` (both; spec §7 "Domains"). */
+/** A list in a path: `allow`, `block`, or `all` (both; spec-notes §7 "Domains"). */
 export const DOMAIN_LIST_KINDS = ['allow', 'block', 'all'] as const;
 export type DomainListKind = (typeof DOMAIN_LIST_KINDS)[number];
 
 /**
- * Checks one list-entry name as a person typed it (spec §5 "Domain": a domain or partial domain,
+ * Checks one list-entry name as a person typed it (spec-notes §5 "Domain": a domain or partial domain,
  * never a URL) and normalises it as the resolver matches names (`normalizeDomain`: lower case, no
  * leading or trailing dot, IDNA A-labels), so `Bücher.Example.` is stored as `xn--bcher-kva.example`.
  * A single label (`example`, `com`) is a partial domain and allowed.
@@ -27,7 +27,7 @@ export function parseListDomain(text: string): string | null {
   return isDomainName(name, { allowSingleLabel: true }) ? name : null;
 }
 
-/** A list entry's domain in a body: {@link parseListDomain}, refused with the spec §5 message. */
+/** A list entry's domain in a body: {@link parseListDomain}, refused with the spec-notes §5 message. */
 export const listDomainSchema = z
   .string({ error: Messages.required })
   .trim()
@@ -49,7 +49,7 @@ const commentSchema = z
   .refine((v) => !/\p{Cc}/u.test(v), { error: controlCharactersMessage });
 
 /**
- * A domain list entry on the wire (spec §3 "Domain list entry": id, `object` allow or block,
+ * A domain list entry on the wire (spec-notes §3 "Domain list entry": id, `object` allow or block,
  * policyid, policyname, include subdomains), with the project's comment and log-requests flag.
  * Policy entries carry `policyid`, `policyname` and `user_id` (the customer); global entries carry
  * `msp_id` (null for the system's lists) and null policy fields.
@@ -88,7 +88,7 @@ export const domainEntryUpdateSchema = z.object({
 });
 export type DomainEntryUpdate = z.infer<typeof domainEntryUpdateSchema>;
 
-/** The tenant a policy list call names besides the policy (spec §7 "carrying user_id or msp_id"); both optional, both checked. */
+/** The tenant a policy list call names besides the policy (spec-notes §7 "carrying user_id or msp_id"); both optional, both checked. */
 const policyOwnerQuery = z.object({ user_id: idSchema.optional(), msp_id: idSchema.optional() });
 /** The owner of a global list: an MSP (`msp_id`), or the system's lists when absent (system admins only). */
 const globalOwnerQuery = z.object({ msp_id: idSchema.optional() });
@@ -136,7 +136,7 @@ export const globalDomainEntryParamsSchema = globalDomainListParamsSchema.extend
 export const DOMAIN_CSV_COLUMNS = ['domain', 'object', 'include_subdomains', 'comment', 'log_requests'] as const;
 
 /**
- * The file name of a list's CSV export (spec §9: the date as DD-MM-YYYY), e.g.
+ * The file name of a list's CSV export (spec-notes §9: the date as DD-MM-YYYY), e.g.
  * `domains-block-31-01-2025.csv`.
  * @param at the export's instant, epoch ms (the date is taken in UTC)
  */

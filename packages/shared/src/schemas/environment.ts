@@ -4,27 +4,27 @@ import { canonicalIp, isDomainName, isIpAddress, looksLikeUrl, normalizeCidr } f
 import { idSchema, listQuerySchema, optionalText, requiredText, safeName } from './common.ts';
 
 /**
- * Devices, device exceptions, groups and internal users (spec §3 "Device", "Device exception",
- * "Exception rule", "Group", "Internal user"; spec §7 "Devices", "Device exceptions", "Groups and
+ * Devices, device exceptions, groups and internal users (spec-notes §3 "Device", "Device exception",
+ * "Exception rule", "Group", "Internal user"; spec-notes §7 "Devices", "Device exceptions", "Groups and
  * internal users"; docs/decisions.md "Environment").
  */
 
 /**
- * How a device (or the customer's device configuration) picks its policy (spec §4 "Policy
+ * How a device (or the customer's device configuration) picks its policy (spec-notes §4 "Policy
  * inheritance choices"): `default` inherits the default policy, `group` inherits the user's group
  * or else the default policy, `policy` names one (`policy_id`).
  */
 export const POLICY_MODES = ['default', 'group', 'policy'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
 
-/** Exception rule types (spec §3 "Exception rule"). */
+/** Exception rule types (spec-notes §3 "Exception rule"). */
 export const RULE_TYPES = ['ByPass OTG', 'Use Specific Resolver'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 
 /** Path params `{ id, deviceId }` of `/users/{id}/devices/{deviceId}`. */
 export const deviceParamsSchema = z.object({ id: idSchema, deviceId: idSchema });
 
-/** Query of `GET /users/{id}/devices` (spec §7): policyid, location_id and the list query. */
+/** Query of `GET /users/{id}/devices` (spec-notes §7): policyid, location_id and the list query. */
 export const deviceListQuerySchema = listQuerySchema.extend({
   policyid: idSchema.optional(),
   location_id: idSchema.optional(),
@@ -32,10 +32,10 @@ export const deviceListQuerySchema = listQuerySchema.extend({
 export type DeviceListQuery = z.infer<typeof deviceListQuerySchema>;
 
 /**
- * A device (spec §3 "Device"). `policy` is the name of the policy it gets without a user
+ * A device (spec-notes §3 "Device"). `policy` is the name of the policy it gets without a user
  * (named, else the customer's device configuration, else the default policy); `exception` the name
  * of its device exception (own, else the customer's); `configuration` its advanced JSON
- * configuration (text) or null — while set, its details are locked (spec §4). `last_contact` is
+ * configuration (text) or null — while set, its details are locked (spec-notes §4). `last_contact` is
  * ISO-8601 UTC or null before the first heartbeat.
  */
 export const deviceSchema = z.object({
@@ -112,8 +112,8 @@ export const deviceUsersUpdateSchema = z.object({
 export type DeviceUsersUpdate = z.infer<typeof deviceUsersUpdateSchema>;
 
 /**
- * An advanced JSON configuration (spec §7 "The payload is configuration"): text that must parse as
- * JSON (spec §5 "Must contain valid JSON."), stored re-serialised; at most 64 KiB.
+ * An advanced JSON configuration (spec-notes §7 "The payload is configuration"): text that must parse as
+ * JSON (spec-notes §5 "Must contain valid JSON."), stored re-serialised; at most 64 KiB.
  */
 export const advancedConfigSchema = z.object({
   configuration: z
@@ -139,8 +139,8 @@ export type AdvancedConfig = z.infer<typeof advancedConfigSchema>;
 export const advancedConfigResponseSchema = z.object({ configuration: z.string().nullable() });
 
 /**
- * The customer's device configuration (spec §7 `GET /users/{id}/devices/config`): the install key
- * (spec §3 "one-time key") and when it was made, the policy choice and device exception new and
+ * The customer's device configuration (spec-notes §7 `GET /users/{id}/devices/config`): the install key
+ * (spec-notes §3 "one-time key") and when it was made, the policy choice and device exception new and
  * inheriting devices get, and the advanced JSON configuration.
  */
 export const deviceConfigSchema = z.object({
@@ -161,7 +161,7 @@ export type DeviceConfig = z.infer<typeof deviceConfigSchema>;
 export const deviceConfigAnswerSchema = deviceConfigSchema.extend({ agent_doh_url: z.string().nullable() });
 export type DeviceConfigAnswer = z.infer<typeof deviceConfigAnswerSchema>;
 
-/** Body of `POST /users/{id}/devices/config` (spec §7: policy_id and device_exception_id). */
+/** Body of `POST /users/{id}/devices/config` (spec-notes §7: policy_id and device_exception_id). */
 export const deviceConfigUpdateSchema = z.object({
   policy_mode: z.enum(POLICY_MODES).optional(),
   policy_id: idSchema.nullable().optional(),
@@ -172,13 +172,13 @@ export type DeviceConfigUpdate = z.infer<typeof deviceConfigUpdateSchema>;
 /** Answer of `PUT /users/{id}/devices/key`: the new install key. */
 export const installKeySchema = z.object({ install_key: z.string(), install_key_created_at: z.string() });
 
-/** Query `user_id` of `/device_exceptions` (spec §7); a customer admin may leave it out. */
+/** Query `user_id` of `/device_exceptions` (spec-notes §7); a customer admin may leave it out. */
 export const userIdQuerySchema = z.object({ user_id: idSchema.optional() });
 
 /** Query of `GET /device_exceptions`: user_id and the list query. */
 export const deviceExceptionListQuerySchema = listQuerySchema.extend({ user_id: idSchema.optional() });
 
-/** A device exception (spec §3) with its device and rule counts. */
+/** A device exception (spec-notes §3) with its device and rule counts. */
 export const deviceExceptionSchema = z.object({
   id: z.number().int(),
   user_id: z.number().int(),
@@ -201,7 +201,7 @@ export type DeviceExceptionUpdate = z.infer<typeof deviceExceptionUpdateSchema>;
 /** Path params `{ id, ruleId }` of `/device_exceptions/{id}/rules/{ruleId}`. */
 export const ruleParamsSchema = z.object({ id: idSchema, ruleId: idSchema });
 
-/** An exception rule (spec §3 "Exception rule"). */
+/** An exception rule (spec-notes §3 "Exception rule"). */
 export const exceptionRuleSchema = z.object({
   id: z.number().int(),
   domain: z.string(),
@@ -237,7 +237,7 @@ const ruleDomainSchema = z
   .refine((v) => v === '' || isDomainName(v, { allowSingleLabel: true }), { error: Messages.domainOnly })
   .transform((v) => v.toLowerCase().replace(/^\.+|\.+$/g, ''));
 
-/** A rule's source IP or CIDR (spec §5 "{field} must be valid IP or CIDR."), canonical; '' for any. */
+/** A rule's source IP or CIDR (spec-notes §5 "{field} must be valid IP or CIDR."), canonical; '' for any. */
 const ruleIpSchema = z
   .string()
   .trim()
@@ -251,8 +251,8 @@ const resolverSchema = z
   .transform((v) => (v === '' ? '' : (normalizeResolver(v) as string)));
 
 /**
- * Body of `POST /device_exceptions/{id}/rules`: a domain (spec §5 domain rule) or a source IP (or
- * both), the rule type and, for `Use Specific Resolver`, the resolver (spec §5 "{field} required
+ * Body of `POST /device_exceptions/{id}/rules`: a domain (spec-notes §5 domain rule) or a source IP (or
+ * both), the rule type and, for `Use Specific Resolver`, the resolver (spec-notes §5 "{field} required
  * unless {other_field} is provided.", "Must be valid IP address.").
  */
 export const exceptionRuleCreateSchema = z
@@ -280,8 +280,8 @@ export const exceptionRuleUpdateSchema = exceptionRuleCreateSchema;
 export const groupParamsSchema = z.object({ id: idSchema, groupId: idSchema });
 
 /**
- * A group (spec §3 "Group"): `policy` is its policy's name ('' without one); `weight` its rank
- * (1 is the highest, spec §4); `disable` true when it is off; `last_updated` and `last_modified`
+ * A group (spec-notes §3 "Group"): `policy` is its policy's name ('' without one); `weight` its rank
+ * (1 is the highest, spec-notes §4); `disable` true when it is off; `last_updated` and `last_modified`
  * are the same ISO-8601 UTC time of its last change; `users_count` its members.
  */
 export const groupSchema = z.object({
@@ -307,7 +307,7 @@ export const groupCreateSchema = z.object({
 });
 export type GroupCreate = z.infer<typeof groupCreateSchema>;
 
-/** Body of `PUT /users/{id}/groups/{groupId}` (spec §7: policyid and description; the ranking sends weight). */
+/** Body of `PUT /users/{id}/groups/{groupId}` (spec-notes §7: policyid and description; the ranking sends weight). */
 export const groupUpdateSchema = z.object({
   name: safeName.optional(),
   description: optionalText.optional(),
@@ -320,12 +320,12 @@ export type GroupUpdate = z.infer<typeof groupUpdateSchema>;
 /** Path params `{ id, userId }` of `/users/{id}/users/{userId}`. */
 export const internalUserParamsSchema = z.object({ id: idSchema, userId: idSchema });
 
-/** Query of `GET /users/{id}/users/` (spec §7): group_id and the list query. */
+/** Query of `GET /users/{id}/users/` (spec-notes §7): group_id and the list query. */
 export const internalUserListQuerySchema = listQuerySchema.extend({ group_id: idSchema.optional() });
 export type InternalUserListQuery = z.infer<typeof internalUserListQuerySchema>;
 
 /**
- * An internal user (spec §3 "Internal user"): the OS user name an agent reported, the user's own
+ * An internal user (spec-notes §3 "Internal user"): the OS user name an agent reported, the user's own
  * policy (`policyid`, `policy` its name, '' without one), the groups it belongs to (`group_ids`) and
  * its effective group (`group_id`, `group`: the enabled group highest in the ranking), `role`
  * (always `user`), and the last login time (ISO-8601 UTC) and address.
@@ -345,7 +345,7 @@ export const internalUserSchema = z.object({
 });
 export type InternalUser = z.infer<typeof internalUserSchema>;
 
-/** Body of `POST /users/{id}/users/{userId}` (spec §7: policyid and description; and the groups). */
+/** Body of `POST /users/{id}/users/{userId}` (spec-notes §7: policyid and description; and the groups). */
 export const internalUserUpdateSchema = z.object({
   policyid: idSchema.nullable().optional(),
   description: optionalText.optional(),
@@ -403,7 +403,7 @@ export const agentRuleSchema = z.object({
 
 /**
  * Answer of `POST /agent/heartbeat`: the device's configuration — the policy it gets without a user,
- * its device exception and rules (applied on the device, before filtering: spec §4 "Device
+ * its device exception and rules (applied on the device, before filtering: spec-notes §4 "Device
  * exceptions take precedence over JSON filters"), the advanced JSON configuration, and how often to
  * call again (seconds).
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idSchema } from './common.ts';
 import { statsDateSchema } from './stats.ts';
 
-/** The history default and largest page (spec §9: "History default limit is 1000"). */
+/** The history default and largest page (spec-notes §9: "History default limit is 1000"). */
 export const HISTORY_LIMIT = 1000;
 
 /** The columns the history may be ordered by (docs/api.md "History"). */
@@ -23,7 +23,7 @@ const whole = (field: string, min: number, max: number) =>
     .max(max, { error: `${field} must be a whole number from ${min} to ${max}.` });
 
 /**
- * Query of the history (spec §7 "Cloud keys and history"): `limit` (default and at most 1000),
+ * Query of the history (spec-notes §7 "Cloud keys and history"): `limit` (default and at most 1000),
  * `offset`, `order_by` (default `time`), `order_dir` (default `desc`: newest first) and `q`, a
  * case-insensitive part of the qname, the client address, the user's or the device's name, or the
  * matched name of the answer's alias chain; and the exact filters `domain`, `category`, `location`,

@@ -3,7 +3,7 @@ import { Messages } from '../messages.ts';
 import { isDomainName, isIpAddress, looksLikeUrl } from '../net.ts';
 import { cidrSchema, idSchema, listQuerySchema, safeName } from './common.ts';
 
-/** Location types (spec §3 "Location"). */
+/** Location types (spec-notes §3 "Location"). */
 export const LOCATION_TYPES = ['staticip', 'dynamicip', 'dynamicdns', 'roaming', 'virtual'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
 
@@ -14,7 +14,7 @@ export const OTHER_LOCATION_TYPES = ['dynamicip', 'dynamicdns', 'roaming', 'virt
 export type OtherLocationType = (typeof OTHER_LOCATION_TYPES)[number];
 
 /**
- * A location (spec §3): `policy_id` null means "inherit the customer default policy";
+ * A location (spec-notes §3): `policy_id` null means "inherit the customer default policy";
  * `policy_name` is the effective policy's name. `key` is the secret of a `dynamicip` location's
  * update URL or of a `roaming`/`virtual` location's `/dns-query/{key}` (null for the others);
  * `hostname` the name a `dynamicdns` location follows; `addresses_updated_at` when a dynamic
@@ -76,7 +76,7 @@ export const otherLocationParamsSchema = z.object({
 /** Path params `{ id, type }` of `POST /users/{id}/locations/{type}` for the non-static types. */
 export const otherLocationTypeParamsSchema = z.object({ id: idSchema, type: z.enum(OTHER_LOCATION_TYPES) });
 
-/** A host name a `dynamicdns` location follows: a fully qualified domain name, never a URL (spec §5). */
+/** A host name a `dynamicdns` location follows: a fully qualified domain name, never a URL (spec-notes §5). */
 export const hostnameSchema = z
   .string({ error: Messages.required })
   .trim()
@@ -84,7 +84,7 @@ export const hostnameSchema = z
   .refine((v) => !looksLikeUrl(v) && isDomainName(v), { error: Messages.domainOnly })
   .transform((v) => v.toLowerCase().replace(/\.+$/, ''));
 
-/** One IP address (not a range), as a dynamic-IP location's current address (spec §5 "Must be valid IP address."). */
+/** One IP address (not a range), as a dynamic-IP location's current address (spec-notes §5 "Must be valid IP address."). */
 export const singleIpSchema = z
   .string({ error: Messages.required })
   .trim()

@@ -5,7 +5,7 @@ import { controlCharactersMessage, emailSchema, idSchema } from './common.ts';
 
 const CONTROL = /\p{Cc}/u;
 
-/** Notification periods of the mail settings (spec §3 "Email settings"; the "select a notification period" prompt, spec §5). */
+/** Notification periods of the mail settings (spec-notes §3 "Email settings"; the "select a notification period" prompt, spec-notes §5). */
 export const NOTIFICATION_PERIODS = ['hourly', 'daily', 'weekly'] as const;
 export type NotificationPeriod = (typeof NOTIFICATION_PERIODS)[number];
 
@@ -18,7 +18,7 @@ export function isHostOrIp(value: string): boolean {
   return isIpAddress(value) || isDomainName(value, { allowSingleLabel: true });
 }
 
-/** The mail server: a host name or an IP address (spec §5 "Please specify valid hostname or IP address for Email server."). */
+/** The mail server: a host name or an IP address (spec-notes §5 "Please specify valid hostname or IP address for Email server."). */
 export const mailServerSchema = z
   .string({ error: Messages.invalidMailServer })
   .trim()
@@ -27,7 +27,7 @@ export const mailServerSchema = z
   .refine(isHostOrIp, { error: Messages.invalidMailServer })
   .transform((v) => v.toLowerCase());
 
-/** `msp_id` of `/mail` (spec §7 "UI and tools"): whose settings; absent = the caller's own (system or MSP). */
+/** `msp_id` of `/mail` (spec-notes §7 "UI and tools"): whose settings; absent = the caller's own (system or MSP). */
 export const mailQuerySchema = z.object({ msp_id: idSchema.optional() });
 export type MailQuery = z.infer<typeof mailQuerySchema>;
 
@@ -60,7 +60,7 @@ const consoleUrlSchema = z
   .transform((v) => v.replace(/\/+$/, ''));
 
 /**
- * Body of `POST /mail` (spec §7; spec §3 "Email settings": server, sender, from email, notification
+ * Body of `POST /mail` (spec-notes §7; spec-notes §3 "Email settings": server, sender, from email, notification
  * period). `password` left out keeps the stored one; '' clears it. `console_url` is the system's
  * only (refused at MSP level).
  */
@@ -83,7 +83,7 @@ export const mailSettingsUpdateSchema = z.object({
 export type MailSettingsUpdate = z.infer<typeof mailSettingsUpdateSchema>;
 
 /**
- * Mail settings as answered (spec §3 "Email settings"). `is_set` false: the owner has no row of its
+ * Mail settings as answered (spec-notes §3 "Email settings"). `is_set` false: the owner has no row of its
  * own (an MSP then sends through the system's; the fields are the system's as `inherited` says).
  * The password is never answered, only whether one is stored.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emailSchema, newPasswordSchema, optionalText, requiredText, safeName, timeZoneSchema } from './common.ts';
 
-/** An MSP (spec §3 "MSP"): id, name, business or company name, license, timezone. */
+/** An MSP (spec-notes §3 "MSP"): id, name, business or company name, license, timezone. */
 export const mspSchema = z.object({
   id: z.number().int(),
   name: z.string(),

@@ -5,14 +5,14 @@ import { idSchema } from './common.ts';
 import { NOTIFICATION_PERIODS } from './mail.ts';
 
 /**
- * How often a policy's category digest is mailed (console spec §3 "Notification settings: interval"):
+ * How often a policy's category digest is mailed (spec-notes §3 "Notification settings: interval"):
  * the notification periods of the mail settings, `hourly`, `daily` or `weekly`.
  */
 export const NOTIFICATION_INTERVALS = NOTIFICATION_PERIODS;
 export type NotificationInterval = (typeof NOTIFICATION_INTERVALS)[number];
 
 /**
- * The window of blocked hits a digest counts, ending when it is sent (console spec §3 "Notification
+ * The window of blocked hits a digest counts, ending when it is sent (spec-notes §3 "Notification
  * settings: period"): the last `hour`, `day` or `week`.
  */
 export const NOTIFICATION_WINDOWS = ['hour', 'day', 'week'] as const;
@@ -46,9 +46,9 @@ const recipientSchema = z
 
 /**
  * Body of `POST /policies/{id}/notifications` and `POST /policies/default/notifications` (console
- * spec §3 "Notification settings"): the categories to notify about (none: notifications off), the
+ * spec-notes §3 "Notification settings"): the categories to notify about (none: notifications off), the
  * interval, the window and the recipients. Categories without a recipient are refused on `emails`
- * with the spec §5 text "The email address is required with the selected category notifications.";
+ * with the spec-notes §5 text "The email address is required with the selected category notifications.";
  * duplicates are dropped.
  */
 export const policyNotificationsUpdateSchema = z

@@ -4,7 +4,7 @@ import { idSchema, listQuerySchema, optionalText, safeName } from './common.ts';
 import { LOCATION_TYPES } from './location.ts';
 
 /**
- * A policy (spec §3 "Policy"). `policyname` mirrors `name` for the spec's older field;
+ * A policy (spec-notes §3 "Policy"). `policyname` mirrors `name` for the spec's older field;
  * `filtering_level` is the protection level; `first_location` is the first location using it.
  */
 export const policySchema = z.object({
@@ -33,7 +33,7 @@ export const policySchema = z.object({
 });
 export type Policy = z.infer<typeof policySchema>;
 
-/** Query of `GET /policies` (spec §7): user_id, show_default, and the list query. */
+/** Query of `GET /policies` (spec-notes §7): user_id, show_default, and the list query. */
 export const policyListQuerySchema = listQuerySchema.extend({
   user_id: idSchema.optional(),
   show_default: z
@@ -64,7 +64,7 @@ export const policyUpdateSchema = z.object({
 export type PolicyUpdate = z.infer<typeof policyUpdateSchema>;
 
 /**
- * Body of `PATCH /users/{id}/policies/{policyId}` (spec §7 Policies; docs/api.md "Policies"): the fields
+ * Body of `PATCH /users/{id}/policies/{policyId}` (spec-notes §7 Policies; docs/api.md "Policies"): the fields
  * of {@link policyUpdateSchema}, at least one of them; fields left out keep their value.
  */
 export const policyPatchSchema = policyUpdateSchema.refine((b) => Object.values(b).some((v) => v !== undefined), {
@@ -75,7 +75,7 @@ export const policyPatchSchema = policyUpdateSchema.refine((b) => Object.values(
 export const customerPolicyParamsSchema = z.object({ id: idSchema, policyId: idSchema });
 
 /**
- * One category setting on the wire (spec §3 "Category"): `allowed: true` on the wire means the
+ * One category setting on the wire (spec-notes §3 "Category"): `allowed: true` on the wire means the
  * category is BLOCKED (the spec's inverted flag, kept for compatibility: docs/api.md). The console
  * flips it in one mapper.
  */
@@ -106,7 +106,7 @@ export type PolicyCategory = z.infer<typeof policyCategorySchema>;
 export const policyCategoryListSchema = z.array(policyCategorySchema);
 
 /**
- * Query of `/policies/default[/categories[/{id}]]` (spec §7 "Default policy"; docs/api.md "Default
+ * Query of `/policies/default[/categories[/{id}]]` (spec-notes §7 "Default policy"; docs/api.md "Default
  * policies"): `user_id` names a customer's default policy, `msp_id` an MSP's global default policy
  * (the template its new customers copy), neither the system's (the template new MSPs copy; system
  * admins only). A customer admin's own customer is implied. Both at once are refused.
@@ -138,7 +138,7 @@ export type DefaultPolicy = z.infer<typeof defaultPolicySchema>;
 /**
  * Body of `PUT /policies/default/categories/{id}` (system admins only): the category's protection
  * level, `L`/`M`/`H` or null (only a custom policy blocks it). Applies to policies created
- * afterwards only (spec §4; docs/architecture.md "Categories").
+ * afterwards only (spec-notes §4; docs/architecture.md "Categories").
  */
 export const categoryLevelUpdateSchema = z.object({ level: z.enum(['L', 'M', 'H']).nullable() });
 export type CategoryLevelUpdate = z.infer<typeof categoryLevelUpdateSchema>;

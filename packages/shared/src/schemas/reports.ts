@@ -3,7 +3,7 @@ import { Messages } from '../messages.ts';
 import { idSchema } from './common.ts';
 
 /**
- * The report catalogue (spec §3 "Report types"): each `r_*` code is one type and one dimension.
+ * The report catalogue (spec-notes §3 "Report types"): each `r_*` code is one type and one dimension.
  * behaviour counts every query, blocked the blocked ones, trend buckets them by hour or day, and
  * security counts the queries of the malware (categories 1 Compromised, 6 Spyware and Malicious
  * Sites) or phishing (5 Phishing/Fraud) categories (docs/api.md "Reports").
@@ -94,11 +94,11 @@ export const reportSchema = z.object({
 });
 export type Report = z.infer<typeof reportSchema>;
 
-/** Report frequencies (spec §9): daily, weekly (Monday), monthly (the 1st), in the customer's time zone. */
+/** Report frequencies (spec-notes §9): daily, weekly (Monday), monthly (the 1st), in the customer's time zone. */
 export const REPORT_FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
 export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
 
-/** The statuses of a scheduled report's last run (spec §4): `sent` or `report not sent` (with a reason). */
+/** The statuses of a scheduled report's last run (spec-notes §4): `sent` or `report not sent` (with a reason). */
 export const REPORT_STATUSES = ['sent', 'report not sent'] as const;
 
 /** The most recipients of one scheduled report. */
@@ -106,7 +106,7 @@ export const REPORT_MAX_RECIPIENTS = 20;
 
 const recipientSchema = z.email({ error: Messages.invalidEmail });
 
-/** Body of `POST /users/{id}/scheduledreports` (spec §3 "Scheduled report"). */
+/** Body of `POST /users/{id}/scheduledreports` (spec-notes §3 "Scheduled report"). */
 export const scheduledReportCreateSchema = z.object({
   name: z
     .string({ error: Messages.required })
@@ -147,7 +147,7 @@ export const scheduledReportListSchema = z.object({ data: z.array(scheduledRepor
 /** Path params `{ id, rid }`. */
 export const scheduledReportParamsSchema = z.object({ id: idSchema, rid: idSchema });
 
-/** An archived report (spec §1 "archived"): its period, recipients, outcome and PDF size. */
+/** An archived report (spec-notes §1 "archived"): its period, recipients, outcome and PDF size. */
 export const archivedReportSchema = z.object({
   id: z.number().int(),
   scheduled_report_id: z.number().int().nullable(),
@@ -167,7 +167,7 @@ export const archivedReportListSchema = z.object({ data: z.array(archivedReportS
 /** Path params `{ id, aid }` of an archived report. */
 export const archivedReportParamsSchema = z.object({ id: idSchema, aid: idSchema });
 
-/** Paging of the scheduled and archived lists (spec §9 page size 10). */
+/** Paging of the scheduled and archived lists (spec-notes §9 page size 10). */
 export const reportListQuerySchema = z.object({
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100.' }).int().min(1).max(100).optional(),
   offset: z.coerce.number({ error: 'offset must be a whole number.' }).int().min(0).optional(),

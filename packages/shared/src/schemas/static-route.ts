@@ -18,7 +18,7 @@ export const resolverAddressSchema = z
   .transform((v) => formatResolverAddress(parseResolverAddress(v) as ResolverAddress));
 
 /**
- * A static route (spec §3 "Static route", §7 `/staticroutes`): names at or below `domain` asked by
+ * A static route (spec-notes §3 "Static route", §7 `/staticroutes`): names at or below `domain` asked by
  * the customer `user_id`'s clients are forwarded to `resolver` (`ip:port`, `[ipv6]:port`).
  */
 export const staticRouteSchema = z.object({

@@ -9,7 +9,7 @@ export const statsDateSchema = z.string().regex(STATS_DATE_PATTERN, {
 /** Path params of `/users/{id}/stats/{date}`. */
 export const customerStatsParamsSchema = z.object({ id: idSchema, date: statsDateSchema });
 
-/** Stats overview (spec §3 "Stats"): requests, unique_domains, allowed, blocked. */
+/** Stats overview (spec-notes §3 "Stats"): requests, unique_domains, allowed, blocked. */
 export const statsOverviewSchema = z.object({
   requests: z.number().int(),
   unique_domains: z.number().int(),
@@ -27,7 +27,7 @@ export type StatsTraffic = z.infer<typeof statsTrafficSchema>;
 /** Path params of `/users/{id}/stats/traffic/{day}`. */
 export const customerTrafficParamsSchema = z.object({ id: idSchema, day: statsDateSchema });
 
-/** The top-list dimensions of spec §7 Stats: `/stats/{categories|domains|users}/{allowed|blocked}/{date}`. */
+/** The top-list dimensions of spec-notes §7 Stats: `/stats/{categories|domains|users}/{allowed|blocked}/{date}`. */
 export const STATS_DIMENSIONS = ['categories', 'domains', 'users'] as const;
 export type StatsDimension = (typeof STATS_DIMENSIONS)[number];
 /** The two actions of the top lists (an allowed list counts bypassed answers too: docs/api.md "Stats"). */
@@ -37,7 +37,7 @@ export type StatsAction = (typeof STATS_ACTIONS)[number];
 const dimensionSchema = z.enum(STATS_DIMENSIONS, { error: 'Must be categories, domains or users.' });
 const actionSchema = z.enum(STATS_ACTIONS, { error: 'Must be allowed or blocked.' });
 
-/** Query of the top lists: `limit` 1–100, default 10 (spec §9 default page size). */
+/** Query of the top lists: `limit` 1–100, default 10 (spec-notes §9 default page size). */
 export const statsTopQuerySchema = z.object({
   limit: z.coerce
     .number({ error: 'limit must be a whole number from 1 to 100.' })
@@ -69,7 +69,7 @@ export const statsTopSchema = z.object({
 });
 export type StatsTop = z.infer<typeof statsTopSchema>;
 
-/** `{days}` of the history calls: 1–31 days ending today (spec §9: the dashboard shows 5). */
+/** `{days}` of the history calls: 1–31 days ending today (spec-notes §9: the dashboard shows 5). */
 export const statsDaysSchema = z.coerce
   .number({ error: 'days must be a whole number from 1 to 31.' })
   .int({ error: 'days must be a whole number from 1 to 31.' })
@@ -107,7 +107,7 @@ const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const dayMessage = (f: string) => `${f} must be a date YYYY-MM-DD.`;
 
 /**
- * Query of the location stats (spec §7 "Location stats … with start and end"): local days
+ * Query of the location stats (spec-notes §7 "Location stats … with start and end"): local days
  * `YYYY-MM-DD`, both included; default today; at most 400 days.
  */
 export const locationStatsQuerySchema = z.object({

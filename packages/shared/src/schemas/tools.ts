@@ -6,7 +6,7 @@ import { isDomainName, looksLikeUrl } from '../net.ts';
 import { QUERY_ACTIONS, QUERY_REASONS } from '../outcome.ts';
 import { idSchema, listQuerySchema } from './common.ts';
 
-/** A domain to test (spec §5: a domain, not a URL). */
+/** A domain to test (spec-notes §5: a domain, not a URL). */
 export const toolDomainSchema = z
   .string({ error: Messages.required })
   .trim()
@@ -16,7 +16,7 @@ export const toolDomainSchema = z
   .refine((v) => isDomainName(v.replace(/\.$/, ''), { allowSingleLabel: true }), { error: Messages.domainOnly });
 
 /**
- * Body of `POST /tools/test/category` (spec §7 "UI and tools"): the domain, and the policy to decide
+ * Body of `POST /tools/test/category` (spec-notes §7 "UI and tools"): the domain, and the policy to decide
  * under — `policy_id` (a customer's policy), else the default policy of `user_id` (a customer admin:
  * its own); neither (system or MSP admin): the categories only.
  */
@@ -47,7 +47,7 @@ export type TestCategoryResult = z.infer<typeof testCategoryResultSchema>;
 export const RECATEGORIZE_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type RecategorizeStatus = (typeof RECATEGORIZE_STATUSES)[number];
 
-/** Body of `POST /tools/recategorize` (spec §7): the domain, the category it should have, an optional comment. */
+/** Body of `POST /tools/recategorize` (spec-notes §7): the domain, the category it should have, an optional comment. */
 export const recategorizeCreateSchema = z.object({
   domain: toolDomainSchema,
   category_id: z
@@ -87,7 +87,7 @@ export type RecategorizeListQuery = z.infer<typeof recategorizeListQuerySchema>;
 export const recategorizeReviewSchema = z.object({ action: z.enum(['approve', 'reject']) });
 export type RecategorizeReview = z.infer<typeof recategorizeReviewSchema>;
 
-/** The record types the DNS lookup tool asks for (spec §7 `GET /tools/dns`; issue 11). */
+/** The record types the DNS lookup tool asks for (spec-notes §7 `GET /tools/dns`; issue 11). */
 export const DNS_LOOKUP_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const;
 
 /** Query of `GET /tools/dns`: the name to look up. */

@@ -5,7 +5,7 @@ import { isDomainName, isIpAddress } from '../net.ts';
 import { idSchema } from './common.ts';
 
 /**
- * Query of `/ui/interface` and `/ui/support` (spec §7 "UI and tools": "own or with msp_id"): no
+ * Query of `/ui/interface` and `/ui/support` (spec-notes §7 "UI and tools": "own or with msp_id"): no
  * `msp_id` means the caller's own level (the system's for a system admin, its MSP's for an MSP
  * admin, its MSP's, read-only, for a customer admin).
  */
@@ -19,7 +19,7 @@ export const MAX_NAMESERVERS = 8;
 export const uiTitleSchema = z.string().trim().max(Constants.textMax, { error: Messages.max200 });
 
 /**
- * One nameserver the MSP's customers are told to use (spec §3 "Interface"): an IP address or a
+ * One nameserver the MSP's customers are told to use (spec-notes §3 "Interface"): an IP address or a
  * host name.
  */
 export const nameserverSchema = z
@@ -29,10 +29,10 @@ export const nameserverSchema = z
   .refine((v) => isIpAddress(v) || isDomainName(v), { error: 'Must be valid IP address or host name.' });
 
 /**
- * The interface branding of a level (spec §3 "Interface": logo, title, nameservers, system). `logo`,
+ * The interface branding of a level (spec-notes §3 "Interface": logo, title, nameservers, system). `logo`,
  * `title` and `nameservers` are the level's own values; `system` is true for the system level.
  * `effective_*` is what the console shows at this level: the MSP's own value, else the system's
- * (spec §2: "When no title is configured, a default product title is used" — then '').
+ * (spec-notes §2: "When no title is configured, a default product title is used" — then '').
  */
 export const uiInterfaceSchema = z.object({
   msp_id: z.number().int().nullable(),
@@ -60,7 +60,7 @@ export const uiInterfaceFieldsSchema = z.object({
 });
 export type UiInterfaceFields = z.infer<typeof uiInterfaceFieldsSchema>;
 
-/** An absolute http(s) URL of at most 200 characters, or '' (spec §5 "Please enter a valid URL."). */
+/** An absolute http(s) URL of at most 200 characters, or '' (spec-notes §5 "Please enter a valid URL."). */
 export const optionalUrlSchema = z
   .string()
   .trim()
@@ -78,7 +78,7 @@ export const optionalUrlSchema = z
     { error: Messages.invalidUrl },
   );
 
-/** Support contacts (spec §3 "Support": email, link, support desk URL) of a level; '' = not set. */
+/** Support contacts (spec-notes §3 "Support": email, link, support desk URL) of a level; '' = not set. */
 export const uiSupportSchema = z.object({
   msp_id: z.number().int().nullable(),
   system: z.boolean(),
@@ -89,7 +89,7 @@ export const uiSupportSchema = z.object({
 });
 export type UiSupport = z.infer<typeof uiSupportSchema>;
 
-/** Body of `PUT /ui/support`: every field, '' to clear one (spec §5 messages). */
+/** Body of `PUT /ui/support`: every field, '' to clear one (spec-notes §5 messages). */
 export const uiSupportUpdateSchema = z.object({
   email: z
     .string()

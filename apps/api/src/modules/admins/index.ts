@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerAdminRoutes } from './routes.ts';
 
-/** Administrators (spec §7 "Admins"): system, sales, MSP and customer admins, and their invitations. */
+/** Administrators (spec-notes §7 "Admins"): system, sales, MSP and customer admins, and their invitations. */
 export const adminModule = defineModule({
   name: 'admins',
   resources: ['admins'],

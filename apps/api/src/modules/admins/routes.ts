@@ -15,7 +15,7 @@ function originOf(request: FastifyRequest): string {
 }
 
 /**
- * Administrator routes (spec §7 "Admins"), from `Endpoints.admins`. Scope `owned`: core scopes every
+ * Administrator routes (spec-notes §7 "Admins"), from `Endpoints.admins`. Scope `owned`: core scopes every
  * query to the admins the caller manages and applies the role rules (docs/security.md "Accounts").
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {

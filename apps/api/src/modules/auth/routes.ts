@@ -40,7 +40,7 @@ async function enrollingAdmin(
 }
 
 /**
- * Public auth routes (no token): `GET /oauth/authorize` (spec §7 Auth; docs/api.md "Auth"), the
+ * Public auth routes (no token): `GET /oauth/authorize` (spec-notes §7 Auth; docs/api.md "Auth"), the
  * invitation and password-reset links, and 2FA enrolment (which checks its own token). Before the
  * credentials are checked, the login throttle (docs/security.md "Logins"; `lib/limiter.ts`) may
  * refuse the attempt: 429 `Client error: Too many requests.` with `Retry-After` (seconds, RFC 9110

@@ -173,7 +173,7 @@ export async function authenticateEnrolToken(deps: AppDeps, token: string): Prom
 }
 
 /**
- * The login of spec §7 (`GET /oauth/authorize`): checks the PKCE pair, the credentials and the
+ * The login of spec-notes §7 (`GET /oauth/authorize`): checks the PKCE pair, the credentials and the
  * second factor, and issues an access token (docs/api.md "Auth"). The query has already been validated
  * (client id, response type, lengths).
  * @throws ApiError ERR_VALIDATION (400) for a challenge that does not match the verifier;

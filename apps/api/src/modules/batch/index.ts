@@ -2,7 +2,7 @@ import { defineModule } from '../../http/module.ts';
 import { registerBatchRoutes } from './routes.ts';
 
 /**
- * `POST /batch` (spec §7 Batch): sub-requests run through the same router with the caller's own
+ * `POST /batch` (spec-notes §7 Batch): sub-requests run through the same router with the caller's own
  * token. The batch itself is open to every role and changes nothing of its own; what each
  * sub-request may do is decided by that sub-request's route, exactly as if it were sent alone.
  */

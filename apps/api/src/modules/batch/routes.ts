@@ -70,7 +70,7 @@ function tooLarge(): BatchResponse[string] {
 }
 
 /**
- * `POST /batch` (spec §7 Batch; docs/api.md "Batch"). The body was validated whole before anything
+ * `POST /batch` (spec-notes §7 Batch; docs/api.md "Batch"). The body was validated whole before anything
  * runs (at most 100 sub-requests, known methods, paths normalised and under `/restapi`, no nested
  * `/batch`), so a bad batch changes nothing. Every item then counts against the caller's sub-request
  * budget (`budget.ts`): a batch the budget cannot cover answers 429 `ERR_RATE_LIMITED` with

@@ -3,7 +3,7 @@ import { registerBlockPageRoutes } from './routes.ts';
 
 const body = () => ({ title: 'Hijacked' });
 
-/** Block-page branding (spec §7 `/ui/blockpage`): the customer's, MSP's and system's texts of the block page. */
+/** Block-page branding (spec-notes §7 `/ui/blockpage`): the customer's, MSP's and system's texts of the block page. */
 export const blockPageModule = defineModule({
   name: 'blockpage',
   resources: ['blockpage'],

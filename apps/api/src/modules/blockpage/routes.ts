@@ -6,7 +6,7 @@ import { acceptUploads, uploadedFile } from '../../http/multipart.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Block-page branding routes (spec §7 `GET|POST|DELETE /ui/blockpage`), from `Endpoints.blockpage`.
+ * Block-page branding routes (spec-notes §7 `GET|POST|DELETE /ui/blockpage`), from `Endpoints.blockpage`.
  * The logo upload (`POST /ui/blockpage/logo`, multipart field `logo`) is the spec's multipart variant.
  * Scope `owned`: the owner comes from `user_id` / `msp_id` or the caller, checked visible by core in SQL.
  */

@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerCertificateRoutes } from './routes.ts';
 
-/** The deployment's root CA certificate download (spec §7 "UI and tools"; docs/architecture.md "Block page"). */
+/** The deployment's root CA certificate download (spec-notes §7 "UI and tools"; docs/architecture.md "Block page"). */
 export const certificateModule = defineModule({
   name: 'certificates',
   resources: ['certificates'],

@@ -11,7 +11,7 @@ const CONTENT_TYPES: Readonly<Record<CertificateDownloadFormat, string>> = {
   cer: 'application/pkix-cert',
 };
 
-/** `GET /certificates/machine/download?type=pem|der|cer` (spec §7 "UI and tools"): the root CA certificate as a file. */
+/** `GET /certificates/machine/download?type=pem|der|cer` (spec-notes §7 "UI and tools"): the root CA certificate as a file. */
 export function registerCertificateRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, Endpoints.certificates.download, async ({ caller, query, reply }) => {
     const body = await certificates.downloadRootCertificate(deps, caller, query.type);

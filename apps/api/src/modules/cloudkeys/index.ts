@@ -3,7 +3,7 @@ import { registerCloudKeyRoutes } from './routes.ts';
 
 const key = { key: 'Hijack key', expires_after: 600 };
 
-/** Cloud keys (spec §7 "Cloud keys and history"; docs/architecture.md "Block page"): a customer's keys for block-page bypasses. */
+/** Cloud keys (spec-notes §7 "Cloud keys and history"; docs/architecture.md "Block page"): a customer's keys for block-page bypasses. */
 export const cloudKeyModule = defineModule({
   name: 'cloudkeys',
   resources: ['cloudkeys'],

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Cloud-key routes (spec §7 "Cloud keys and history") under `/users/{id}/cloudkeys`, from
+ * Cloud-key routes (spec-notes §7 "Cloud keys and history") under `/users/{id}/cloudkeys`, from
  * `Endpoints.cloudkeys`. Scope `customer`: the guard checks customer `id` is visible; core scopes
  * every query by tenant and customer in SQL. Updates are POSTs, as the spec's calls are.
  */

@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerCustomerRoutes } from './routes.ts';
 
-/** Customers (spec §7 "Customers"): an MSP's customers, each created with its default policy. */
+/** Customers (spec-notes §7 "Customers"): an MSP's customers, each created with its default policy. */
 export const customerModule = defineModule({
   name: 'customers',
   resources: ['customers'],

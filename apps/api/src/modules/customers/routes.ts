@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Customer routes (spec §7 "Customers"; a customer is a "user" on the wire): `/users/`, `/users/{id}`,
+ * Customer routes (spec-notes §7 "Customers"; a customer is a "user" on the wire): `/users/`, `/users/{id}`,
  * from `Endpoints.customers`; the work is core's `customers`.
  */
 export function registerCustomerRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -3,7 +3,7 @@ import { registerDeviceExceptionRoutes } from './routes.ts';
 
 const rule = () => ({ domain: 'hijack.example', rule_type: 'ByPass OTG' });
 
-/** Device exceptions and their rules (spec §7 "Device exceptions"). */
+/** Device exceptions and their rules (spec-notes §7 "Device exceptions"). */
 export const deviceExceptionModule = defineModule({
   name: 'deviceexceptions',
   resources: ['deviceexceptions'],

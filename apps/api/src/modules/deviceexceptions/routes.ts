@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Device-exception routes (spec §7 "Device exceptions"), from `Endpoints.deviceexceptions`. Scope
+ * Device-exception routes (spec-notes §7 "Device exceptions"), from `Endpoints.deviceexceptions`. Scope
  * `owned`: the rows are addressed by their own ids (or `user_id`) and core filters every query by
  * the caller's tenant in SQL.
  */

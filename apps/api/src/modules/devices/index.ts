@@ -4,7 +4,7 @@ import { registerDeviceRoutes, registerPublicDeviceRoutes } from './routes.ts';
 const json = () => ({ configuration: '{"filters":[]}' });
 
 /**
- * Devices (spec §7 "Devices"): a customer's devices, its install key and device configuration, and
+ * Devices (spec-notes §7 "Devices"): a customer's devices, its install key and device configuration, and
  * the agent's public enrolment and heartbeat (docs/decisions.md "Environment").
  */
 export const deviceModule = defineModule({

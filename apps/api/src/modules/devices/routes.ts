@@ -6,7 +6,7 @@ import type { AppDeps } from '../../types.ts';
 import { createAgentLimiter, ENROL_RATE, HEARTBEAT_RATE } from './agent-limits.ts';
 
 /**
- * Device routes (spec §7 "Devices") under `/users/{id}/devices`, from `Endpoints.devices`. Scope
+ * Device routes (spec-notes §7 "Devices") under `/users/{id}/devices`, from `Endpoints.devices`. Scope
  * `customer`: the guard checks customer `id` is visible; core scopes every query by tenant and
  * customer in SQL. The static `config` and `key` paths are registered before `{deviceId}`.
  */

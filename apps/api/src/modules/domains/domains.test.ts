@@ -181,7 +181,7 @@ describe.each(testDialects())('domain lists on %s', (dialect) => {
     );
     expect((await call(t.app, a.mspToken, 'GET', `/restapi/global/domains/all/${sys.json().id}`)).statusCode).toBe(404);
     expect((await call(t.app, a.customerToken, 'GET', '/restapi/global/domains/all')).statusCode).toBe(403);
-    // Updates are POSTs (spec §7).
+    // Updates are POSTs (spec-notes §7).
     const upd = await call(t.app, a.mspToken, 'POST', `/restapi/global/domains/block/${own.json().id}`, {
       comment: 'all schools',
     });

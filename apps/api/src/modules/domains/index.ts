@@ -38,7 +38,7 @@ const block: Ids = (_, b) => ({ id: b.policyId, action: 'block' });
 const oneEntry: Ids = (_, b) => ({ id: b.policyId, action: 'all', entryId: 1 });
 const ownList: Ids = (a) => ({ id: a.policyId, action: 'block' });
 
-/** Domain lists (spec §7 "Domains"): policies' allow and block lists, and the MSP and system global lists. */
+/** Domain lists (spec-notes §7 "Domains"): policies' allow and block lists, and the MSP and system global lists. */
 export const domainModule = defineModule({
   name: 'domains',
   resources: ['domains'],

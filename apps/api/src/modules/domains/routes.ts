@@ -5,12 +5,12 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import { acceptUploads, uploadedFile } from '../../http/multipart.ts';
 import type { AppDeps } from '../../types.ts';
 
-/** The text of the multipart field `csv` (spec §7 "Domains" import). @throws ApiError as {@link uploadedFile} */
+/** The text of the multipart field `csv` (spec-notes §7 "Domains" import). @throws ApiError as {@link uploadedFile} */
 async function csvField(request: FastifyRequest): Promise<string> {
   return (await uploadedFile(request, 'csv', 'A CSV file is required in field csv.')).toString('utf8');
 }
 
-/** Sets the headers of a CSV download named with the date as DD-MM-YYYY (spec §9). */
+/** Sets the headers of a CSV download named with the date as DD-MM-YYYY (spec-notes §9). */
 function csvDownload(reply: FastifyReply, kind: DomainListKind, now: number): void {
   reply
     .type('text/csv; charset=utf-8')
@@ -18,7 +18,7 @@ function csvDownload(reply: FastifyReply, kind: DomainListKind, now: number): vo
 }
 
 /**
- * Domain-list routes (spec §7 "Domains"), from `Endpoints.domains`: a policy's lists under
+ * Domain-list routes (spec-notes §7 "Domains"), from `Endpoints.domains`: a policy's lists under
  * `/policies/{id}/domains` and the global lists under `/global/domains` (docs/decisions.md). All are
  * scope `owned`: core resolves the owner (policy, MSP or system) within the caller's tenant in SQL.
  * The imports read multipart bodies: `@fastify/multipart` is registered in this module's own

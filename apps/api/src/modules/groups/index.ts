@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerGroupRoutes } from './routes.ts';
 
-/** Groups with their ranking (spec §7 "Groups and internal users"; spec §4 "Group weight"). */
+/** Groups with their ranking (spec-notes §7 "Groups and internal users"; spec-notes §4 "Group weight"). */
 export const groupModule = defineModule({
   name: 'groups',
   resources: ['groups'],

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Group routes (spec §7 "Groups and internal users") under `/users/{id}/groups`. Scope `customer`: the guard checks customer `id` is visible; core scopes
+ * Group routes (spec-notes §7 "Groups and internal users") under `/users/{id}/groups`. Scope `customer`: the guard checks customer `id` is visible; core scopes
  * every query by tenant and customer in SQL.
  */
 export function registerGroupRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerInternalUserRoutes } from './routes.ts';
 
-/** Internal users (spec §7 "Groups and internal users"): the people agents report. */
+/** Internal users (spec-notes §7 "Groups and internal users"): the people agents report. */
 export const internalUserModule = defineModule({
   name: 'internalusers',
   resources: ['internalusers'],

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Internal-user routes (spec §7 "Groups and internal users") under `/users/{id}/users`. Scope
+ * Internal-user routes (spec-notes §7 "Groups and internal users") under `/users/{id}/users`. Scope
  * `customer`: the guard checks customer `id` is visible; core scopes every query by tenant and
  * customer in SQL.
  */

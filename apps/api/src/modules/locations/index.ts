@@ -4,7 +4,7 @@ import { registerLocationRoutes, registerPublicLocationRoutes } from './routes.t
 const location = { name: 'Intruder', addresses: ['192.0.2.0/24'] };
 
 /**
- * Locations (spec §7 "Locations"): a customer's locations of every type, static-IP addresses, and
+ * Locations (spec-notes §7 "Locations"): a customer's locations of every type, static-IP addresses, and
  * the public DynDNS-compatible update URL of dynamic-IP locations.
  */
 export const locationModule = defineModule({

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Location routes (spec §7 "Locations") under `/users/{id}/locations`, from `Endpoints.locations`.
+ * Location routes (spec-notes §7 "Locations") under `/users/{id}/locations`, from `Endpoints.locations`.
  * Scope `customer`: the guard checks customer `id` is visible; core scopes every query by tenant and
  * customer in SQL. Updates are POSTs, as the spec's calls are.
  */

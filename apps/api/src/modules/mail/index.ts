@@ -3,7 +3,7 @@ import { registerMailRoutes } from './routes.ts';
 
 const body = () => ({ server: 'smtp.hijack.example', from_email: 'x@hijack.example', notification_period: 'daily' });
 
-/** Mail settings (spec §7 `/mail`): the system's and each MSP's SMTP server, and the test e-mail. */
+/** Mail settings (spec-notes §7 `/mail`): the system's and each MSP's SMTP server, and the test e-mail. */
 export const mailModule = defineModule({
   name: 'mail',
   resources: ['mail'],

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Mail-settings routes (spec §7 "UI and tools": `GET /mail`, `POST /mail` with `msp_id`), from
+ * Mail-settings routes (spec-notes §7 "UI and tools": `GET /mail`, `POST /mail` with `msp_id`), from
  * `Endpoints.mail`. Scope `owned`: core resolves `msp_id` (or the caller's own) and checks it in SQL.
  */
 export function registerMailRoutes(app: FastifyInstance, deps: AppDeps): void {

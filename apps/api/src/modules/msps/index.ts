@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerMspRoutes } from './routes.ts';
 
-/** MSPs (spec §7 "MSPs"): deployment-wide for the system admin, read-only for sales, its own for an MSP admin. */
+/** MSPs (spec-notes §7 "MSPs"): deployment-wide for the system admin, read-only for sales, its own for an MSP admin. */
 export const mspModule = defineModule({
   name: 'msps',
   resources: ['msps'],

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
-/** MSP routes (spec §7 "MSPs"): `/msp`, `/msp/{id}`, from `Endpoints.msps`; the work is core's `msps`. */
+/** MSP routes (spec-notes §7 "MSPs"): `/msp`, `/msp/{id}`, from `Endpoints.msps`; the work is core's `msps`. */
 export function registerMspRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.msps;
   registerEndpoint(app, e.list, ({ caller, query }) => msps.listMsps(deps, caller, query));

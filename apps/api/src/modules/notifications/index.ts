@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import { defineModule } from '../../http/module.ts';
 import type { AppDeps } from '../../types.ts';
 
-/** Category notification routes (console spec §3 "Notification settings"; docs/decisions.md "Category notifications"). */
+/** Category notification routes (spec-notes §3 "Notification settings"; docs/decisions.md "Category notifications"). */
 function registerNotificationRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.notifications;
   registerEndpoint(app, e.getDefault, ({ caller, query }) =>

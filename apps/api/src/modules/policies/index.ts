@@ -33,7 +33,7 @@ const systemDefault = (extra: Partial<IsolationCase> = {}): [IsolationCase] => [
   },
 ];
 
-/** Policies (spec §7 "Policies"): a customer's policies and their blocked categories. */
+/** Policies (spec-notes §7 "Policies"): a customer's policies and their blocked categories. */
 export const policyModule = defineModule({
   name: 'policies',
   resources: ['policies'],

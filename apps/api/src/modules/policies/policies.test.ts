@@ -14,7 +14,7 @@ describe.each(testDialects())('policies on %s', (dialect) => {
 
   it('creates a policy from the current category levels, not the built-in ones', async () => {
     const a = await createTenant(t, 1);
-    // The system admin moved Games (21, H) to L: new low policies block it (spec §4).
+    // The system admin moved Games (21, H) to L: new low policies block it (spec-notes §4).
     await t.handle.db.updateTable('categories').set({ level: 'L' }).where('id', '=', 21).execute();
     t.published.length = 0;
     const res = await call(t.app, a.customerToken, 'POST', '/restapi/policies', {

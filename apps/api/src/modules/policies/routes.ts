@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Policy routes (spec §7 "Policies"), from `Endpoints.policies`: `/policies`, `/policies/{id}`,
+ * Policy routes (spec-notes §7 "Policies"), from `Endpoints.policies`: `/policies`, `/policies/{id}`,
  * `/policies/{id}/categories`, `PATCH /users/{id}/policies/{policyId}` and the default policies
  * `/policies/default[/categories[/{id}]]` (`user_id`, `msp_id` or the system's; docs/api.md "Default policies"). Policies are addressed by their own ids (scope `owned`): core filters every query by the caller's
  * tenant in SQL. The static `default` paths win over `/policies/:id` in the router.

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import { defineModule } from '../../http/module.ts';
 import type { AppDeps } from '../../types.ts';
 
-/** Power BI routes (spec §7 "UI and tools"; docs/api.md "Power BI"). */
+/** Power BI routes (spec-notes §7 "UI and tools"; docs/api.md "Power BI"). */
 function registerPowerBiRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, Endpoints.powerbi.config, () => reports.powerBiConfig(deps));
   registerEndpoint(app, Endpoints.powerbi.embed, ({ caller, body }) => reports.powerBiEmbed(deps, caller, body));

@@ -13,7 +13,7 @@ function sendPdf(reply: FastifyReply, file: { pdf: Buffer; fileName: string }): 
   return file.pdf as unknown as string;
 }
 
-/** Report routes (spec §3 "Report types", §7 scheduled reports; docs/api.md "Reports"), from `Endpoints.reports`. */
+/** Report routes (spec-notes §3 "Report types", §7 scheduled reports; docs/api.md "Reports"), from `Endpoints.reports`. */
 function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void {
   const e = Endpoints.reports;
   registerEndpoint(app, e.archive, ({ caller, params, query }) => reports.listArchive(deps, caller, params.id, query));

@@ -3,7 +3,7 @@ import { registerStaticRouteRoutes } from './routes.ts';
 
 const route = { domain: 'hijack.example', resolver: '10.9.9.9' };
 
-/** Static routes (spec §7 `/staticroutes`): a customer's conditional forwarding (decision order step 2). */
+/** Static routes (spec-notes §7 `/staticroutes`): a customer's conditional forwarding (decision order step 2). */
 export const staticRouteModule = defineModule({
   name: 'staticroutes',
   resources: ['staticroutes'],

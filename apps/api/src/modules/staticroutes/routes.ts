@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Static-route routes (spec §7 `/staticroutes[/{id}]`), from `Endpoints.staticroutes`. Scope
+ * Static-route routes (spec-notes §7 `/staticroutes[/{id}]`), from `Endpoints.staticroutes`. Scope
  * `owned`: the customer comes from `user_id` (checked visible by core) or, by id, from the row,
  * scoped by tenant in SQL. Updates are POSTs, as the spec's are.
  */

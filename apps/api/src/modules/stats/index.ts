@@ -5,7 +5,7 @@ const foreignCustomer = { msp: 404, customer: 404, sales: 403 } as const;
 const mspOnly = { msp: 404, customer: 403, sales: 403 } as const;
 const systemOnly = { msp: 403, customer: 403, sales: 403 } as const;
 
-/** Statistics (spec §7 "Stats"): read-only, from the hourly roll-ups of the query log. */
+/** Statistics (spec-notes §7 "Stats"): read-only, from the hourly roll-ups of the query log. */
 export const statsModule = defineModule({
   name: 'stats',
   resources: ['stats'],
@@ -26,7 +26,7 @@ export const statsModule = defineModule({
     'stats.mspTop': [
       { params: (_, b) => ({ id: b.mspId, dim: 'categories', action: 'allowed', date: 'today' }), ...mspOnly },
     ],
-    // Sales admins read every MSP's totals (spec §2 Sales).
+    // Sales admins read every MSP's totals (spec-notes §2 Sales).
     'stats.mspOverview': [{ params: (_, b) => ({ id: b.mspId, date: 'today' }), msp: 404, customer: 403 }],
     'stats.systemTraffic': [{ params: () => ({ day: 'today' }), ...systemOnly }],
     'stats.systemHistory': [{ params: () => ({ days: 5 }), ...systemOnly }],

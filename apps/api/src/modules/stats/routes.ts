@@ -5,7 +5,7 @@ import { registerEndpoint } from '../../http/endpoint.ts';
 import type { AppDeps } from '../../types.ts';
 
 /**
- * Stats routes (spec §7 "Stats"; docs/api.md "Stats"), from `Endpoints.stats`: the customer, MSP and
+ * Stats routes (spec-notes §7 "Stats"; docs/api.md "Stats"), from `Endpoints.stats`: the customer, MSP and
  * system families and the location stats. In each family the static `traffic` and `history` segments
  * are registered before the `{date}`/`{dim}` params (the router prefers static segments anyway).
  */

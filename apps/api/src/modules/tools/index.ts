@@ -1,7 +1,7 @@
 import { defineModule } from '../../http/module.ts';
 import { registerToolRoutes } from './routes.ts';
 
-/** Tools (spec §7 "UI and tools"): test categorisation through the resolver's policy engine, recategorisation. */
+/** Tools (spec-notes §7 "UI and tools"): test categorisation through the resolver's policy engine, recategorisation. */
 export const toolModule = defineModule({
   name: 'tools',
   resources: ['tools'],

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../types.ts';
 import { lookupThroughUpstreams } from './dns.ts';
 
 /**
- * Tool routes (spec §7 "UI and tools"), from `Endpoints.tools`: test categorisation and the
+ * Tool routes (spec-notes §7 "UI and tools"), from `Endpoints.tools`: test categorisation and the
  * recategorisation queue (requests by every tenant role, review by the system admin), and the DNS
  * lookup through Cordon's upstream resolvers (system and MSP admins). `POST /tools/test/category` is
  * answered by the resolver's policy engine (`decideForTool` of `@cordon/policy`) over the target

@@ -4,7 +4,7 @@ import { registerUiRoutes } from './routes.ts';
 const foreignMsp = { query: (_: unknown, b: { mspId: number }) => ({ msp_id: b.mspId }) };
 const support = () => ({ email: 'hijack@example.com', link: '', support_desk_url: '' });
 
-/** Interface branding and support contacts (spec §7 "UI and tools": `/ui/interface`, `/ui/support`). */
+/** Interface branding and support contacts (spec-notes §7 "UI and tools": `/ui/interface`, `/ui/support`). */
 export const uiModule = defineModule({
   name: 'ui',
   resources: ['ui'],

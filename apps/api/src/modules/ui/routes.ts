@@ -17,8 +17,8 @@ function splitNameservers(values: readonly string[]): string[] {
 }
 
 /**
- * Reads the multipart body of `POST /ui/interface` (spec §7 "UI and tools": "the body is
- * multipart"): fields `title` and `nameservers`, file `logo` (at most 1 MB, spec §9). A field left
+ * Reads the multipart body of `POST /ui/interface` (spec-notes §7 "UI and tools": "the body is
+ * multipart"): fields `title` and `nameservers`, file `logo` (at most 1 MB, spec-notes §9). A field left
  * out is unchanged.
  * @throws ApiError ERR_VALIDATION: not multipart, a file over 1 MB ("File size exceeds maximum of
  *   1mb."), or a field's own message (title over 200 characters, a bad nameserver)
@@ -63,7 +63,7 @@ async function readInterfaceForm(request: FastifyRequest): Promise<InterfaceForm
 }
 
 /**
- * Interface branding and support routes (spec §7 "UI and tools"), from `Endpoints.ui`. The
+ * Interface branding and support routes (spec-notes §7 "UI and tools"), from `Endpoints.ui`. The
  * multipart `POST /ui/interface` takes uploads in its own scope only. Scope `owned`: the level
  * comes from `msp_id` or the caller, checked visible by core in SQL.
  */

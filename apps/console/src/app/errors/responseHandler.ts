@@ -15,7 +15,7 @@ export interface ResponseHandlerDeps {
 }
 
 /**
- * Creates the global response handler of spec §8: it decides with `decideReaction` and performs
+ * Creates the global response handler of spec-notes §8: it decides with `decideReaction` and performs
  * the reaction (toast, logout, navigation, the persistent no-connection alert).
  */
 export function createResponseHandler(deps: ResponseHandlerDeps): (outcome: ResponseOutcome) => void {

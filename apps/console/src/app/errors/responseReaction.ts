@@ -1,17 +1,17 @@
 import { ErrorTexts, SILENT_2FA_TEXTS } from '@cordon/shared';
 import type { ResponseOutcome } from '../../api/client.ts';
 
-/** The console's reaction to an outcome (spec §8 "Global handling of responses"). */
+/** The console's reaction to an outcome (spec-notes §8 "Global handling of responses"). */
 export type Reaction =
   | { kind: 'none' }
   /** Clear local storage and return to the root. */
   | { kind: 'logout' }
-  /** An error toast that closes after 5000 ms (spec §9). */
+  /** An error toast that closes after 5000 ms (spec-notes §9). */
   | { kind: 'toast'; message: string }
   | { kind: 'navigate'; to: string }
   /** The persistent no-connection alert. */
   | { kind: 'connectionLost' }
-  /** A successful response: closes the no-connection alert if it is open (spec §4). */
+  /** A successful response: closes the no-connection alert if it is open (spec-notes §4). */
   | { kind: 'connectionRestored' };
 
 /** Paths that only redirect to their overview; a 404's parent must skip them or it would loop. */
@@ -25,13 +25,13 @@ export function parentPath(pathname: string): string {
   return REDIRECTING_PATHS.has(parent) ? '/' : parent;
 }
 
-/** True when the server's text is one the second-factor flow handles itself (spec §8: silent). */
+/** True when the server's text is one the second-factor flow handles itself (spec-notes §8: silent). */
 export function isSilentText(text: string): boolean {
   return SILENT_2FA_TEXTS.some((t) => text.includes(t));
 }
 
 /**
- * Decides the global reaction to a response, exactly spec §8:
+ * Decides the global reaction to a response, exactly spec-notes §8:
  * 401 (not on the root path) → logout; 400/409/422/5xx → toast of the server's text unless it is a
  * second-factor text, or a 400 that names its fields (the form shows them inline, issue 11); 403 → 'Client error: Forbidden.'; 404 → the parent path; 405/408/429 → their
  * texts; network failure → persistent alert; success → the alert closes. `pathname` is the

@@ -66,8 +66,8 @@ function AreaSwitcher({ area, inMenu }: { area: Area; inMenu?: boolean }) {
 }
 
 /**
- * The layout of an area (spec §2 layouts default/system, sales, msp, customer, userprofile): the
- * route guard (spec §6), a header with the product title and the user, and the area's menu.
+ * The layout of an area (spec-notes §2 layouts default/system, sales, msp, customer, userprofile): the
+ * route guard (spec-notes §6), a header with the product title and the user, and the area's menu.
  */
 export function AreaLayout({ area }: { area: Area }) {
   const { t } = useTranslation();

@@ -52,7 +52,7 @@ function MenuItem({ item, pathname, onNavigate }: { item: NavItem; pathname: str
 }
 
 /**
- * An area's navigation menu (spec §2); pages not built yet are shown disabled. `onNavigate` runs on
+ * An area's navigation menu (spec-notes §2); pages not built yet are shown disabled. `onNavigate` runs on
  * a tap of a page (the phone layout closes the menu with it, even on the page already shown).
  */
 export function NavMenu({ items, onNavigate }: { items: readonly NavItem[]; onNavigate?: () => void }) {

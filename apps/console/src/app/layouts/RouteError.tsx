@@ -3,7 +3,7 @@ import { Button, Center, Container, Paper, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useRouteError } from 'react-router';
 
-/** A page's script chunk that failed to load or took longer than `Constants.chunkTimeoutMs` (spec §8, §9). */
+/** A page's script chunk that failed to load or took longer than `Constants.chunkTimeoutMs` (spec-notes §8, §9). */
 export class ChunkLoadError extends Error {
   override readonly name = 'ChunkLoadError';
 }
@@ -20,7 +20,7 @@ export function isChunkLoadError(error: unknown): boolean {
 }
 
 /**
- * The router's error element (spec §8 "Chunk loading failure is reported as a chunk-load error"):
+ * The router's error element (spec-notes §8 "Chunk loading failure is reported as a chunk-load error"):
  * a page that could not be loaded (a new version deployed, the network gone, or no answer within
  * 120 s) offers a reload; any other render error says "Something went wrong." with the same way out.
  */

@@ -5,7 +5,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { MENUS, type NavItem } from '../navigation.ts';
 
 /**
- * A settings index page (spec §2: the MSP's `global_settings` index and the customer's `settings`
+ * A settings index page (spec-notes §2: the MSP's `global_settings` index and the customer's `settings`
  * index): one card per page of the menu group at `groupPath`, linked when built, marked "Not
  * available yet" otherwise. The list is the menu's, so the two never disagree.
  */

@@ -14,10 +14,10 @@ const TrafficChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m
 const HistoryChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m.HistoryChart })));
 
 /**
- * The traffic dashboard of a customer, an MSP or the system overview (spec §3 "Stats", §9 dashboard
+ * The traffic dashboard of a customer, an MSP or the system overview (spec-notes §3 "Stats", §9 dashboard
  * defaults: traffic 'today', history 5 days): a period switch, the four numbers, the hourly traffic
  * chart, the daily history and the top categories, domains and users by allowed and blocked, all
- * fetched in one `/batch` (spec §7 Batch).
+ * fetched in one `/batch` (spec-notes §7 Batch).
  */
 export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const { t } = useTranslation();

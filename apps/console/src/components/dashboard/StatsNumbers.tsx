@@ -11,7 +11,7 @@ const ITEMS = [
 ] as const;
 
 /**
- * The four overview numbers (spec §3 "Stats"), shown with the spec §9 count formatter; each
+ * The four overview numbers (spec-notes §3 "Stats"), shown with the spec-notes §9 count formatter; each
  * carries its raw integer in `data-value` and `title`.
  */
 export function StatsNumbers({ stats }: { stats: StatsOverview }) {

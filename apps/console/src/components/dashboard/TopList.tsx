@@ -4,9 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { useFormat } from '../format.ts';
 
 /**
- * One top list (spec §3 "Stats": top categories, domains or users by allowed or blocked): the name
- * (a domain shortened per spec §9, the full name in its title), the count (spec §9 formatter) and a
- * bar in the action's colour (spec §9: allowed #4BA7EE, blocked #DE3617) relative to the first.
+ * One top list (spec-notes §3 "Stats": top categories, domains or users by allowed or blocked): the name
+ * (a domain shortened per spec-notes §9, the full name in its title), the count (spec-notes §9 formatter) and a
+ * bar in the action's colour (spec-notes §9: allowed #4BA7EE, blocked #DE3617) relative to the first.
  */
 export function TopList({
   title,

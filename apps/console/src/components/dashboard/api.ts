@@ -18,7 +18,7 @@ import { useApi } from '../../api/context.ts';
 /** Whose dashboard: a customer, an MSP (its customers summed) or the system (every MSP). */
 export type DashboardOwner = { kind: 'customer'; id: number } | { kind: 'msp'; id: number } | { kind: 'system' };
 
-/** A stats period of spec §7 Stats offered on the dashboard. */
+/** A stats period of spec-notes §7 Stats offered on the dashboard. */
 export type DashboardPeriod = 'today' | 'yesterday' | '7days' | '30days';
 
 /** The top lists of a dashboard: dimension × action. */
@@ -76,8 +76,8 @@ function dashboardItems(owner: DashboardOwner, period: DashboardPeriod) {
 }
 
 /**
- * The dashboard's stats in one `POST /batch` (spec §7 Batch: "dashboard stats"): overview, hourly
- * traffic, the 5-day history (spec §9) and the six top lists, each answer parsed with its endpoint's
+ * The dashboard's stats in one `POST /batch` (spec-notes §7 Batch: "dashboard stats"): overview, hourly
+ * traffic, the 5-day history (spec-notes §9) and the six top lists, each answer parsed with its endpoint's
  * response schema. A failed sub-request fails the whole read with the server's error text.
  */
 export function useDashboardQuery(owner: DashboardOwner, period: DashboardPeriod) {

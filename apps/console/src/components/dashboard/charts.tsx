@@ -12,7 +12,7 @@ import { type Formatter, useFormat } from '../format.ts';
 // Only what these charts need, so the chart chunk stays small (bench/README.md).
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
 
-/** Stacked allowed/blocked bars in the spec's colours (spec §9: allowed #4BA7EE, blocked #DE3617). */
+/** Stacked allowed/blocked bars in the spec's colours (spec-notes §9: allowed #4BA7EE, blocked #DE3617). */
 function stackedOption(
   labels: string[],
   allowed: number[],
@@ -26,7 +26,7 @@ function stackedOption(
     legend: { bottom: 0 },
     grid: { left: 8, right: 8, top: 16, bottom: 40, containLabel: true },
     xAxis: { type: 'category', data: labels, axisLabel: { hideOverlap: true } },
-    // Axis counts with the spec §9 formatter (1.2k) in the language, like the numbers beside the charts.
+    // Axis counts with the spec-notes §9 formatter (1.2k) in the language, like the numbers beside the charts.
     yAxis: { type: 'value', minInterval: 1, axisLabel: { formatter: (v: number) => fmt.count(v), hideOverlap: true } },
     series: [
       { name: names[0], type: 'bar', stack: 'requests', data: allowed },
@@ -35,7 +35,7 @@ function stackedOption(
   };
 }
 
-/** Allowed vs blocked requests per hour (spec §3 "Stats" traffic). */
+/** Allowed vs blocked requests per hour (spec-notes §3 "Stats" traffic). */
 export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label: string }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -60,7 +60,7 @@ export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label:
   );
 }
 
-/** Allowed vs blocked requests per day of the history (spec §9: 5 days); a line of text when nothing was logged. */
+/** Allowed vs blocked requests per day of the history (spec-notes §9: 5 days); a line of text when nothing was logged. */
 export function HistoryChart({ history, label }: { history: StatsHistory; label: string }) {
   const { t } = useTranslation();
   const fmt = useFormat();

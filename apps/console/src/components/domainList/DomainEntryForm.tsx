@@ -19,8 +19,8 @@ const prepare = ({ list: _list, ...entry }: DomainEntryFormValues) => entry;
 const validate = schemaValidator(domainEntryCreateSchema, prepare);
 
 /**
- * The add and edit form of a list entry (spec §3 "Domain list entry", §5 "Domain"): the domain
- * (a domain or partial domain, never a URL: the spec §5 message, checked with the shared schema and
+ * The add and edit form of a list entry (spec-notes §3 "Domain list entry", §5 "Domain"): the domain
+ * (a domain or partial domain, never a URL: the spec-notes §5 message, checked with the shared schema and
  * again by the server), include subdomains, comment and log requests. A new entry also picks its
  * list (Allowed or Blocked); an entry being edited stays in its list. `submit` gets the parsed body
  * (the domain normalised) and the list; a rejected 400 puts the server's messages on the fields.

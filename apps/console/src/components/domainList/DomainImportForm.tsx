@@ -8,7 +8,7 @@ import { formatNumber } from '../format.ts';
 import { importErrorText, listFullLimit } from './logic.ts';
 
 /**
- * The CSV import form (spec §7 Domains, §9: CSV, at most 1 MB, one domain per line or the export's
+ * The CSV import form (spec-notes §7 Domains, §9: CSV, at most 1 MB, one domain per line or the export's
  * columns): the list it goes to, the file, and "Replace the list" (`overwrite=true`), which asks
  * for a confirmation first because it removes every entry the file does not name. A refused file
  * shows the server's text ("Line N: …") and changes nothing (the import is all or nothing).

@@ -32,7 +32,7 @@ function Flag({ on }: { on: boolean }) {
   );
 }
 
-/** A domain shortened as spec §9 says (25+ characters, more than two labels), the full name on hover and for screen readers. */
+/** A domain shortened as spec-notes §9 says (25+ characters, more than two labels), the full name on hover and for screen readers. */
 function DomainName({ domain, to }: { domain: string; to: string }): ReactNode {
   const short = shortenDomain(domain);
   const link = (
@@ -44,9 +44,9 @@ function DomainName({ domain, to }: { domain: string; to: string }): ReactNode {
 }
 
 /**
- * A policy's or a global allow and block lists (spec §7 Domains; §2 "Allowed & Blocked Domains"):
- * tabs Allowed / Blocked / All, a table with paging, sort and search (spec §9; long domains
- * shortened), "Add domain" (spec §5 message for URLs), multi-delete as one `/batch` after a
+ * A policy's or a global allow and block lists (spec-notes §7 Domains; §2 "Allowed & Blocked Domains"):
+ * tabs Allowed / Blocked / All, a table with paging, sort and search (spec-notes §9; long domains
+ * shortened), "Add domain" (spec-notes §5 message for URLs), multi-delete as one `/batch` after a
  * confirmation, CSV import (multipart `csv`, optionally replacing the list after a confirmation)
  * and CSV export named as the server names it (DD-MM-YYYY). Each domain links to its entry page,
  * where it is edited or deleted. `area` is the console area the view is in (entry links).

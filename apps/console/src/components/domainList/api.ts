@@ -9,7 +9,7 @@ import { type DomainListOwner, fileNameFromDisposition } from './logic.ts';
 /** The list's sort keys the table offers (docs/api.md "Domain lists"; `name` sorts by the domain). */
 export type DomainSortKey = 'name' | 'object' | 'updated_at';
 
-/** One page of a list (spec §9): paging, sort (default name ascending) and the search text (empty = none). */
+/** One page of a list (spec-notes §9): paging, sort (default name ascending) and the search text (empty = none). */
 export interface DomainListPage {
   limit: number;
   offset: number;
@@ -22,7 +22,7 @@ const policyQuery = (o: Extract<DomainListOwner, { kind: 'policy' }>) => (o.user
 const globalQuery = (o: Extract<DomainListOwner, { kind: 'global' }>) => (o.mspId ? { msp_id: o.mspId } : {});
 
 /**
- * `GET /policies/{id}/domains/{kind}` or `GET /global/domains/{kind}[?msp_id=]` (spec §7 Domains):
+ * `GET /policies/{id}/domains/{kind}` or `GET /global/domains/{kind}[?msp_id=]` (spec-notes §7 Domains):
  * one page of the owner's allow, block or both lists.
  */
 export function useDomainEntriesQuery(owner: DomainListOwner, kind: DomainListKind, page: DomainListPage) {
@@ -50,7 +50,7 @@ export function useDomainEntriesQuery(owner: DomainListOwner, kind: DomainListKi
   return owner.kind === 'policy' ? policy : global;
 }
 
-/** `GET …/domains/all/{entryId}` (spec §7 Domains): one entry, found in either list. */
+/** `GET …/domains/all/{entryId}` (spec-notes §7 Domains): one entry, found in either list. */
 export function useDomainEntryQuery(owner: DomainListOwner, entryId: number) {
   const policy = useEndpointQuery(
     Endpoints.domains.get,
@@ -76,7 +76,7 @@ export interface DomainEntryInput {
   log_requests: boolean;
 }
 
-/** `POST …/domains/{allow|block}` (spec §7 Domains); the variables name the list. */
+/** `POST …/domains/{allow|block}` (spec-notes §7 Domains); the variables name the list. */
 export function useCreateDomainEntryMutation(owner: DomainListOwner) {
   const api = useApi();
   const queryClient = useQueryClient();
@@ -106,7 +106,7 @@ export function useUpdateDomainEntryMutation(owner: DomainListOwner, entryId: nu
   return owner.kind === 'policy' ? policy : global;
 }
 
-/** Deletes entries as ONE `POST /batch` of `DELETE …/domains/all/{entryId}` (spec §7 Batch, Domains). */
+/** Deletes entries as ONE `POST /batch` of `DELETE …/domains/all/{entryId}` (spec-notes §7 Batch, Domains). */
 export function useDeleteDomainEntriesMutation(owner: DomainListOwner) {
   const batch = useBatchMutation({ invalidates: ['domains'] });
   const items = (ids: readonly number[]) =>
@@ -123,7 +123,7 @@ export function useDeleteDomainEntriesMutation(owner: DomainListOwner) {
 }
 
 /**
- * `POST …/domains/import/{allow|block}[?overwrite=true]`, the file as multipart field `csv` (spec §7
+ * `POST …/domains/import/{allow|block}[?overwrite=true]`, the file as multipart field `csv` (spec-notes §7
  * Domains): all or nothing; a bad file answers 400 with `fields.csv` naming the first bad line.
  */
 export function useImportDomainsMutation(owner: DomainListOwner) {
@@ -150,13 +150,13 @@ export function useImportDomainsMutation(owner: DomainListOwner) {
   });
 }
 
-/** A CSV export: the text and the file name the server gave it (`Content-Disposition`, spec §9 DD-MM-YYYY). */
+/** A CSV export: the text and the file name the server gave it (`Content-Disposition`, spec-notes §9 DD-MM-YYYY). */
 export interface DomainExport {
   text: string;
   fileName: string;
 }
 
-/** `GET …/domains/{kind}/export` (spec §7 Domains): the list as CSV, named as the server names it. */
+/** `GET …/domains/{kind}/export` (spec-notes §7 Domains): the list as CSV, named as the server names it. */
 export function useExportDomainsMutation(owner: DomainListOwner) {
   const api = useApi();
   return useMutation({
@@ -182,7 +182,7 @@ export function useExportDomainsMutation(owner: DomainListOwner) {
   });
 }
 
-/** `DELETE /policies/{id}/domains/all/{entryId}` or `DELETE /global/domains/all/{id}` (spec §7 Domains): the entry page's delete. */
+/** `DELETE /policies/{id}/domains/all/{entryId}` or `DELETE /global/domains/all/{id}` (spec-notes §7 Domains): the entry page's delete. */
 export function useDeleteDomainEntryMutation(owner: DomainListOwner, entryId: number) {
   const policy = useEndpointMutation(Endpoints.domains.remove, {
     params: { id: owner.kind === 'policy' ? owner.policyId : 0, action: 'all', entryId },

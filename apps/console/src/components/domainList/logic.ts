@@ -3,7 +3,7 @@ import { ApiCallError } from '../../api/client.ts';
 import { saveFile } from '../saveFile.ts';
 
 /**
- * Whose lists a domain-list view shows (spec §7 Domains): a policy's (with its customer as
+ * Whose lists a domain-list view shows (spec-notes §7 Domains): a policy's (with its customer as
  * `user_id`, which the API checks against the policy), or a global list, an MSP's (`msp_id`) or the
  * system's (no owner: system admins only).
  */
@@ -11,7 +11,7 @@ export type DomainListOwner =
   | { readonly kind: 'policy'; readonly policyId: number; readonly userId?: number }
   | { readonly kind: 'global'; readonly mspId?: number };
 
-/** The tabs of a list view, in order (spec §2 "Allowed & Blocked Domains"): each is a list kind of the API. */
+/** The tabs of a list view, in order (spec-notes §2 "Allowed & Blocked Domains"): each is a list kind of the API. */
 export const DOMAIN_TABS: readonly { readonly kind: DomainListKind; readonly labelKey: string }[] = [
   { kind: 'allow', labelKey: 'domainList.allowed' },
   { kind: 'block', labelKey: 'domainList.blocked' },
@@ -66,7 +66,7 @@ export function listFullLimit(error: unknown): number | null {
 /**
  * What a failed CSV import tells the user: the server's message for the file (`fields.csv`, e.g.
  * "Line 3: Please specify domain or partial domain only, URLs are not permitted."; docs/api.md
- * "Domain lists"), else its error text, else the spec §8 upload failure text.
+ * "Domain lists"), else its error text, else the spec-notes §8 upload failure text.
  */
 export function importErrorText(error: unknown): string {
   if (error instanceof ApiCallError) {

@@ -14,7 +14,7 @@ interface AdminFormValues {
 }
 
 /**
- * "New administrator" (spec §7 `POST /admin/`): e-mail and full name, and at system level the role
+ * "New administrator" (spec-notes §7 `POST /admin/`): e-mail and full name, and at system level the role
  * (system or sales). The new admin gets an invitation mail to choose its password.
  */
 export function AdminCreateForm({ level, onDone }: { level: AdminLevel; onDone: () => void }) {

@@ -187,19 +187,19 @@ function useAdminIdParam(): number | null {
   return Number.isInteger(id) && id > 0 ? id : null;
 }
 
-/** `/system/global_settings/administrators/{id}` (spec §2 "admin id"). */
+/** `/system/global_settings/administrators/{id}` (spec-notes §2 "admin id"). */
 export function SystemAdminDetailPage() {
   const id = useAdminIdParam();
   return id === null ? <Navigate to="/404" replace /> : <AdminDetail id={id} level="system" />;
 }
 
-/** `/msp/global_settings/administrators/{id}` (spec §2 "admin id"). */
+/** `/msp/global_settings/administrators/{id}` (spec-notes §2 "admin id"). */
 export function MspAdminDetailPage() {
   const id = useAdminIdParam();
   return id === null ? <Navigate to="/404" replace /> : <AdminDetail id={id} level="msp" />;
 }
 
-/** `/customer/settings/administrators/{id}` (spec §2 "admin id"). */
+/** `/customer/settings/administrators/{id}` (spec-notes §2 "admin id"). */
 export function CustomerAdminDetailPage() {
   const id = useAdminIdParam();
   return id === null ? <Navigate to="/404" replace /> : <AdminDetail id={id} level="customer" />;

@@ -11,7 +11,7 @@ import { useCustomerId, useMspId, useSession } from '../../session/context.ts';
 import { AdminCreateForm } from './AdminCreateForm.tsx';
 import { type AdminLevel, type AdminSortKey, useAdminsQuery, useDeleteAdminsMutation } from './api.ts';
 
-/** The list path of each level's Administrators page (spec §2). */
+/** The list path of each level's Administrators page (spec-notes §2). */
 export const ADMIN_LIST_PATHS = {
   system: '/system/global_settings/administrators',
   msp: '/msp/global_settings/administrators',
@@ -19,7 +19,7 @@ export const ADMIN_LIST_PATHS = {
 } as const;
 
 /**
- * An Administrators page (spec §2, §3 "Admin": full name, email, role, 2FA shown On/Off): paging,
+ * An Administrators page (spec-notes §2, §3 "Admin": full name, email, role, 2FA shown On/Off): paging,
  * sort and search, "New administrator" (an invitation mail), and "Delete selected" as one `/batch`
  * after a confirmation; the primary (`is_default`) admin and oneself cannot be selected.
  */

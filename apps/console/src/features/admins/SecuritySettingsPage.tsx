@@ -7,7 +7,7 @@ import { useMspId } from '../../session/context.ts';
 import { useEnforcementQuery, useSetEnforcementMutation } from './api.ts';
 
 /**
- * `/msp/global_settings/security_settings` (spec §2, §6 "An MSP can enforce two-factor
+ * `/msp/global_settings/security_settings` (spec-notes §2, §6 "An MSP can enforce two-factor
  * authentication"): the switch of `PUT /auth/msp/{id}/two-factor-auth/enforce`. When on, the MSP's
  * admins and its customers' admins without 2FA are sent to set it up at their next login.
  */

@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** Whose administrators a page shows: the system's (and sales), one MSP's, or one customer's. */
 export type AdminLevel = { kind: 'system' } | { kind: 'msp'; mspId: number } | { kind: 'customer'; customerId: number };
 
-/** The `msp_id` / `user_id` of `GET /admin` and `POST /admin/` for a level (spec §7 Admins). */
+/** The `msp_id` / `user_id` of `GET /admin` and `POST /admin/` for a level (spec-notes §7 Admins). */
 export function levelQuery(level: AdminLevel): { msp_id?: number; user_id?: number } {
   if (level.kind === 'msp') return { msp_id: level.mspId };
   if (level.kind === 'customer') return { user_id: level.customerId };
@@ -16,7 +16,7 @@ export function levelQuery(level: AdminLevel): { msp_id?: number; user_id?: numb
 /** The administrators list's sort keys the page offers (docs/api.md "Administrators"). */
 export type AdminSortKey = 'name' | 'email' | 'role' | 'last_login_at';
 
-/** One page of the administrators list (spec §9). */
+/** One page of the administrators list (spec-notes §9). */
 export interface AdminListPage {
   limit: number;
   offset: number;
@@ -25,7 +25,7 @@ export interface AdminListPage {
   filter: string;
 }
 
-/** `GET /admin?msp_id=&user_id=` (spec §7 Admins). */
+/** `GET /admin?msp_id=&user_id=` (spec-notes §7 Admins). */
 export function useAdminsQuery(level: AdminLevel, page: AdminListPage) {
   return useEndpointQuery(
     Endpoints.admins.list,
@@ -43,17 +43,17 @@ export function useAdminsQuery(level: AdminLevel, page: AdminListPage) {
   );
 }
 
-/** `GET /admin/{id}` (spec §7 Admins). */
+/** `GET /admin/{id}` (spec-notes §7 Admins). */
 export function useAdminQuery(id: number) {
   return useEndpointQuery(Endpoints.admins.get, { params: { id } });
 }
 
-/** `POST /admin/` (spec §7 Admins): the new admin gets an invitation mail. */
+/** `POST /admin/` (spec-notes §7 Admins): the new admin gets an invitation mail. */
 export function useCreateAdminMutation() {
   return useEndpointMutation(Endpoints.admins.create);
 }
 
-/** `PUT /admin/{id}` (spec §7 Admins). */
+/** `PUT /admin/{id}` (spec-notes §7 Admins). */
 export function useUpdateAdminMutation(id: number) {
   return useEndpointMutation(Endpoints.admins.update, { params: { id } });
 }
@@ -68,12 +68,12 @@ export function useResendInvitationMutation(id: number) {
   return useEndpointMutation(Endpoints.admins.invite, { params: { id } });
 }
 
-/** `DELETE /auth/{id}/two-factor-auth/reset` (spec §7 Auth): the admin's 2FA off; it enrols again. */
+/** `DELETE /auth/{id}/two-factor-auth/reset` (spec-notes §7 Auth): the admin's 2FA off; it enrols again. */
 export function useResetTwoFactorMutation(id: number) {
   return useEndpointMutation(Endpoints.auth.twoFactorReset, { params: { id }, invalidates: ['admins'] });
 }
 
-/** Deletes admins as ONE `POST /batch` of `DELETE /admin/{id}` (spec §7 Batch: multi-delete). */
+/** Deletes admins as ONE `POST /batch` of `DELETE /admin/{id}` (spec-notes §7 Batch: multi-delete). */
 export function useDeleteAdminsMutation() {
   const batch = useBatchMutation({ invalidates: ['admins'] });
   return {
@@ -83,12 +83,12 @@ export function useDeleteAdminsMutation() {
   };
 }
 
-/** `GET /auth/msp/{id}/two-factor-auth/enforce` (spec §7: `enforce_twofa`). */
+/** `GET /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce_twofa`). */
 export function useEnforcementQuery(mspId: number) {
   return useEndpointQuery(Endpoints.auth.enforceGet, { params: { id: mspId } });
 }
 
-/** `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec §7: `enforce`). */
+/** `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce`). */
 export function useSetEnforcementMutation(mspId: number) {
   return useEndpointMutation(Endpoints.auth.enforceSet, { params: { id: mspId } });
 }

@@ -2,8 +2,8 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 /**
- * Administrators at system, MSP and customer level with their id pages (spec §2), and the MSP's
- * security settings (2FA enforcement, spec §6).
+ * Administrators at system, MSP and customer level with their id pages (spec-notes §2), and the MSP's
+ * security settings (2FA enforcement, spec-notes §6).
  */
 export const adminsFeature = defineFeature({
   name: 'admins',

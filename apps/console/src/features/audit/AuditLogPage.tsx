@@ -15,7 +15,7 @@ import { type AuditT, describeAudit } from './auditPhrase.ts';
 /** The action groups offered in the filter (an action prefix; '' = everything). */
 const ACTION_GROUPS = ['', 'auth.', 'admin.', 'mail.', 'msp.', 'customer.', 'policy.', 'location.'] as const;
 
-/** The export's file name with the date as DD-MM-YYYY (spec §9). */
+/** The export's file name with the date as DD-MM-YYYY (spec-notes §9). */
 function exportName(now: Date): string {
   return `audit-${ddmmyyyy(now)}.csv`;
 }

@@ -16,7 +16,7 @@ interface LoginValues {
   code: string;
 }
 
-/** The inline message for a failed login (the global handler keeps these silent: spec §8). */
+/** The inline message for a failed login (the global handler keeps these silent: spec-notes §8). */
 function loginErrorText(error: unknown): string | null {
   if (!(error instanceof ApiCallError) || error.kind !== 'http') return null;
   if (error.status === 401) return ErrorTexts.badCredentials;
@@ -26,7 +26,7 @@ function loginErrorText(error: unknown): string | null {
   return null;
 }
 
-/** The login form (spec §7 Auth): email and password, then a code when the account has 2FA on. */
+/** The login form (spec-notes §7 Auth): email and password, then a code when the account has 2FA on. */
 export function LoginForm() {
   const { t } = useTranslation();
   const navigate = useNavigate();

@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
 import { useLogoutMutation } from './api.ts';
 
-/** `/logout` (spec §2 "Other: logout"): revokes the token, clears local storage, returns to `/`. */
+/** `/logout` (spec-notes §2 "Other: logout"): revokes the token, clears local storage, returns to `/`. */
 export function LogoutPage() {
   const { mutate } = useLogoutMutation();
   const navigate = useNavigate();

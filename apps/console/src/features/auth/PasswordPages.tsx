@@ -14,7 +14,7 @@ interface PasswordValues {
   password_confirmation: string;
 }
 
-/** A new password twice (spec §5 rule and "Passwords must match."), sent with the link's token. */
+/** A new password twice (spec-notes §5 rule and "Passwords must match."), sent with the link's token. */
 function NewPasswordForm(props: { kind: 'register' | 'reset' }) {
   const { t } = useTranslation();
   const token = useSearchParams()[0].get('token') ?? '';
@@ -102,7 +102,7 @@ function Card({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
-/** `/register?token=…`: completes an invitation (`POST /auth/adminregister/`, spec §7). */
+/** `/register?token=…`: completes an invitation (`POST /auth/adminregister/`, spec-notes §7). */
 export function RegisterPage() {
   const { t } = useTranslation();
   return (
@@ -112,7 +112,7 @@ export function RegisterPage() {
   );
 }
 
-/** `/reset-password?token=…`: sets a new password from the mailed link (`POST /auth/password`, spec §7). */
+/** `/reset-password?token=…`: sets a new password from the mailed link (`POST /auth/password`, spec-notes §7). */
 export function ResetPasswordPage() {
   const { t } = useTranslation();
   return (
@@ -123,7 +123,7 @@ export function ResetPasswordPage() {
 }
 
 /**
- * `/forgot-password`: asks for a reset link (`POST /auth/password/forgot`, spec §7). The answer is the
+ * `/forgot-password`: asks for a reset link (`POST /auth/password/forgot`, spec-notes §7). The answer is the
  * same for any address; a failure shows the spec's "Something went wrong requesting password reset.
  * Please try again."
  */

@@ -13,7 +13,7 @@ export interface SetupState {
 }
 
 /**
- * `/login/two-factor-setup` (spec §2 "login two-factor setup"): the login of an admin whose MSP
+ * `/login/two-factor-setup` (spec-notes §2 "login two-factor setup"): the login of an admin whose MSP
  * enforces 2FA lands here with an enrolment-only token; enrolling logs it in, after its recovery
  * codes have been shown once.
  */

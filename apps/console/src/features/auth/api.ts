@@ -20,7 +20,7 @@ function basicAuth(email: string, password: string): string {
 }
 
 /**
- * `GET /oauth/authorize` (spec §7 Auth; docs/api.md "Auth"): PKCE S256 with a fresh 128-hex verifier and
+ * `GET /oauth/authorize` (spec-notes §7 Auth; docs/api.md "Auth"): PKCE S256 with a fresh 128-hex verifier and
  * 40-character state, Basic credentials; stores the returned token and its claims in the session.
  * Not a plain endpoint mutation: it derives the PKCE pair first and starts a new session after.
  */
@@ -50,7 +50,7 @@ export function useLoginMutation() {
   });
 }
 
-/** `POST /auth/logout` (spec §7): revokes the token; the session is cleared whatever the answer. */
+/** `POST /auth/logout` (spec-notes §7): revokes the token; the session is cleared whatever the answer. */
 export function useLogoutMutation() {
   const session = useSessionStore();
   const queryClient = useQueryClient();
@@ -62,17 +62,17 @@ export function useLogoutMutation() {
   });
 }
 
-/** `POST /auth/adminregister/` (spec §7 Auth): completes an invitation from its mailed link. */
+/** `POST /auth/adminregister/` (spec-notes §7 Auth): completes an invitation from its mailed link. */
 export function useRegisterMutation() {
   return useEndpointMutation(authEndpoints.register);
 }
 
-/** `POST /auth/password/forgot` (spec §7 Auth): mails a reset link; the same answer for any address. */
+/** `POST /auth/password/forgot` (spec-notes §7 Auth): mails a reset link; the same answer for any address. */
 export function usePasswordForgotMutation() {
   return useEndpointMutation(authEndpoints.passwordForgot);
 }
 
-/** `POST /auth/password` (spec §7 Auth): a new password with a reset link's token. */
+/** `POST /auth/password` (spec-notes §7 Auth): a new password with a reset link's token. */
 export function usePasswordResetMutation() {
   return useEndpointMutation(authEndpoints.passwordReset);
 }

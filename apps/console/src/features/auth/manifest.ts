@@ -3,7 +3,7 @@ import en from './i18n/en.json';
 
 /**
  * Login at `/` (or the role's home once logged in), its two-factor setup page, the invitation and
- * password-reset pages, and `/logout` (spec §2 "Other: index, login two-factor setup, logout").
+ * password-reset pages, and `/logout` (spec-notes §2 "Other: index, login two-factor setup, logout").
  */
 export const authFeature = defineFeature({
   name: 'auth',

@@ -14,12 +14,12 @@ export function base64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** A PKCE code verifier of 128 lower-case hex characters (spec §9). */
+/** A PKCE code verifier of 128 lower-case hex characters (spec-notes §9). */
 export function createCodeVerifier(): string {
   return toHex(crypto.getRandomValues(new Uint8Array(Constants.pkceVerifierLength / 2)));
 }
 
-/** An OAuth state of 40 alphanumeric characters (spec §9). */
+/** An OAuth state of 40 alphanumeric characters (spec-notes §9). */
 export function createState(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(Constants.oauthStateLength));
   // The slight modulo bias over 256 does not matter for a state value (it only has to be unguessable).

@@ -121,7 +121,7 @@ function BlockPageLogo({ owner, logo }: { owner: BlockPageOwner; logo: string | 
 }
 
 /**
- * The block-page branding of `owner` (spec §2 "block page" / "global block page"; spec §7
+ * The block-page branding of `owner` (spec-notes §2 "block page" / "global block page"; spec-notes §7
  * `/ui/blockpage`): logo, title, message, support contact and footer, each falling back to the next
  * level when empty (customer → MSP → system → built-in).
  */

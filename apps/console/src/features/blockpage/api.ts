@@ -5,28 +5,28 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { invalidateResources } from '../../api/queryKeys.ts';
 
 /**
- * Whose block page a page edits (spec §7 `/ui/blockpage`): `{ user_id }` a customer's, `{ msp_id }`
+ * Whose block page a page edits (spec-notes §7 `/ui/blockpage`): `{ user_id }` a customer's, `{ msp_id }`
  * an MSP's, `{}` the system's.
  */
 export type BlockPageOwner = BlockPageQuery;
 
-/** `GET /ui/blockpage` (spec §7 UI and tools) for `owner`: its own branding (`is_set` false: none). */
+/** `GET /ui/blockpage` (spec-notes §7 UI and tools) for `owner`: its own branding (`is_set` false: none). */
 export function useBlockPageQuery(owner: BlockPageOwner) {
   return useEndpointQuery(Endpoints.blockpage.get, { query: owner });
 }
 
-/** `POST /ui/blockpage` (spec §7) for `owner`: replaces its title, message, footer and support contact. */
+/** `POST /ui/blockpage` (spec-notes §7) for `owner`: replaces its title, message, footer and support contact. */
 export function useSetBlockPageMutation(owner: BlockPageOwner) {
   return useEndpointMutation(Endpoints.blockpage.set, { query: owner });
 }
 
-/** `DELETE /ui/blockpage` (spec §7) for `owner`: the next level's branding applies again. */
+/** `DELETE /ui/blockpage` (spec-notes §7) for `owner`: the next level's branding applies again. */
 export function useDeleteBlockPageMutation(owner: BlockPageOwner) {
   return useEndpointMutation(Endpoints.blockpage.remove, { query: owner });
 }
 
 /**
- * `POST /ui/blockpage/logo` (spec §7, the multipart variant; field `logo`) for `owner`: uploads its
+ * `POST /ui/blockpage/logo` (spec-notes §7, the multipart variant; field `logo`) for `owner`: uploads its
  * logo. Rejects with the API's error (the spec's size, dimension or type message on field `logo`).
  */
 export function useUploadBlockPageLogoMutation(owner: BlockPageOwner) {
@@ -42,7 +42,7 @@ export function useUploadBlockPageLogoMutation(owner: BlockPageOwner) {
   });
 }
 
-/** `DELETE /ui/blockpage/logo` (spec §7) for `owner`: the next level's logo shows again. */
+/** `DELETE /ui/blockpage/logo` (spec-notes §7) for `owner`: the next level's logo shows again. */
 export function useDeleteBlockPageLogoMutation(owner: BlockPageOwner) {
   return useEndpointMutation(Endpoints.blockpage.removeLogo, { query: owner });
 }

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** Block-page branding (spec §2): the customer's block page and the MSP's and system's global block pages. */
+/** Block-page branding (spec-notes §2): the customer's block page and the MSP's and system's global block pages. */
 export const blockPageFeature = defineFeature({
   name: 'blockpage',
   routes: [

@@ -3,7 +3,7 @@ import { useMspId } from '../../session/context.ts';
 import { InterfacePanel } from './InterfacePanel.tsx';
 import { SupportContacts, SupportEditPanel } from './SupportPanel.tsx';
 
-/** `/msp/global_settings/interface` (spec §2 MSP global settings): the MSP in scope's interface branding. */
+/** `/msp/global_settings/interface` (spec-notes §2 MSP global settings): the MSP in scope's interface branding. */
 export function MspInterfacePage() {
   const mspId = useMspId();
   return (
@@ -14,7 +14,7 @@ export function MspInterfacePage() {
   );
 }
 
-/** `/system/global_settings/interface` (spec S7 "system interface"): the system's branding, every MSP's fallback. */
+/** `/system/global_settings/interface` (spec-notes §2 "interface"): the system's branding, every MSP's fallback. */
 export function SystemInterfacePage() {
   return (
     <>
@@ -24,7 +24,7 @@ export function SystemInterfacePage() {
   );
 }
 
-/** `/msp/global_settings/support` (spec §2): the support contacts the MSP offers its customers. */
+/** `/msp/global_settings/support` (spec-notes §2): the support contacts the MSP offers its customers. */
 export function MspSupportPage() {
   const mspId = useMspId();
   return (
@@ -35,7 +35,7 @@ export function MspSupportPage() {
   );
 }
 
-/** `/system/global_settings/support` (spec §2): the system's support contacts, offered when an MSP has none. */
+/** `/system/global_settings/support` (spec-notes §2): the system's support contacts, offered when an MSP has none. */
 export function SystemSupportPage() {
   return (
     <>
@@ -45,7 +45,7 @@ export function SystemSupportPage() {
   );
 }
 
-/** `/customer/settings/support` (spec §2 customer settings "support"): who to contact. */
+/** `/customer/settings/support` (spec-notes §2 customer settings "support"): who to contact. */
 export function CustomerSupportPage() {
   return (
     <>

@@ -29,7 +29,7 @@ export function splitNameservers(text: string): string[] {
     .filter((s) => s !== '');
 }
 
-/** The form's checks: the shared schemas' messages (spec §5), the first bad nameserver named. */
+/** The form's checks: the shared schemas' messages (spec-notes §5), the first bad nameserver named. */
 function validate(values: InterfaceValues): Partial<Record<keyof InterfaceValues, string>> {
   const errors: Partial<Record<keyof InterfaceValues, string>> = {};
   const title = uiTitleSchema.safeParse(values.title);
@@ -128,8 +128,8 @@ function InterfaceForm({ level, ui }: { level: UiLevel; ui: UiInterface }) {
 }
 
 /**
- * The interface branding of a level (spec §2 "interface"; spec §7 `/ui/interface`): the logo
- * (multipart upload, at most 1 MB, spec §5 messages; removal behind a confirmation), the title shown
+ * The interface branding of a level (spec-notes §2 "interface"; spec-notes §7 `/ui/interface`): the logo
+ * (multipart upload, at most 1 MB, spec-notes §5 messages; removal behind a confirmation), the title shown
  * as `{ui title} | {page}` and in the header, and the nameservers told to customers. An MSP's empty
  * title or logo falls back to the system's.
  */

@@ -61,7 +61,7 @@ function SupportForm({ level, support }: { level: UiLevel; support: UiSupport })
   );
 }
 
-/** The support contacts a level offers (spec §3 "Support": email, link, support desk URL), editable. */
+/** The support contacts a level offers (spec-notes §3 "Support": email, link, support desk URL), editable. */
 export function SupportEditPanel({ level }: { level: UiLevel }) {
   const query = useSupportQuery(level);
   return (
@@ -74,7 +74,7 @@ export function SupportEditPanel({ level }: { level: UiLevel }) {
 }
 
 /**
- * The customer's support page (spec §2 customer settings "support"): the contacts its MSP offers,
+ * The customer's support page (spec-notes §2 customer settings "support"): the contacts its MSP offers,
  * else the system's, as links; a message when none is set.
  */
 export function SupportContacts() {

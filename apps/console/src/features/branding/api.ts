@@ -4,15 +4,15 @@ import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { invalidateResources } from '../../api/queryKeys.ts';
 
-/** Which level a page edits (spec §7 "own or with msp_id"): `{ msp_id }` an MSP's, `{}` the caller's own. */
+/** Which level a page edits (spec-notes §7 "own or with msp_id"): `{ msp_id }` an MSP's, `{}` the caller's own. */
 export type UiLevel = UiQuery;
 
-/** `GET /ui/interface` (spec §7 UI and tools): the level's branding and what the console shows there. */
+/** `GET /ui/interface` (spec-notes §7 UI and tools): the level's branding and what the console shows there. */
 export function useInterfaceQuery(level: UiLevel) {
   return useEndpointQuery(Endpoints.ui.getInterface, { query: level });
 }
 
-/** The text fields of the interface form, sent as multipart fields (spec §7: "the body is multipart"). */
+/** The text fields of the interface form, sent as multipart fields (spec-notes §7: "the body is multipart"). */
 export interface InterfaceTexts {
   title: string;
   nameservers: string[];
@@ -39,22 +39,22 @@ export function useSetInterfaceMutation(level: UiLevel) {
   });
 }
 
-/** `DELETE /ui/interface/logo` (spec §7): the system's logo (or the product mark) shows again. */
+/** `DELETE /ui/interface/logo` (spec-notes §7): the system's logo (or the product mark) shows again. */
 export function useDeleteInterfaceLogoMutation(level: UiLevel) {
   return useEndpointMutation(Endpoints.ui.removeLogo, { query: level });
 }
 
-/** `DELETE /ui/interface/title` (spec §7): the system's title (or the product's) shows again. */
+/** `DELETE /ui/interface/title` (spec-notes §7): the system's title (or the product's) shows again. */
 export function useDeleteInterfaceTitleMutation(level: UiLevel) {
   return useEndpointMutation(Endpoints.ui.removeTitle, { query: level });
 }
 
-/** `GET /ui/support` (spec §7): the level's support contacts (a customer: its MSP's, else the system's). */
+/** `GET /ui/support` (spec-notes §7): the level's support contacts (a customer: its MSP's, else the system's). */
 export function useSupportQuery(level: UiLevel) {
   return useEndpointQuery(Endpoints.ui.getSupport, { query: level });
 }
 
-/** `PUT /ui/support` (spec §7): replaces the level's support contacts. */
+/** `PUT /ui/support` (spec-notes §7): replaces the level's support contacts. */
 export function useSetSupportMutation(level: UiLevel) {
   return useEndpointMutation(Endpoints.ui.setSupport, { query: level });
 }

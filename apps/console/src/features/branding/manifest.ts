@@ -4,8 +4,8 @@ import en from './i18n/en.json';
 const pages = () => import('./BrandingPages.tsx');
 
 /**
- * Interface branding and support contacts (spec §2 global settings "interface" and "support",
- * customer settings "support"; spec §7 `/ui/interface`, `/ui/support`).
+ * Interface branding and support contacts (spec-notes §2 global settings "interface" and "support",
+ * customer settings "support"; spec-notes §7 `/ui/interface`, `/ui/support`).
  */
 export const brandingFeature = defineFeature({
   name: 'branding',

@@ -27,7 +27,7 @@ const STEPS: Record<(typeof SYSTEMS)[number], string[]> = {
 };
 
 /**
- * `…/certificates` at customer, MSP and system level (spec §2; docs/architecture.md "Block page"): the deployment's root
+ * `…/certificates` at customer, MSP and system level (spec-notes §2; docs/architecture.md "Block page"): the deployment's root
  * CA certificate in three formats and how to trust it on each system, so the HTTPS block page opens
  * without a certificate warning.
  */

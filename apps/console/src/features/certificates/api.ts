@@ -2,7 +2,7 @@ import { Endpoints } from '@cordon/shared';
 import { useEndpointQuery } from '../../api/hooks.ts';
 
 /**
- * `GET /certificates/machine/download?type=pem` (spec §7 "UI and tools"): the deployment's root CA
+ * `GET /certificates/machine/download?type=pem` (spec-notes §7 "UI and tools"): the deployment's root CA
  * certificate as PEM text. The DER and CER files are made from it in the browser
  * ({@link pemToDer}): the typed client reads answers as text, and DER is the PEM's base64 body.
  */

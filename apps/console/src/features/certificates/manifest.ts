@@ -4,7 +4,7 @@ import en from './i18n/en.json';
 const page = () => import('./CertificatesPage.tsx').then((m) => m.CertificatesPage);
 
 /**
- * The root CA certificate download with install steps (spec §2 `certificates` at customer, MSP and
+ * The root CA certificate download with install steps (spec-notes §2 `certificates` at customer, MSP and
  * system level; docs/architecture.md "Block page"), one page for the three areas.
  */
 export const certificatesFeature = defineFeature({

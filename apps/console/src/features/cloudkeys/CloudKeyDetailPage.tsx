@@ -103,7 +103,7 @@ function CloudKeyDetail({ id }: { id: number }) {
   );
 }
 
-/** `/customer/content_filtering/cloud_keys/{id}` (spec §2 "key id"): edit, reset uses, delete. */
+/** `/customer/content_filtering/cloud_keys/{id}` (spec-notes §2 "key id"): edit, reset uses, delete. */
 export function CloudKeyDetailPage() {
   const id = Number(useParams().id);
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;

@@ -19,10 +19,10 @@ import {
 import { CloudKeyForm } from './CloudKeyForm.tsx';
 
 /**
- * `/customer/content_filtering/cloud_keys` (spec §2 "cloud keys"): the customer's cloud keys with
- * paging, sort and search (spec §9), "New cloud key" (toast "Cloud Key added", spec §8) and
+ * `/customer/content_filtering/cloud_keys` (spec-notes §2 "cloud keys"): the customer's cloud keys with
+ * paging, sort and search (spec-notes §9), "New cloud key" (toast "Cloud Key added", spec-notes §8) and
  * "Delete selected" as one `/batch` after a confirmation. The maximum uses are not shown in the list
- * (spec §9); the key id page has them.
+ * (spec-notes §9); the key id page has them.
  */
 export function CloudKeysPage() {
   const { t } = useTranslation();

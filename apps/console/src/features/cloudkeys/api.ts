@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The cloud-key list's sort keys the page offers (`name` sorts by the key; docs/api.md "Cloud keys"). */
 export type CloudKeySortKey = 'name' | 'description' | 'times_used' | 'created_at';
 
-/** One page of the cloud-key list (spec §9): paging, sort and the search text (empty = none). */
+/** One page of the cloud-key list (spec-notes §9): paging, sort and the search text (empty = none). */
 export interface CloudKeyListPage {
   limit: number;
   offset: number;
@@ -15,7 +15,7 @@ export interface CloudKeyListPage {
   filter: string;
 }
 
-/** `GET /users/{id}/cloudkeys` (spec §7 Cloud keys). */
+/** `GET /users/{id}/cloudkeys` (spec-notes §7 Cloud keys). */
 export function useCloudKeysQuery(customerId: number, page: CloudKeyListPage) {
   return useEndpointQuery(
     Endpoints.cloudkeys.list,
@@ -33,17 +33,17 @@ export function useCloudKeysQuery(customerId: number, page: CloudKeyListPage) {
   );
 }
 
-/** `GET /users/{id}/cloudkeys/{keyId}` (spec §7 Cloud keys). */
+/** `GET /users/{id}/cloudkeys/{keyId}` (spec-notes §7 Cloud keys). */
 export function useCloudKeyQuery(customerId: number, keyId: number) {
   return useEndpointQuery(Endpoints.cloudkeys.get, { params: { id: customerId, keyId } });
 }
 
-/** `POST /users/{id}/cloudkeys` (spec §7 Cloud keys) with `cloudKeyCreateSchema`'s output. */
+/** `POST /users/{id}/cloudkeys` (spec-notes §7 Cloud keys) with `cloudKeyCreateSchema`'s output. */
 export function useCreateCloudKeyMutation(customerId: number) {
   return useEndpointMutation(Endpoints.cloudkeys.create, { params: { id: customerId } });
 }
 
-/** `POST /users/{id}/cloudkeys/{keyId}` (spec §7): edits, and `reset_uses: true` for "Reset uses". */
+/** `POST /users/{id}/cloudkeys/{keyId}` (spec-notes §7): edits, and `reset_uses: true` for "Reset uses". */
 export function useUpdateCloudKeyMutation(customerId: number, keyId: number) {
   return useEndpointMutation(Endpoints.cloudkeys.update, { params: { id: customerId, keyId } });
 }
@@ -53,7 +53,7 @@ export function useDeleteCloudKeyMutation(customerId: number, keyId: number) {
   return useEndpointMutation(Endpoints.cloudkeys.remove, { params: { id: customerId, keyId } });
 }
 
-/** Deletes cloud keys as ONE `POST /batch` of `DELETE /users/{id}/cloudkeys/{keyId}` (spec §7 Batch). */
+/** Deletes cloud keys as ONE `POST /batch` of `DELETE /users/{id}/cloudkeys/{keyId}` (spec-notes §7 Batch). */
 export function useDeleteCloudKeysMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['cloudkeys'] });
   return {

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The customer's cloud keys and a key's page (spec §2 Customer, content filtering "cloud keys and key id"). */
+/** The customer's cloud keys and a key's page (spec-notes §2 Customer, content filtering "cloud keys and key id"). */
 export const cloudKeysFeature = defineFeature({
   name: 'cloudkeys',
   routes: [

@@ -16,7 +16,7 @@ interface CustomerFormValues extends AdminValues {
   default_level: FilteringLevel;
 }
 
-/** The "New customer" form (spec §3 "Customer account"; `POST /users/` with `customerCreateSchema`). */
+/** The "New customer" form (spec-notes §3 "Customer account"; `POST /users/` with `customerCreateSchema`). */
 export function CustomerCreateForm({ mspId, onDone }: { mspId: number; onDone: () => void }) {
   const { t } = useTranslation();
   const create = useCreateCustomerMutation();

@@ -106,7 +106,7 @@ function LoadedCustomer({ id }: { id: number }) {
 }
 
 /**
- * `/msp/overview/:id` (spec §2 "MSP overview id"): one customer of the MSP in scope — its details,
+ * `/msp/overview/:id` (spec-notes §2 "MSP overview id"): one customer of the MSP in scope — its details,
  * "Open customer" (selects it and opens its area), edit, delete (after a confirmation) and its
  * traffic dashboard. A customer of another MSP leads back to the overview.
  */

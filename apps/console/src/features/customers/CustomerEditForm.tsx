@@ -15,7 +15,7 @@ interface CustomerEditValues {
 
 const prepare = (v: CustomerEditValues) => ({ accountName: v.accountName, timezone: timezoneToWire(v.timezone) });
 
-/** "Edit customer" (spec §3 "Customer account"; `POST /users/{id}`): account name and time zone ("Use System Default"). */
+/** "Edit customer" (spec-notes §3 "Customer account"; `POST /users/{id}`): account name and time zone ("Use System Default"). */
 export function CustomerEditForm({ customer, onDone }: { customer: Customer; onDone: () => void }) {
   const { t } = useTranslation();
   const update = useUpdateCustomerMutation(customer.id);

@@ -15,7 +15,7 @@ import { useDeleteCustomersMutation, useMspQuery } from './api.ts';
 import { CustomerCreateForm } from './CustomerCreateForm.tsx';
 
 /**
- * `/msp/overview` (spec §2): the MSP in scope (the selected MSP for role 1, the token's for role 3):
+ * `/msp/overview` (spec-notes §2): the MSP in scope (the selected MSP for role 1, the token's for role 3):
  * its customers first, 100 at a glance with their status (issue 29; search, sort and page in the
  * address, bulk actions), then its dashboard and licence use, "New customer" (refused with a clear
  * message beyond the licence) and "Delete selected" as one `/batch`.

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The MSP overview (its customers, "New customer", multi-delete) and the customer id page (spec §2 MSP). */
+/** The MSP overview (its customers, "New customer", multi-delete) and the customer id page (spec-notes §2 MSP). */
 export const customersFeature = defineFeature({
   name: 'customers',
   routes: [

@@ -86,7 +86,7 @@ function EditRule({ exceptionId, rule, onDone }: { exceptionId: number; rule: Ex
   );
 }
 
-/** The exception rules table: add, edit, and delete selected (the last rule of an exception in use stays, spec §5). */
+/** The exception rules table: add, edit, and delete selected (the last rule of an exception in use stays, spec-notes §5). */
 function RulesPanel({ exceptionId }: { exceptionId: number }) {
   const { t } = useTranslation();
   const rules = useRulesQuery(exceptionId);
@@ -218,7 +218,7 @@ function ExceptionDetail({ id }: { id: number }) {
   );
 }
 
-/** `/customer/settings/device_exceptions/{id}` (spec §2 "device exceptions with exception rules"). */
+/** `/customer/settings/device_exceptions/{id}` (spec-notes §2 "device exceptions with exception rules"). */
 export function ExceptionDetailPage() {
   const id = Number(useParams()['id']);
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;

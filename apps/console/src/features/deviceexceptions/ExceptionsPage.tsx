@@ -22,7 +22,7 @@ import {
 
 const BASE = '/customer/settings/device_exceptions';
 
-/** "New device exception": name and description (spec §3 "Device exception"). */
+/** "New device exception": name and description (spec-notes §3 "Device exception"). */
 function ExceptionCreateForm({ customerId, onDone }: { customerId: number; onDone: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -53,7 +53,7 @@ function ExceptionCreateForm({ customerId, onDone }: { customerId: number; onDon
 }
 
 /**
- * `/customer/settings/device_exceptions` (spec §2): the customer's device exceptions with their
+ * `/customer/settings/device_exceptions` (spec-notes §2): the customer's device exceptions with their
  * device and rule counts, paging, sort and search; "New device exception"; "Delete selected" as one
  * `/batch` (devices using one fall back to the device configuration's).
  */

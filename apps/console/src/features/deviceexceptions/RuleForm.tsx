@@ -16,7 +16,7 @@ interface RuleValues {
 const validate = schemaValidator(exceptionRuleCreateSchema);
 
 /**
- * An exception rule's form (spec §3 "Exception rule"): domain and/or source IP, the rule type
+ * An exception rule's form (spec-notes §3 "Exception rule"): domain and/or source IP, the rule type
  * ("Select an option"), the resolver for "Use Specific Resolver", and a description.
  */
 export function RuleForm(props: {

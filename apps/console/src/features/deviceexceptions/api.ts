@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The device-exception list's sort keys the page offers. */
 export type ExceptionSortKey = 'name' | 'description' | 'updated_at';
 
-/** One page of the device-exception list (spec §9). */
+/** One page of the device-exception list (spec-notes §9). */
 export interface ExceptionListPage {
   limit: number;
   offset: number;
@@ -15,7 +15,7 @@ export interface ExceptionListPage {
   filter: string;
 }
 
-/** `GET /device_exceptions?user_id=` (spec §7 Device exceptions). */
+/** `GET /device_exceptions?user_id=` (spec-notes §7 Device exceptions). */
 export function useExceptionsQuery(customerId: number, page: ExceptionListPage) {
   return useEndpointQuery(
     Endpoints.deviceexceptions.list,
@@ -33,22 +33,22 @@ export function useExceptionsQuery(customerId: number, page: ExceptionListPage) 
   );
 }
 
-/** `POST /device_exceptions?user_id=` (spec §7). */
+/** `POST /device_exceptions?user_id=` (spec-notes §7). */
 export function useCreateExceptionMutation(customerId: number) {
   return useEndpointMutation(Endpoints.deviceexceptions.create, { query: { user_id: customerId } });
 }
 
-/** `GET /device_exceptions/{id}` (spec §7). */
+/** `GET /device_exceptions/{id}` (spec-notes §7). */
 export function useExceptionQuery(id: number) {
   return useEndpointQuery(Endpoints.deviceexceptions.get, { params: { id } });
 }
 
-/** `PUT /device_exceptions/{id}` (spec §7). */
+/** `PUT /device_exceptions/{id}` (spec-notes §7). */
 export function useUpdateExceptionMutation(id: number) {
   return useEndpointMutation(Endpoints.deviceexceptions.update, { params: { id } });
 }
 
-/** Deletes device exceptions as ONE `POST /batch` of `DELETE /device_exceptions/{id}` (spec §7 Batch). */
+/** Deletes device exceptions as ONE `POST /batch` of `DELETE /device_exceptions/{id}` (spec-notes §7 Batch). */
 export function useDeleteExceptionsMutation() {
   const batch = useBatchMutation({ invalidates: ['device_exceptions', 'devices'] });
   return {
@@ -58,24 +58,24 @@ export function useDeleteExceptionsMutation() {
   };
 }
 
-/** `GET /device_exceptions/{id}/rules` (spec §7). */
+/** `GET /device_exceptions/{id}/rules` (spec-notes §7). */
 export function useRulesQuery(id: number) {
   return useEndpointQuery(Endpoints.deviceexceptions.listRules, { params: { id } });
 }
 
-/** `POST /device_exceptions/{id}/rules` (spec §7). */
+/** `POST /device_exceptions/{id}/rules` (spec-notes §7). */
 export function useCreateRuleMutation(id: number) {
   return useEndpointMutation(Endpoints.deviceexceptions.createRule, { params: { id } });
 }
 
-/** `PUT /device_exceptions/{id}/rules/{ruleId}` (spec §7). */
+/** `PUT /device_exceptions/{id}/rules/{ruleId}` (spec-notes §7). */
 export function useUpdateRuleMutation(id: number, ruleId: number) {
   return useEndpointMutation(Endpoints.deviceexceptions.updateRule, { params: { id, ruleId } });
 }
 
 /**
  * Deletes rules as ONE `POST /batch` of `DELETE /device_exceptions/{id}/rules/{ruleId}`; the last
- * rule of an exception in use is refused with the spec §5 text, shown per rule.
+ * rule of an exception in use is refused with the spec-notes §5 text, shown per rule.
  */
 export function useDeleteRulesMutation(id: number) {
   const batch = useBatchMutation({ invalidates: ['device_exceptions'] });

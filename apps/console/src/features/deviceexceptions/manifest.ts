@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** Device exceptions and their rules (spec §2 Customer, settings "device exceptions with exception rules"). */
+/** Device exceptions and their rules (spec-notes §2 Customer, settings "device exceptions with exception rules"). */
 export const deviceExceptionsFeature = defineFeature({
   name: 'deviceexceptions',
   routes: [

@@ -9,9 +9,9 @@ import { showSuccessToast } from '../../components/toast.ts';
 const validate = schemaValidator(advancedConfigSchema);
 
 /**
- * An advanced JSON configuration (spec §7 "The payload is configuration"; spec §5 "Must contain
+ * An advanced JSON configuration (spec-notes §7 "The payload is configuration"; spec-notes §5 "Must contain
  * valid JSON."): edit and save, or reset behind a confirmation. `lockNote` says what the
- * configuration locks (a device's details, spec §4).
+ * configuration locks (a device's details, spec-notes §4).
  */
 export function AdvancedConfigPanel(props: {
   configuration: string | null;

@@ -27,7 +27,7 @@ import {
   preparePolicyChoice,
 } from './PolicyChoiceFields.tsx';
 
-/** The install key (spec §3 "one-time key"), how an agent uses it, and "New install key" behind a confirmation. */
+/** The install key (spec-notes §3 "one-time key"), how an agent uses it, and "New install key" behind a confirmation. */
 function InstallKeyPanel({ customerId, config }: { customerId: number; config: DeviceConfigAnswer }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -95,7 +95,7 @@ function InstallKeyPanel({ customerId, config }: { customerId: number; config: D
   );
 }
 
-/** What devices that inherit get: the policy choice and the device exception (spec §7 `POST /users/{id}/devices/config`). */
+/** What devices that inherit get: the policy choice and the device exception (spec-notes §7 `POST /users/{id}/devices/config`). */
 function CustomerConfigForm({ customerId, config }: { customerId: number; config: DeviceConfigAnswer }) {
   const { t } = useTranslation();
   const update = useUpdateDeviceConfigMutation(customerId);
@@ -150,8 +150,8 @@ function CustomerConfigForm({ customerId, config }: { customerId: number; config
 }
 
 /**
- * `/customer/settings/device_configuration` (spec §2): the install key agents enrol with (a new
- * key stops new installs only, spec §4), the configuration inheriting devices get, and the
+ * `/customer/settings/device_configuration` (spec-notes §2): the install key agents enrol with (a new
+ * key stops new installs only, spec-notes §4), the configuration inheriting devices get, and the
  * customer's advanced JSON configuration.
  */
 export function DeviceConfigurationPage() {

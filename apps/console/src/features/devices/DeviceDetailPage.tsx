@@ -40,7 +40,7 @@ interface DeviceFormValues extends PolicyChoiceValues {
 const prepare = (v: DeviceFormValues) => ({ name: v.name, tag: v.tag, ...preparePolicyChoice(v) });
 const validateSchema = schemaValidator(deviceUpdateSchema, prepare);
 
-/** What the agent reports (spec §3 "Device"): read only. */
+/** What the agent reports (spec-notes §3 "Device"): read only. */
 function DeviceFacts({ device }: { device: Device }) {
   const { t, i18n } = useTranslation();
   const facts: Array<[string, string]> = [
@@ -72,7 +72,7 @@ function DeviceFacts({ device }: { device: Device }) {
   );
 }
 
-/** The device's details and configuration; locked while a JSON configuration is present (spec §4). */
+/** The device's details and configuration; locked while a JSON configuration is present (spec-notes §4). */
 function DeviceForm({ customerId, device }: { customerId: number; device: Device }) {
   const { t } = useTranslation();
   const update = useUpdateDeviceMutation(customerId, device.id);
@@ -192,7 +192,7 @@ function DeviceDetail({ id }: { id: number }) {
   );
 }
 
-/** `/customer/environment/devices/{id}` (spec §2 "device id"): facts, configuration, JSON configuration, delete. */
+/** `/customer/environment/devices/{id}` (spec-notes §2 "device id"): facts, configuration, JSON configuration, delete. */
 export function DeviceDetailPage() {
   const id = Number(useParams()['id']);
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;

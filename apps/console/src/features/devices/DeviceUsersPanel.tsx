@@ -7,7 +7,7 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useDeviceUsersQuery, useSetDeviceUsersMutation, useUserChoicesQuery } from './api.ts';
 
-/** The server's message for `field` of a refused write (a 400); null otherwise (the global handling shows it: spec §8). */
+/** The server's message for `field` of a refused write (a 400); null otherwise (the global handling shows it: spec-notes §8). */
 function fieldError(error: unknown, field: string): string | null {
   return error instanceof ApiCallError ? (error.fields?.[field] ?? null) : null;
 }

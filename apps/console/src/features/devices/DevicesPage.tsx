@@ -21,8 +21,8 @@ export function lastContact(at: string | null, never: string, lang?: string): st
 }
 
 /**
- * `/customer/environment/devices` (spec §2): the customer's enrolled devices with paging, sort,
- * search and policy and location filters (spec §7 `policyid`, `location_id`), and "Delete selected" as one `/batch` after a
+ * `/customer/environment/devices` (spec-notes §2): the customer's enrolled devices with paging, sort,
+ * search and policy and location filters (spec-notes §7 `policyid`, `location_id`), and "Delete selected" as one `/batch` after a
  * confirmation. Devices come from agents enrolling with the install key (Settings → Device configuration).
  */
 export function DevicesPage() {

@@ -6,7 +6,7 @@ import { useExceptionChoicesQuery, usePolicyChoicesQuery } from './api.ts';
 /** The value of the device-exception select meaning "none of its own" (the wire's null). */
 export const NO_EXCEPTION = 'none';
 
-/** The form values of a policy choice (spec §4 "Policy inheritance choices") and a device exception. */
+/** The form values of a policy choice (spec-notes §4 "Policy inheritance choices") and a device exception. */
 export interface PolicyChoiceValues {
   policy_mode: PolicyMode;
   policy: string;

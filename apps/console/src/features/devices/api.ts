@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The device list's sort keys the page offers (docs/api.md "Locations, devices, groups and users"). */
 export type DeviceSortKey = 'name' | 'last_contact' | 'version' | 'os_type' | 'last_ip';
 
-/** One page of the device list (spec §9) and its narrowing (spec §7: `policyid`, `location_id`). */
+/** One page of the device list (spec-notes §9) and its narrowing (spec-notes §7: `policyid`, `location_id`). */
 export interface DeviceListPage {
   limit: number;
   offset: number;
@@ -17,7 +17,7 @@ export interface DeviceListPage {
   location_id?: number | undefined;
 }
 
-/** `GET /users/{id}/devices` (spec §7 Devices). */
+/** `GET /users/{id}/devices` (spec-notes §7 Devices). */
 export function useDevicesQuery(customerId: number, page: DeviceListPage) {
   return useEndpointQuery(
     Endpoints.devices.list,
@@ -37,12 +37,12 @@ export function useDevicesQuery(customerId: number, page: DeviceListPage) {
   );
 }
 
-/** `GET /users/{id}/devices/{deviceId}` (spec §7 Devices). */
+/** `GET /users/{id}/devices/{deviceId}` (spec-notes §7 Devices). */
 export function useDeviceQuery(customerId: number, deviceId: number) {
   return useEndpointQuery(Endpoints.devices.get, { params: { id: customerId, deviceId } });
 }
 
-/** `POST /users/{id}/devices/{deviceId}` (spec §7): details and configuration. */
+/** `POST /users/{id}/devices/{deviceId}` (spec-notes §7): details and configuration. */
 export function useUpdateDeviceMutation(customerId: number, deviceId: number) {
   return useEndpointMutation(Endpoints.devices.update, {
     params: { id: customerId, deviceId },
@@ -50,17 +50,17 @@ export function useUpdateDeviceMutation(customerId: number, deviceId: number) {
   });
 }
 
-/** `POST /users/{id}/devices/{deviceId}/config/advanced` (spec §7): sets the JSON configuration. */
+/** `POST /users/{id}/devices/{deviceId}/config/advanced` (spec-notes §7): sets the JSON configuration. */
 export function useSetDeviceAdvancedMutation(customerId: number, deviceId: number) {
   return useEndpointMutation(Endpoints.devices.setDeviceAdvanced, { params: { id: customerId, deviceId } });
 }
 
-/** `DELETE /users/{id}/devices/{deviceId}/config/advanced` (spec §7): resets it, unlocking the details. */
+/** `DELETE /users/{id}/devices/{deviceId}/config/advanced` (spec-notes §7): resets it, unlocking the details. */
 export function useResetDeviceAdvancedMutation(customerId: number, deviceId: number) {
   return useEndpointMutation(Endpoints.devices.resetDeviceAdvanced, { params: { id: customerId, deviceId } });
 }
 
-/** Deletes devices as ONE `POST /batch` of `DELETE /users/{id}/devices/{deviceId}` (spec §7 Batch). */
+/** Deletes devices as ONE `POST /batch` of `DELETE /users/{id}/devices/{deviceId}` (spec-notes §7 Batch). */
 export function useDeleteDevicesMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['devices', 'device_exceptions'] });
   return {
@@ -72,12 +72,12 @@ export function useDeleteDevicesMutation(customerId: number) {
   };
 }
 
-/** `GET /users/{id}/devices/config` (spec §7 Devices): install key and the customer's device configuration. */
+/** `GET /users/{id}/devices/config` (spec-notes §7 Devices): install key and the customer's device configuration. */
 export function useDeviceConfigQuery(customerId: number) {
   return useEndpointQuery(Endpoints.devices.getConfig, { params: { id: customerId } });
 }
 
-/** `POST /users/{id}/devices/config` (spec §7: policy_id and device_exception_id). */
+/** `POST /users/{id}/devices/config` (spec-notes §7: policy_id and device_exception_id). */
 export function useUpdateDeviceConfigMutation(customerId: number) {
   return useEndpointMutation(Endpoints.devices.updateConfig, {
     params: { id: customerId },
@@ -85,17 +85,17 @@ export function useUpdateDeviceConfigMutation(customerId: number) {
   });
 }
 
-/** `PUT /users/{id}/devices/key` (spec §7 Customers): a new install key. */
+/** `PUT /users/{id}/devices/key` (spec-notes §7 Customers): a new install key. */
 export function useRegenerateInstallKeyMutation(customerId: number) {
   return useEndpointMutation(Endpoints.devices.regenerateKey, { params: { id: customerId } });
 }
 
-/** `POST /users/{id}/devices/config/advanced` (spec §7): the customer's JSON configuration. */
+/** `POST /users/{id}/devices/config/advanced` (spec-notes §7): the customer's JSON configuration. */
 export function useSetCustomerAdvancedMutation(customerId: number) {
   return useEndpointMutation(Endpoints.devices.setAdvanced, { params: { id: customerId } });
 }
 
-/** `DELETE /users/{id}/devices/config/advanced` (spec §7): resets the customer's JSON configuration. */
+/** `DELETE /users/{id}/devices/config/advanced` (spec-notes §7): resets the customer's JSON configuration. */
 export function useResetCustomerAdvancedMutation(customerId: number) {
   return useEndpointMutation(Endpoints.devices.resetAdvanced, { params: { id: customerId } });
 }
@@ -107,14 +107,14 @@ export function usePolicyChoicesQuery(customerId: number) {
   });
 }
 
-/** `GET /device_exceptions?user_id=`: the device-exception choices (spec §7 Device exceptions). */
+/** `GET /device_exceptions?user_id=`: the device-exception choices (spec-notes §7 Device exceptions). */
 export function useExceptionChoicesQuery(customerId: number) {
   return useEndpointQuery(Endpoints.deviceexceptions.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
 }
 
-/** `GET /users/{id}/locations/all`: the location choices of the device list's filter (spec §7 `location_id`). */
+/** `GET /users/{id}/locations/all`: the location choices of the device list's filter (spec-notes §7 `location_id`). */
 export function useLocationChoicesQuery(customerId: number) {
   return useEndpointQuery(Endpoints.locations.list, {
     params: { id: customerId, type: 'all' },

@@ -2,7 +2,7 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 /**
- * Devices (spec §2 Customer, environment "devices, device id"; settings "device configuration"): the
+ * Devices (spec-notes §2 Customer, environment "devices, device id"; settings "device configuration"): the
  * enrolled devices, a device's page, and the install key with the customer's device configuration.
  */
 export const devicesFeature = defineFeature({

@@ -9,7 +9,7 @@ import { usePolicyChoicesQuery } from './api.ts';
 import { choosePolicy } from './policyChoice.ts';
 
 /**
- * `/customer/content_filtering/domains` (spec §2 "domains"): the allow and block lists of one of the
+ * `/customer/content_filtering/domains` (spec-notes §2 "domains"): the allow and block lists of one of the
  * customer's policies, chosen in a picker (the default policy preselected; the choice is kept in the
  * URL as `?policy=`), shown by the shared list view.
  */

@@ -109,7 +109,7 @@ function positiveId(text: string | null | undefined): number | null {
 }
 
 /**
- * `/customer/content_filtering/domains/{id}?policy={policyId}` (spec §2 "domain id"): an entry of one
+ * `/customer/content_filtering/domains/{id}?policy={policyId}` (spec-notes §2 "domain id"): an entry of one
  * of the customer's policies (the API addresses entries through their policy, so the list links
  * carry it). A missing or malformed id or policy opens 404; a foreign one answers 404 from the API.
  */
@@ -128,7 +128,7 @@ export function CustomerDomainEntryPage() {
   );
 }
 
-/** `/msp/global_settings/global_domains/{id}` (spec §2 "global domain id"): an entry of the MSP's global lists. */
+/** `/msp/global_settings/global_domains/{id}` (spec-notes §2 "global domain id"): an entry of the MSP's global lists. */
 export function MspGlobalDomainEntryPage() {
   const mspId = useMspId();
   const id = positiveId(useParams().id);
@@ -138,7 +138,7 @@ export function MspGlobalDomainEntryPage() {
   );
 }
 
-/** `/system/global_settings/global_domains/{id}` (spec §2 "global domain id"): an entry of the system's global lists. */
+/** `/system/global_settings/global_domains/{id}` (spec-notes §2 "global domain id"): an entry of the system's global lists. */
 export function SystemGlobalDomainEntryPage() {
   const id = positiveId(useParams().id);
   if (id === null) return <Navigate to="/404" replace />;

@@ -4,7 +4,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { useMspId } from '../../session/context.ts';
 
 /**
- * `/msp/global_settings/global_domains` (spec §2): the MSP's global allow and block lists
+ * `/msp/global_settings/global_domains` (spec-notes §2): the MSP's global allow and block lists
  * (`/global/domains/…?msp_id=`), applied to every customer of the MSP after their policies' lists
  * (docs/architecture.md "Decision order" step 4).
  */
@@ -21,7 +21,7 @@ export function MspGlobalDomainsPage() {
 }
 
 /**
- * `/system/global_settings/global_domains` (spec §2): the system's global allow and block lists
+ * `/system/global_settings/global_domains` (spec-notes §2): the system's global allow and block lists
  * (`/global/domains/…` without an owner), applied to everyone after the MSPs' lists.
  */
 export function SystemGlobalDomainsPage() {

@@ -5,7 +5,7 @@ import { useEndpointQuery } from '../../api/hooks.ts';
 export const POLICY_PICKER_LIMIT = 1000;
 
 /**
- * `GET /policies?user_id=…&show_default=true` (spec §7 Policies): every policy of the customer for
+ * `GET /policies?user_id=…&show_default=true` (spec-notes §7 Policies): every policy of the customer for
  * the picker, by name, the default one included (the same generic hook the policies feature reads).
  */
 export function usePolicyChoicesQuery(customerId: number) {

@@ -2,7 +2,7 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 /**
- * Domain lists (spec §2, §7 Domains): the customer's policy lists and an entry's page, and the MSP's
+ * Domain lists (spec-notes §2, §7 Domains): the customer's policy lists and an entry's page, and the MSP's
  * and system's global lists and their entry pages. The list view itself is shared
  * (`components/domainList`), so the policy page's domains tab shows the same one.
  */

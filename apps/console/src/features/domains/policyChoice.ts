@@ -7,7 +7,7 @@ export interface PolicyChoice {
 
 /**
  * The policy whose lists the customer page shows: the one named in the URL (`?policy=`) when the
- * customer has it, else the default policy (spec §2: preselected), else the first; null without policies.
+ * customer has it, else the default policy (spec-notes §2: preselected), else the first; null without policies.
  */
 export function choosePolicy(policies: readonly PolicyChoice[], requested: string | null): PolicyChoice | null {
   const id = requested !== null && /^\d+$/.test(requested) ? Number(requested) : null;

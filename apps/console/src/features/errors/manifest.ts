@@ -3,7 +3,7 @@ import en from './i18n/en.json';
 
 const notFound = () => import('./NotFoundPage.tsx').then((m) => m.NotFoundPage);
 
-/** `/403`, `/404` and every unknown path (spec §2, §6; docs/architecture.md "Console"), in the blank layout. */
+/** `/403`, `/404` and every unknown path (spec-notes §2, §6; docs/architecture.md "Console"), in the blank layout. */
 export const errorsFeature = defineFeature({
   name: 'errors',
   routes: [

@@ -7,7 +7,7 @@ import { invalidateResources } from '../../api/queryKeys.ts';
 /** The feed list's sort keys (docs/api.md "Category feeds"). */
 export type FeedSortKey = (typeof FEED_SORT_KEYS)[number];
 
-/** One page of the list (spec §9 paging): sort and the search text ('' = none). */
+/** One page of the list (spec-notes §9 paging): sort and the search text ('' = none). */
 export interface FeedListPage {
   limit: number;
   offset: number;

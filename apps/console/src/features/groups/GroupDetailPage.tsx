@@ -92,7 +92,7 @@ function GroupDetail({ id }: { id: number }) {
   );
 }
 
-/** `/customer/environment/groups/{id}` (spec §2 "group id"): edit, members, delete. */
+/** `/customer/environment/groups/{id}` (spec-notes §2 "group id"): edit, members, delete. */
 export function GroupDetailPage() {
   const id = Number(useParams()['id']);
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;

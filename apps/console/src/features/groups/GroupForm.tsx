@@ -24,7 +24,7 @@ const prepare = (v: GroupValues) => ({
 });
 const validate = schemaValidator(groupCreateSchema, prepare);
 
-/** A group's form (spec §3 "Group"): name, description, policy and the disable switch. */
+/** A group's form (spec-notes §3 "Group"): name, description, policy and the disable switch. */
 export function GroupForm(props: {
   customerId: number;
   group: GroupT | null;

@@ -144,9 +144,9 @@ function RankingList({ groups, onSaved }: { groups: readonly GroupT[]; onSaved: 
 }
 
 /**
- * `/customer/environment/groups-ranking` (spec §2 "Group Ranking"): the groups in rank order;
+ * `/customer/environment/groups-ranking` (spec-notes §2 "Group Ranking"): the groups in rank order;
  * reorder by dragging (or the keyboard), then save: weights from the list order starting at 1
- * (spec §4), one PUT per group through `/batch` (spec §7).
+ * (spec-notes §4), one PUT per group through `/batch` (spec-notes §7).
  */
 export function GroupRankingPage() {
   const { t } = useTranslation();

@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router';
 
 const PATHS = { all: '/customer/environment/groups', ranking: '/customer/environment/groups-ranking' } as const;
 
-/** The groups' secondary navigation (spec §2): All Groups and Group Ranking. */
+/** The groups' secondary navigation (spec-notes §2): All Groups and Group Ranking. */
 export function GroupTabs({ active }: { active: keyof typeof PATHS }) {
   const { t } = useTranslation();
   const navigate = useNavigate();

@@ -15,8 +15,8 @@ import { GroupForm } from './GroupForm.tsx';
 import { GroupTabs } from './GroupTabs.tsx';
 
 /**
- * `/customer/environment/groups` (spec §2 "All Groups"): the customer's groups with their rank,
- * policy, members and status, sort and search (spec §9: up to 10000 a page), "New group" (ranked
+ * `/customer/environment/groups` (spec-notes §2 "All Groups"): the customer's groups with their rank,
+ * policy, members and status, sort and search (spec-notes §9: up to 10000 a page), "New group" (ranked
  * last) and "Delete selected" as one `/batch`.
  */
 export function GroupsPage() {

@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The group list's sort keys the page offers. */
 export type GroupSortKey = 'name' | 'weight' | 'description' | 'last_updated';
 
-/** One page of the group list (spec §9: groups default to 10000 a page). */
+/** One page of the group list (spec-notes §9: groups default to 10000 a page). */
 export interface GroupListPage {
   limit: number;
   offset: number;
@@ -15,7 +15,7 @@ export interface GroupListPage {
   filter: string;
 }
 
-/** `GET /users/{id}/groups` (spec §7 Groups and internal users). */
+/** `GET /users/{id}/groups` (spec-notes §7 Groups and internal users). */
 export function useGroupsQuery(customerId: number, page: GroupListPage) {
   return useEndpointQuery(
     Endpoints.groups.list,
@@ -33,7 +33,7 @@ export function useGroupsQuery(customerId: number, page: GroupListPage) {
   );
 }
 
-/** Every group in rank order (`sortkey=weight`, the spec §9 groups page size): the ranking page. */
+/** Every group in rank order (`sortkey=weight`, the spec-notes §9 groups page size): the ranking page. */
 export function useRankedGroupsQuery(customerId: number) {
   return useEndpointQuery(Endpoints.groups.list, {
     params: { id: customerId },
@@ -51,7 +51,7 @@ export function useCreateGroupMutation(customerId: number) {
   return useEndpointMutation(Endpoints.groups.create, { params: { id: customerId } });
 }
 
-/** `PUT /users/{id}/groups/{groupId}` (spec §7: policyid and description). */
+/** `PUT /users/{id}/groups/{groupId}` (spec-notes §7: policyid and description). */
 export function useUpdateGroupMutation(customerId: number, groupId: number) {
   return useEndpointMutation(Endpoints.groups.update, {
     params: { id: customerId, groupId },
@@ -59,7 +59,7 @@ export function useUpdateGroupMutation(customerId: number, groupId: number) {
   });
 }
 
-/** Deletes groups as ONE `POST /batch` of `DELETE /users/{id}/groups/{groupId}` (spec §7 Batch). */
+/** Deletes groups as ONE `POST /batch` of `DELETE /users/{id}/groups/{groupId}` (spec-notes §7 Batch). */
 export function useDeleteGroupsMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['groups', 'internal_users'] });
   return {
@@ -72,8 +72,8 @@ export function useDeleteGroupsMutation(customerId: number) {
 }
 
 /**
- * Saves a ranking: each group's weight is its position in `orderedIds`, starting at 1 (spec §4),
- * sent as the group weight PUTs of ONE `POST /batch` (spec §7 Batch).
+ * Saves a ranking: each group's weight is its position in `orderedIds`, starting at 1 (spec-notes §4),
+ * sent as the group weight PUTs of ONE `POST /batch` (spec-notes §7 Batch).
  */
 export function useSaveRankingMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['groups', 'internal_users'] });
@@ -91,7 +91,7 @@ export function useSaveRankingMutation(customerId: number) {
   };
 }
 
-/** `GET /users/{id}/users/?group_id=` (spec §7): a group's members. */
+/** `GET /users/{id}/users/?group_id=` (spec-notes §7): a group's members. */
 export function useMembersQuery(customerId: number, groupId: number) {
   return useEndpointQuery(Endpoints.internalusers.list, {
     params: { id: customerId },

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** Groups, a group's page and the group ranking (spec §2 Customer, environment "groups, group id, group ranking"). */
+/** Groups, a group's page and the group ranking (spec-notes §2 Customer, environment "groups, group id, group ranking"). */
 export const groupsFeature = defineFeature({
   name: 'groups',
   routes: [

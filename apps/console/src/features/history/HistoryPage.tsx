@@ -18,9 +18,9 @@ const PERIODS = ['today', 'yesterday', '7days', '30days', 'day'] as const;
 type Period = (typeof PERIODS)[number];
 
 /**
- * `/customer/reporting/history_reports` (spec §2 reporting: history; spec §7 history): the query-log
- * search with action, period (or one day) and text filters, sortable columns, paging (spec §9 page
- * size) and a CSV export of up to 1000 matching rows (spec §9: history limit 1000, file name
+ * `/customer/reporting/history_reports` (spec-notes §2 reporting: history; spec-notes §7 history): the query-log
+ * search with action, period (or one day) and text filters, sortable columns, paging (spec-notes §9 page
+ * size) and a CSV export of up to 1000 matching rows (spec-notes §9: history limit 1000, file name
  * DD-MM-YYYY).
  */
 export function HistoryPage() {

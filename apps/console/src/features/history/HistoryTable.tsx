@@ -55,7 +55,7 @@ export function HistoryTable({
       key: 'qname',
       header: t('history.qname'),
       sortKey: 'qname',
-      // The search page shows whole names (wrapped): shortened ones (spec §9, for charts and top
+      // The search page shows whole names (wrapped): shortened ones (spec-notes §9, for charts and top
       // lists) would make sibling subdomains look alike here.
       render: (r) => (
         <Text size="sm" style={{ overflowWrap: 'anywhere' }}>

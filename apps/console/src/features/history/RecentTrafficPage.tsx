@@ -11,7 +11,7 @@ import { type HistorySortKey, HistoryTable } from './HistoryTable.tsx';
 const REFRESH_MS = 10_000;
 
 /**
- * `/customer/recent_traffic` (spec §2 Customer): today's queries, newest first, refreshed every
+ * `/customer/recent_traffic` (spec-notes §2 Customer): today's queries, newest first, refreshed every
  * 10 s while "Live" is on; searchable and paged like the history.
  */
 export function RecentTrafficPage() {

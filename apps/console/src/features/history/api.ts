@@ -1,10 +1,10 @@
 import { Endpoints, type HistoryQuery } from '@cordon/shared';
 import { useEndpointQuery } from '../../api/hooks.ts';
 
-/** The action filter of the history (spec §7 `/users/{id}/history/{action}/{date}`). */
+/** The action filter of the history (spec-notes §7 `/users/{id}/history/{action}/{date}`). */
 export type HistoryAction = 'all' | 'allowed' | 'blocked';
 
-/** `GET /users/{id}/history/{action}/{date}` (spec §7): one page of the query log; refetched every `refetchMs` when given. */
+/** `GET /users/{id}/history/{action}/{date}` (spec-notes §7): one page of the query log; refetched every `refetchMs` when given. */
 export function useHistoryQuery(
   customerId: number,
   action: HistoryAction,

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The query log for people: the customer's recent traffic and the history search (spec §2, §7 history). */
+/** The query log for people: the customer's recent traffic and the history search (spec-notes §2, §7 history). */
 export const historyFeature = defineFeature({
   name: 'history',
   routes: [

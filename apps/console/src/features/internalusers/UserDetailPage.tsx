@@ -29,7 +29,7 @@ interface UserValues {
   groups: string[];
 }
 
-/** The user's own policy, description and groups (spec §7 `POST /users/{id}/users/{userId}`). */
+/** The user's own policy, description and groups (spec-notes §7 `POST /users/{id}/users/{userId}`). */
 function UserForm({ customerId, user }: { customerId: number; user: InternalUser }) {
   const { t } = useTranslation();
   const update = useUpdateUserMutation(customerId, user.id);
@@ -168,7 +168,7 @@ function UserDetail({ id }: { id: number }) {
   );
 }
 
-/** `/customer/environment/users/{id}` (spec §2 "user id"): last login, policy, groups, description, delete. */
+/** `/customer/environment/users/{id}` (spec-notes §2 "user id"): last login, policy, groups, description, delete. */
 export function UserDetailPage() {
   const id = Number(useParams()['id']);
   if (!Number.isInteger(id) || id <= 0) return <Navigate to="/404" replace />;

@@ -10,9 +10,9 @@ import { useCustomerId } from '../../session/context.ts';
 import { type UserSortKey, useDeleteUsersMutation, useGroupChoicesQuery, useUsersQuery } from './api.ts';
 
 /**
- * `/customer/environment/users` (spec §2 "users"): the people agents reported, with their policy,
+ * `/customer/environment/users` (spec-notes §2 "users"): the people agents reported, with their policy,
  * effective group, last login and last login address; paging, sort, search and a group filter
- * (spec §7 `group_id`); "Delete selected" as one `/batch`.
+ * (spec-notes §7 `group_id`); "Delete selected" as one `/batch`.
  */
 export function UsersPage() {
   const { t } = useTranslation();

@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The internal-user list's sort keys the page offers. */
 export type UserSortKey = 'name' | 'last_login' | 'last_login_ip';
 
-/** One page of the internal-user list (spec §9) and the group filter (spec §7 `group_id`). */
+/** One page of the internal-user list (spec-notes §9) and the group filter (spec-notes §7 `group_id`). */
 export interface UserListPage {
   limit: number;
   offset: number;
@@ -16,7 +16,7 @@ export interface UserListPage {
   group_id?: number | undefined;
 }
 
-/** `GET /users/{id}/users/` (spec §7 Groups and internal users). */
+/** `GET /users/{id}/users/` (spec-notes §7 Groups and internal users). */
 export function useUsersQuery(customerId: number, page: UserListPage) {
   return useEndpointQuery(
     Endpoints.internalusers.list,
@@ -40,7 +40,7 @@ export function useUserQuery(customerId: number, userId: number) {
   return useEndpointQuery(Endpoints.internalusers.get, { params: { id: customerId, userId } });
 }
 
-/** `POST /users/{id}/users/{userId}` (spec §7: policyid and description; and the groups). */
+/** `POST /users/{id}/users/{userId}` (spec-notes §7: policyid and description; and the groups). */
 export function useUpdateUserMutation(customerId: number, userId: number) {
   return useEndpointMutation(Endpoints.internalusers.update, {
     params: { id: customerId, userId },
@@ -48,7 +48,7 @@ export function useUpdateUserMutation(customerId: number, userId: number) {
   });
 }
 
-/** Deletes users as ONE `POST /batch` of `DELETE /users/{id}/users/{userId}` (spec §7 Batch). */
+/** Deletes users as ONE `POST /batch` of `DELETE /users/{id}/users/{userId}` (spec-notes §7 Batch). */
 export function useDeleteUsersMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['internal_users', 'groups'] });
   return {

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** Internal users and a user's page (spec §2 Customer, environment "users, user id"). */
+/** Internal users and a user's page (spec-notes §2 Customer, environment "users, user id"). */
 export const internalUsersFeature = defineFeature({
   name: 'internalusers',
   routes: [

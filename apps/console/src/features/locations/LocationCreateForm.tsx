@@ -62,7 +62,7 @@ export function toFormErrors(errors: FormErrors): FormErrors {
 const validateStatic = schemaValidator(staticIpLocationCreateSchema);
 const validateOther = schemaValidator(otherLocationCreateSchema);
 
-/** Validates the form for `type` with the shared schemas (spec §5 messages); a dynamic DNS location needs its host. */
+/** Validates the form for `type` with the shared schemas (spec-notes §5 messages); a dynamic DNS location needs its host. */
 export function validateLocation(type: LocationType, v: LocationFormValues, required: string): FormErrors {
   const body = prepareLocation(type, v);
   if (type === 'staticip') return toFormErrors(validateStatic(body));
@@ -169,7 +169,7 @@ export function LocationTypeFields({
 }
 
 /**
- * The "New location" form (spec §3 "Location"): the type first (static IP, dynamic IP, dynamic DNS,
+ * The "New location" form (spec-notes §3 "Location"): the type first (static IP, dynamic IP, dynamic DNS,
  * roaming, virtual), then name, policy and the type's own fields; validated with the shared schemas.
  * A created location opens on its id page (keys and update URL are shown there).
  */

@@ -281,7 +281,7 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
   );
 }
 
-/** `/customer/environment/locations/{type}/{id}` (spec §2 "location id"): edit, key, update URL, delete. */
+/** `/customer/environment/locations/{type}/{id}` (spec-notes §2 "location id"): edit, key, update URL, delete. */
 export function LocationDetailPage() {
   const params = useParams();
   const id = Number(params['id']);

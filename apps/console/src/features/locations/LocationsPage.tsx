@@ -14,9 +14,9 @@ import { LocationCreateForm } from './LocationCreateForm.tsx';
 import { locationPath, locationWhere } from './paths.ts';
 
 /**
- * `/customer/environment/locations` (spec §2): the customer's locations of every type with paging,
- * sort, search (name, host or address) and a type filter (spec §9), "New location" for each of the
- * five types, and "Delete selected" sent as one `/batch` after a confirmation (spec §7 Batch).
+ * `/customer/environment/locations` (spec-notes §2): the customer's locations of every type with paging,
+ * sort, search (name, host or address) and a type filter (spec-notes §9), "New location" for each of the
+ * five types, and "Delete selected" sent as one `/batch` after a confirmation (spec-notes §7 Batch).
  */
 export function LocationsPage() {
   const { t } = useTranslation();

@@ -6,7 +6,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The location list's sort keys the page offers (docs/api.md "Locations, devices, groups and users"). */
 export type LocationSortKey = 'name' | 'type';
 
-/** One page of the location list (spec §9): paging, sort, search text (empty = none) and the type shown. */
+/** One page of the location list (spec-notes §9): paging, sort, search text (empty = none) and the type shown. */
 export interface LocationListPage {
   limit: number;
   offset: number;
@@ -15,7 +15,7 @@ export interface LocationListPage {
   filter: string;
 }
 
-/** `GET /users/{id}/locations/{type|all}` (spec §7 Locations), one page; `policyId` keeps a policy's locations. */
+/** `GET /users/{id}/locations/{type|all}` (spec-notes §7 Locations), one page; `policyId` keeps a policy's locations. */
 export function useLocationsQuery(
   customerId: number,
   type: LocationType | 'all',
@@ -39,7 +39,7 @@ export function useLocationsQuery(
   );
 }
 
-/** `GET /users/{id}/locations/staticip/{locId}` (spec §7 Locations). */
+/** `GET /users/{id}/locations/staticip/{locId}` (spec-notes §7 Locations). */
 export function useStaticLocationQuery(customerId: number, locId: number, enabled: boolean) {
   return useEndpointQuery(Endpoints.locations.getStatic, { params: { id: customerId, locId } }, { enabled });
 }
@@ -49,13 +49,13 @@ export function useRateLimitsQuery(customerId: number) {
   return useEndpointQuery(Endpoints.locations.rateLimits, { params: { id: customerId } });
 }
 
-/** `GET /users/{id}/locations/{type}/{locId}` for the non-static types (spec §7 Locations). */
+/** `GET /users/{id}/locations/{type}/{locId}` for the non-static types (spec-notes §7 Locations). */
 export function useOtherLocationQuery(customerId: number, type: OtherLocationType, locId: number, enabled: boolean) {
   return useEndpointQuery(Endpoints.locations.get, { params: { id: customerId, type, locId } }, { enabled });
 }
 
 /**
- * `GET /policies?user_id=…` (spec §7 Policies) without the default policy: the choices of the
+ * `GET /policies?user_id=…` (spec-notes §7 Policies) without the default policy: the choices of the
  * location form's policy select (the default is the "Inherit default policy" choice).
  */
 export function usePolicyChoicesQuery(customerId: number) {
@@ -65,7 +65,7 @@ export function usePolicyChoicesQuery(customerId: number) {
 }
 
 /**
- * `POST /users/{id}/locations/staticip` (spec §7 Locations) with `staticIpLocationCreateSchema`'s
+ * `POST /users/{id}/locations/staticip` (spec-notes §7 Locations) with `staticIpLocationCreateSchema`'s
  * output; the policies go stale too (each lists its locations).
  */
 export function useCreateStaticIpLocationMutation(customerId: number) {
@@ -75,7 +75,7 @@ export function useCreateStaticIpLocationMutation(customerId: number) {
   });
 }
 
-/** `POST /users/{id}/locations/{type}` for the non-static types (spec §7 Locations). */
+/** `POST /users/{id}/locations/{type}` for the non-static types (spec-notes §7 Locations). */
 export function useCreateOtherLocationMutation(customerId: number, type: OtherLocationType) {
   return useEndpointMutation(Endpoints.locations.create, {
     params: { id: customerId, type },
@@ -83,7 +83,7 @@ export function useCreateOtherLocationMutation(customerId: number, type: OtherLo
   });
 }
 
-/** `POST /users/{id}/locations/staticip/{locId}` (spec §7): an update; `addresses` replaces the set. */
+/** `POST /users/{id}/locations/staticip/{locId}` (spec-notes §7): an update; `addresses` replaces the set. */
 export function useUpdateStaticIpLocationMutation(customerId: number, locId: number) {
   return useEndpointMutation(Endpoints.locations.updateStatic, {
     params: { id: customerId, locId },
@@ -91,7 +91,7 @@ export function useUpdateStaticIpLocationMutation(customerId: number, locId: num
   });
 }
 
-/** `POST /users/{id}/locations/{type}/{locId}` (spec §7): an update of a non-static location. */
+/** `POST /users/{id}/locations/{type}/{locId}` (spec-notes §7): an update of a non-static location. */
 export function useUpdateOtherLocationMutation(customerId: number, type: OtherLocationType, locId: number) {
   return useEndpointMutation(Endpoints.locations.update, {
     params: { id: customerId, type, locId },
@@ -107,7 +107,7 @@ export function useDeleteLocationMutation(customerId: number, type: LocationType
 
 /**
  * Deletes locations of customer `customerId` (any types) as ONE `POST /batch` of `DELETE
- * /users/{id}/locations/{type}/{locId}` (spec §7 Batch, Locations); the policies list their
+ * /users/{id}/locations/{type}/{locId}` (spec-notes §7 Batch, Locations); the policies list their
  * locations, so they go stale too.
  */
 export function useDeleteLocationsMutation(customerId: number) {

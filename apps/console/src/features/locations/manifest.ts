@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The customer's locations of every type and their id pages (spec §2 Customer, environment). */
+/** The customer's locations of every type and their id pages (spec-notes §2 Customer, environment). */
 export const locationsFeature = defineFeature({
   name: 'locations',
   routes: [

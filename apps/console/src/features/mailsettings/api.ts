@@ -1,15 +1,15 @@
 import { Endpoints } from '@cordon/shared';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
-/** `msp_id` of `/mail` (spec §7): an MSP's settings; none = the system's. */
+/** `msp_id` of `/mail` (spec-notes §7): an MSP's settings; none = the system's. */
 export type MailOwnerQuery = { msp_id?: number };
 
-/** `GET /mail` (spec §7 UI and tools). */
+/** `GET /mail` (spec-notes §7 UI and tools). */
 export function useMailSettingsQuery(query: MailOwnerQuery) {
   return useEndpointQuery(Endpoints.mail.get, { query });
 }
 
-/** `POST /mail` (spec §7 UI and tools, with `msp_id`). */
+/** `POST /mail` (spec-notes §7 UI and tools, with `msp_id`). */
 export function useSaveMailSettingsMutation(query: MailOwnerQuery) {
   return useEndpointMutation(Endpoints.mail.set, { query });
 }

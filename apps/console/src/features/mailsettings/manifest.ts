@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** Email settings at system and MSP level (spec §2 `email_settings`, spec §7 `/mail`). */
+/** Email settings at system and MSP level (spec-notes §2 `email_settings`, spec-notes §7 `/mail`). */
 export const mailSettingsFeature = defineFeature({
   name: 'mailsettings',
   routes: [

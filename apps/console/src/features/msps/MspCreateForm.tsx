@@ -21,7 +21,7 @@ const prepare = (values: MspFormValues) => {
   return { ...v, license: values.license, timezone: timezoneToWire(values.timezone) };
 };
 
-/** The "New MSP" form (spec §3 "MSP"; `POST /msp` with `mspCreateSchema`). */
+/** The "New MSP" form (spec-notes §3 "MSP"; `POST /msp` with `mspCreateSchema`). */
 export function MspCreateForm({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
   const create = useCreateMspMutation();

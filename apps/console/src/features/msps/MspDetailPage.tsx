@@ -42,7 +42,7 @@ function useLicenceText(msp: Msp): string {
     : t('msps.licenceUse', { used: msp.customers_count, limit });
 }
 
-/** The MSP's customers: search, sort and paging (spec §9); the system admin opens one in its customer area. */
+/** The MSP's customers: search, sort and paging (spec-notes §9); the system admin opens one in its customer area. */
 function MspCustomers({ mspId, canOpen }: { mspId: number; canOpen: boolean }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -144,7 +144,7 @@ function MspActions({ msp }: { msp: Msp }) {
   );
 }
 
-/** The MSP's traffic totals over the last 30 days, for the sales area (read-only, spec §2 Sales). */
+/** The MSP's traffic totals over the last 30 days, for the sales area (read-only, spec-notes §2 Sales). */
 function SalesTotals({ mspId }: { mspId: number }) {
   const { t } = useTranslation();
   const totals = useMspTotalsQuery(mspId);
@@ -198,14 +198,14 @@ function LoadedMsp({ id, mode }: { id: number; mode: 'system' | 'sales' }) {
 }
 
 /**
- * `/system/overview/:id` (spec §2 "system overview id"): one MSP — its details and licence use,
+ * `/system/overview/:id` (spec-notes §2 "system overview id"): one MSP — its details and licence use,
  * "Open as MSP", edit and delete, its traffic dashboard and its customers.
  */
 export function SystemMspPage() {
   return <MspDetailPage mode="system" />;
 }
 
-/** `/sales/msps/:id` (spec §2 "sales MSP id"): one MSP read-only — details, licence use and its customers. */
+/** `/sales/msps/:id` (spec-notes §2 "sales MSP id"): one MSP read-only — details, licence use and its customers. */
 export function SalesMspPage() {
   return <MspDetailPage mode="sales" />;
 }

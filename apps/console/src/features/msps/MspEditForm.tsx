@@ -17,7 +17,7 @@ interface MspEditValues {
 
 const prepare = (v: MspEditValues) => ({ ...v, timezone: timezoneToWire(v.timezone) });
 
-/** "Edit MSP" (spec §3 "MSP"; `PUT /msp/{id}`): name, company, licence (a number limits its customers) and time zone. */
+/** "Edit MSP" (spec-notes §3 "MSP"; `PUT /msp/{id}`): name, company, licence (a number limits its customers) and time zone. */
 export function MspEditForm({ msp, onDone }: { msp: Msp; onDone: () => void }) {
   const { t } = useTranslation();
   const update = useUpdateMspMutation(msp.id);

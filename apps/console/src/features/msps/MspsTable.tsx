@@ -9,7 +9,7 @@ import type { RowSelection } from '../../components/RowSelection.tsx';
 import type { MspSortKey } from './api.ts';
 
 /**
- * The MSP list (spec §3 "MSP"): name, company, licence and customers, with sort, paging and, for
+ * The MSP list (spec-notes §3 "MSP"): name, company, licence and customers, with sort, paging and, for
  * the system admin, a checkbox per row. The name opens the MSP: `onOpen` (the system admin acts on
  * it in the MSP area) or its id page under `basePath` (sales); the details button opens the id page.
  */

@@ -5,7 +5,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { type MspSortKey, useMspsQuery } from './api.ts';
 import { MspsTable } from './MspsTable.tsx';
 
-/** `/sales/msps` (spec §2 Sales): the MSP list, read-only, with search, sort and paging (spec §9). */
+/** `/sales/msps` (spec-notes §2 Sales): the MSP list, read-only, with search, sort and paging (spec-notes §9). */
 export function SalesMspsPage() {
   const { t } = useTranslation();
   const list = useListState<MspSortKey>({ key: 'name', dir: 'asc' });

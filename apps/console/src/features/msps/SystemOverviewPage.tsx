@@ -12,9 +12,9 @@ import { MspCreateForm } from './MspCreateForm.tsx';
 import { MspsTable } from './MspsTable.tsx';
 
 /**
- * `/system/overview` (spec §2): the system dashboard and the MSPs with search, sort and paging
- * (spec §9), "New MSP", and "Delete selected" as one `/batch` after a confirmation. An MSP's name
- * selects it (spec §4) and opens the MSP area; its details button opens its id page; a deleted
+ * `/system/overview` (spec-notes §2): the system dashboard and the MSPs with search, sort and paging
+ * (spec-notes §9), "New MSP", and "Delete selected" as one `/batch` after a confirmation. An MSP's name
+ * selects it (spec-notes §4) and opens the MSP area; its details button opens its id page; a deleted
  * selected MSP is deselected.
  */
 export function SystemOverviewPage() {

@@ -3,20 +3,20 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
-/** The MSP list's sort keys (spec §9 sort; the API sorts MSPs by these). */
+/** The MSP list's sort keys (spec-notes §9 sort; the API sorts MSPs by these). */
 export type MspSortKey = 'name' | 'company_name' | 'license' | 'created_at';
 
-/** `GET /msp` (spec §7 MSPs): one page of MSPs, sorted and filtered (spec §9). */
+/** `GET /msp` (spec-notes §7 MSPs): one page of MSPs, sorted and filtered (spec-notes §9). */
 export function useMspsQuery(query: ListQuery) {
   return useEndpointQuery(Endpoints.msps.list, { query }, { placeholderData: keepPreviousData });
 }
 
-/** `GET /msp/{id}` (spec §7 MSPs): one MSP (system, sales, or its own admin). */
+/** `GET /msp/{id}` (spec-notes §7 MSPs): one MSP (system, sales, or its own admin). */
 export function useMspQuery(id: number) {
   return useEndpointQuery(Endpoints.msps.get, { params: { id } });
 }
 
-/** `GET /users/?msp_id=` (spec §7 Customers): one page of an MSP's customers (sales: read-only). */
+/** `GET /users/?msp_id=` (spec-notes §7 Customers): one page of an MSP's customers (sales: read-only). */
 export function useMspCustomersQuery(mspId: number, query: ListQuery) {
   return useEndpointQuery(
     Endpoints.customers.list,
@@ -25,17 +25,17 @@ export function useMspCustomersQuery(mspId: number, query: ListQuery) {
   );
 }
 
-/** `POST /msp` (spec §7 MSPs) with `mspCreateSchema`'s output. */
+/** `POST /msp` (spec-notes §7 MSPs) with `mspCreateSchema`'s output. */
 export function useCreateMspMutation() {
   return useEndpointMutation(Endpoints.msps.create);
 }
 
-/** `PUT /msp/{id}` (spec §7 MSPs): name, company, licence, time zone. */
+/** `PUT /msp/{id}` (spec-notes §7 MSPs): name, company, licence, time zone. */
 export function useUpdateMspMutation(id: number) {
   return useEndpointMutation(Endpoints.msps.update, { params: { id } });
 }
 
-/** "Delete selected" MSPs as one `/batch` of `DELETE /msp/{id}` (spec §7 Batch; everything they own goes too). */
+/** "Delete selected" MSPs as one `/batch` of `DELETE /msp/{id}` (spec-notes §7 Batch; everything they own goes too). */
 export function useDeleteMspsMutation() {
   const batch = useBatchMutation({ invalidates: ['msp', 'customers'] });
   return {
@@ -45,12 +45,12 @@ export function useDeleteMspsMutation() {
   };
 }
 
-/** `DELETE /msp/{id}` (spec §7 MSPs): the MSP and everything it owns. */
+/** `DELETE /msp/{id}` (spec-notes §7 MSPs): the MSP and everything it owns. */
 export function useDeleteMspMutation(id: number) {
   return useEndpointMutation(Endpoints.msps.remove, { params: { id }, invalidates: ['customers'] });
 }
 
-/** `GET /msp/{id}/stats/30days` (spec §7 Stats): the MSP's totals of the last 30 days (the sales MSP page). */
+/** `GET /msp/{id}/stats/30days` (spec-notes §7 Stats): the MSP's totals of the last 30 days (the sales MSP page). */
 export function useMspTotalsQuery(mspId: number) {
   return useEndpointQuery(Endpoints.stats.mspOverview, { params: { id: mspId, date: '30days' } });
 }

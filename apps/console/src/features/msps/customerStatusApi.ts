@@ -38,7 +38,7 @@ export function useCustomerStatusQuery(mspId: number, list: ListState<CustomerSt
 
 /**
  * "Apply a protection level" to the selected customers: each one's default policy gets `level`
- * (`PUT /policies/{id}`, a named level resets its categories; spec §7 Policies), as one `/batch`.
+ * (`PUT /policies/{id}`, a named level resets its categories; spec-notes §7 Policies), as one `/batch`.
  * @returns the batch outcome, keyed by policy id
  */
 export function useApplyLevelMutation() {
@@ -69,7 +69,7 @@ export interface SendReportsOutcome {
 /**
  * "Send reports now" for the selected customers: reads each one's scheduled reports (one `/batch`
  * of `GET /users/{id}/scheduledreports`), then runs every one of them (one `/batch` of `POST
- * …/scheduledreports/{rid}/run`; spec §7: mailed now for its last full period).
+ * …/scheduledreports/{rid}/run`; spec-notes §7: mailed now for its last full period).
  */
 export function useSendReportsMutation() {
   const api = useApi();

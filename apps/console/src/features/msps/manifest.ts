@@ -5,7 +5,7 @@ const detail = () => import('./MspDetailPage.tsx');
 
 /**
  * The MSPs: the system overview (dashboard, MSP list, "New MSP", multi-delete) and its MSP id page,
- * and the sales area's read-only list and MSP id page (spec §2 System, Sales).
+ * and the sales area's read-only list and MSP id page (spec-notes §2 System, Sales).
  */
 export const mspsFeature = defineFeature({
   name: 'msps',

@@ -35,7 +35,7 @@ function CategoryLevelSelect({ category }: { category: CategoryAllowance }) {
 }
 
 /**
- * The system admin's protection levels (spec §4): for each category, the lowest level that blocks
+ * The system admin's protection levels (spec-notes §4): for each category, the lowest level that blocks
  * it (Low blocks L; Moderate L and M; High L, M and H) or none (custom policies only). Edits apply
  * to policies created afterwards; existing policies keep their categories.
  */

@@ -37,14 +37,14 @@ function DefaultPolicyEnvironment({ customerId, what }: { customerId: number; wh
   );
 }
 
-/** The default policy's tabs after the details, each at its own path (spec §2 "default policy with devices, domains, locations and notifications"). */
+/** The default policy's tabs after the details, each at its own path (spec-notes §2 "default policy with devices, domains, locations and notifications"). */
 const TABS = ['domains', 'notifications', 'locations', 'devices'] as const;
 
 /**
- * `/customer/settings/default_policy` (spec §2 "Customer default policy"): the customer's default
+ * `/customer/settings/default_policy` (spec-notes §2 "Customer default policy"): the customer's default
  * policy, used by every location without a policy of its own. "Policy Details" (the policy form and
  * categories) at the base path, "Allowed & Blocked Domains" at `/domains`, "Notifications" (category
- * notifications, console spec §3) at `/notifications`, and the locations and
+ * notifications, spec-notes §3) at `/notifications`, and the locations and
  * devices that get it at `/locations` and `/devices`, each tab its own URL.
  */
 export function DefaultPolicyPage() {

@@ -6,7 +6,7 @@ import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';
 import { PolicyEditForm } from './PolicyEditForm.tsx';
 
 /**
- * The "Policy Details" of a default policy (spec §2): the policy form and its categories, read and
+ * The "Policy Details" of a default policy (spec-notes §2): the policy form and its categories, read and
  * written through `/policies/default…` for `owner`. A global default policy (an MSP's or the
  * system's) is a template: its name stays 'Default', and it applies to tenants created afterwards.
  */

@@ -6,7 +6,7 @@ import { CategoryLevelsForm } from './CategoryLevelsForm.tsx';
 import { DefaultPolicyPanels } from './DefaultPolicyPanels.tsx';
 
 /**
- * `/msp/global_settings/global_default_policy` (spec §2): the MSP's global default policy, which its
+ * `/msp/global_settings/global_default_policy` (spec-notes §2): the MSP's global default policy, which its
  * new customers copy (`/policies/default?msp_id=`).
  */
 export function MspGlobalDefaultPolicyPage() {
@@ -20,9 +20,9 @@ export function MspGlobalDefaultPolicyPage() {
 }
 
 /**
- * `/system/global_settings/global_default_policy` (spec §2): the system's global default policy,
+ * `/system/global_settings/global_default_policy` (spec-notes §2): the system's global default policy,
  * which new MSPs copy (`/policies/default` without an owner), and which categories each protection
- * level blocks (spec §4: for policies created afterwards).
+ * level blocks (spec-notes §4: for policies created afterwards).
  */
 export function SystemGlobalDefaultPolicyPage() {
   const { t } = useTranslation();

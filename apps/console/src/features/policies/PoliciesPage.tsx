@@ -11,9 +11,9 @@ import { PoliciesTable } from './PoliciesTable.tsx';
 import { PolicyCreateForm } from './PolicyCreateForm.tsx';
 
 /**
- * `/customer/content_filtering/policies` (spec §2): the customer's policies with paging (10 a page,
- * offset = size × page − size), sort (default name ascending) and search (spec §9), a "New policy"
- * form, and "Delete selected" sent as one `/batch` (spec §7 Batch). The default policy cannot be
+ * `/customer/content_filtering/policies` (spec-notes §2): the customer's policies with paging (10 a page,
+ * offset = size × page − size), sort (default name ascending) and search (spec-notes §9), a "New policy"
+ * form, and "Delete selected" sent as one `/batch` (spec-notes §7 Batch). The default policy cannot be
  * deleted, so it cannot be selected.
  */
 export function PoliciesPage() {

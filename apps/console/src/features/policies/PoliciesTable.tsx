@@ -9,7 +9,7 @@ import type { RowSelection } from '../../components/RowSelection.tsx';
 import type { PolicySortKey } from './api.ts';
 
 /**
- * The policies of a customer (spec §3 "Policy"), with loading, error and empty states and paging:
+ * The policies of a customer (spec-notes §3 "Policy"), with loading, error and empty states and paging:
  * a checkbox (not on the default policy, which cannot be deleted), name, description, level and
  * locations; name and level sort.
  */

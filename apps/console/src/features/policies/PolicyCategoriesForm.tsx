@@ -12,7 +12,7 @@ const LEVEL_COLOURS = { L: 'red', M: 'orange', H: 'yellow' } as const;
 const UNCLASSIFIED_ID = 0;
 
 /**
- * A policy's categories with their screen-side allowed switches (spec §3 "Category"); saving
+ * A policy's categories with their screen-side allowed switches (spec-notes §3 "Category"); saving
  * writes every setting with `PUT /policies/{id}/categories` — or, with `owner`,
  * `POST /policies/default/categories` for that default policy — through the flip mapper.
  */

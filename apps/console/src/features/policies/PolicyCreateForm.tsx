@@ -16,7 +16,7 @@ interface PolicyFormValues {
   safe_search: boolean;
 }
 
-/** The "New policy" form (spec §3 "Policy"; `POST /policies` with `policyCreateSchema`). */
+/** The "New policy" form (spec-notes §3 "Policy"; `POST /policies` with `policyCreateSchema`). */
 export function PolicyCreateForm({ customerId, onDone }: { customerId: number; onDone: () => void }) {
   const { t } = useTranslation();
   const create = useCreatePolicyMutation();

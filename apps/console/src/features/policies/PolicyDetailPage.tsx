@@ -11,7 +11,7 @@ import { PolicyEditForm } from './PolicyEditForm.tsx';
 import { PolicyDevicesTab, PolicyLocationsTab } from './PolicyEnvironmentTabs.tsx';
 import { PolicyNotificationsTab } from './PolicyNotificationsForm.tsx';
 
-/** The policy's tabs (spec §2 "Policy {id}"): details at the id, then `/domains`, `/notifications`, `/locations` and `/devices`. */
+/** The policy's tabs (spec-notes §2 "Policy {id}"): details at the id, then `/domains`, `/notifications`, `/locations` and `/devices`. */
 type PolicyTab = 'details' | 'domains' | 'notifications' | 'locations' | 'devices';
 const TABS: readonly string[] = ['domains', 'notifications', 'locations', 'devices'];
 
@@ -113,9 +113,9 @@ function PolicyDetailsTab({ id }: { id: number }) {
 }
 
 /**
- * `/customer/content_filtering/policies/{id}` (spec §2 "Policy {id}": details and categories) and
+ * `/customer/content_filtering/policies/{id}` (spec-notes §2 "Policy {id}": details and categories) and
  * its domains tab at `…/{id}/domains` (the policy's allow and block lists, the shared list view),
- * notifications tab at `…/{id}/notifications` (category notifications, console spec §3), locations tab at `…/{id}/locations` and devices tab at `…/{id}/devices`.
+ * notifications tab at `…/{id}/notifications` (category notifications, spec-notes §3), locations tab at `…/{id}/locations` and devices tab at `…/{id}/devices`.
  */
 export function PolicyDetailPage() {
   const id = Number(useParams().id);

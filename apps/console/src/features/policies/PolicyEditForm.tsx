@@ -20,7 +20,7 @@ interface PolicyEditValues {
 }
 
 /**
- * The policy details form (spec §2 "Policy details"; `policyUpdateSchema`): `PUT /policies/{id}`, or
+ * The policy details form (spec-notes §2 "Policy details"; `policyUpdateSchema`): `PUT /policies/{id}`, or
  * with `owner` `PUT /policies/default` for that default policy. A global default policy (MSP's or
  * system's: `templateName`) keeps its name, so the name field is not shown.
  */

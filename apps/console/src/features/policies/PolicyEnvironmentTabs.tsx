@@ -6,7 +6,7 @@ import { ListToolbar, QueryDataTable, useListState } from '../../components/Data
 import { useFormat } from '../../components/format.ts';
 
 /**
- * The policy's **locations** tab (spec §2 "Policy {id}" `/locations`): the customer's locations
+ * The policy's **locations** tab (spec-notes §2 "Policy {id}" `/locations`): the customer's locations
  * whose effective policy this is (named, or inherited when it is the default policy), through
  * `GET /users/{id}/locations/all?policy_id=` with paging, sort and search.
  */
@@ -59,7 +59,7 @@ export function PolicyLocationsTab({ policyId, customerId }: { policyId: number;
 }
 
 /**
- * The policy's **devices** tab (spec §2 "Policy {id}" `/devices`, optionally shown): the devices
+ * The policy's **devices** tab (spec-notes §2 "Policy {id}" `/devices`, optionally shown): the devices
  * that get this policy without a user, through `GET /users/{id}/devices?policyid=`.
  */
 export function PolicyDevicesTab({ policyId, customerId }: { policyId: number; customerId: number }) {

@@ -77,9 +77,9 @@ function LastRun({ settings }: { settings: PolicyNotifications }) {
 }
 
 /**
- * The category notifications of one policy (console spec §3 "Notification settings"): the
+ * The category notifications of one policy (spec-notes §3 "Notification settings"): the
  * categories to report, how often the digest is mailed, the window it counts and the recipients.
- * Saving replaces the settings; categories without a recipient are refused with the spec §5 text.
+ * Saving replaces the settings; categories without a recipient are refused with the spec-notes §5 text.
  */
 export function PolicyNotificationsForm({
   owner,

@@ -8,7 +8,7 @@ import { type CategoryAllowance, categoryFromWire, categoryToWire } from './cate
 export type PolicySortKey = 'name' | 'filtering_level' | 'created_at';
 
 /**
- * One page of the policy list (spec §7, §9): paging, sort (default name ascending), the search
+ * One page of the policy list (spec-notes §7, §9): paging, sort (default name ascending), the search
  * text (empty = none) and whether the default policy is included.
  */
 export interface PolicyListPage {
@@ -20,7 +20,7 @@ export interface PolicyListPage {
   show_default: boolean;
 }
 
-/** `GET /policies?user_id=…` (spec §7 Policies): one page of the customer's policies. */
+/** `GET /policies?user_id=…` (spec-notes §7 Policies): one page of the customer's policies. */
 export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
   return useEndpointQuery(
     Endpoints.policies.list,
@@ -40,7 +40,7 @@ export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
 }
 
 /**
- * Deletes policies as ONE `POST /batch` of `DELETE /policies/{id}` (spec §7 Batch, Policies); the
+ * Deletes policies as ONE `POST /batch` of `DELETE /policies/{id}` (spec-notes §7 Batch, Policies); the
  * locations naming them fall back to the default policy, so locations go stale too.
  */
 export function useDeletePoliciesMutation() {
@@ -52,29 +52,29 @@ export function useDeletePoliciesMutation() {
   };
 }
 
-/** `GET /policies/{id}` (spec §7 Policies). */
+/** `GET /policies/{id}` (spec-notes §7 Policies). */
 export function usePolicyQuery(id: number) {
   return useEndpointQuery(Endpoints.policies.get, { params: { id } });
 }
 
-/** `POST /policies` (spec §7 Policies) with `policyCreateSchema`'s output. */
+/** `POST /policies` (spec-notes §7 Policies) with `policyCreateSchema`'s output. */
 export function useCreatePolicyMutation() {
   return useEndpointMutation(Endpoints.policies.create);
 }
 
-/** `PUT /policies/{id}` (spec §7). A named level resets the categories: every policy read goes stale. */
+/** `PUT /policies/{id}` (spec-notes §7). A named level resets the categories: every policy read goes stale. */
 export function useUpdatePolicyMutation(id: number) {
   return useEndpointMutation(Endpoints.policies.update, { params: { id } });
 }
 
 const toScreen = (wire: PolicyCategory[]): CategoryAllowance[] => wire.map(categoryFromWire);
 
-/** `GET /policies/{id}/categories` (spec §7), read through the flip mapper (screen `allowed`). */
+/** `GET /policies/{id}/categories` (spec-notes §7), read through the flip mapper (screen `allowed`). */
 export function usePolicyCategoriesQuery(id: number) {
   return useEndpointQuery(Endpoints.policies.getCategories, { params: { id } }, { select: toScreen });
 }
 
-/** `PUT /policies/{id}/categories` (spec §7): the screen's settings, written through the flip mapper. */
+/** `PUT /policies/{id}/categories` (spec-notes §7): the screen's settings, written through the flip mapper. */
 export function useUpdatePolicyCategoriesMutation(id: number) {
   return useEndpointMutation(Endpoints.policies.setCategories, {
     params: { id },

@@ -13,7 +13,7 @@ export interface CategoryAllowance {
 }
 
 /**
- * The one place where the category `allowed` flag is flipped (spec §3 "Category", §4; docs/api.md:
+ * The one place where the category `allowed` flag is flipped (spec-notes §3 "Category", §4; docs/api.md:
  * the server and the screen hold opposite values; flipped when read and when written). On the
  * wire, `allowed: true` means BLOCKED.
  */

@@ -3,29 +3,29 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { type CategoryAllowance, categoryFromWire, categoryToWire } from './categoryMapper.ts';
 
 /**
- * Whose default policy a page edits (spec §7 "Default policy"): `{ user_id }` a customer's,
+ * Whose default policy a page edits (spec-notes §7 "Default policy"): `{ user_id }` a customer's,
  * `{ msp_id }` an MSP's global default policy, `{}` the system's.
  */
 export type DefaultPolicyOwner = DefaultPolicyQuery;
 
-/** `GET /policies/default` (spec §7 Policies) for `owner`. */
+/** `GET /policies/default` (spec-notes §7 Policies) for `owner`. */
 export function useDefaultPolicyQuery(owner: DefaultPolicyOwner) {
   return useEndpointQuery(Endpoints.policies.getDefault, { query: owner });
 }
 
-/** `PUT /policies/default` (spec §7) for `owner`; a named level resets the categories. */
+/** `PUT /policies/default` (spec-notes §7) for `owner`; a named level resets the categories. */
 export function useUpdateDefaultPolicyMutation(owner: DefaultPolicyOwner) {
   return useEndpointMutation(Endpoints.policies.updateDefault, { query: owner });
 }
 
 const toScreen = (wire: PolicyCategory[]): CategoryAllowance[] => wire.map(categoryFromWire);
 
-/** `GET /policies/default/categories` (spec §7) for `owner`, through the flip mapper (screen `allowed`). */
+/** `GET /policies/default/categories` (spec-notes §7) for `owner`, through the flip mapper (screen `allowed`). */
 export function useDefaultPolicyCategoriesQuery(owner: DefaultPolicyOwner) {
   return useEndpointQuery(Endpoints.policies.getDefaultCategories, { query: owner }, { select: toScreen });
 }
 
-/** `POST /policies/default/categories` (spec §7) for `owner`: the screen's settings through the flip mapper. */
+/** `POST /policies/default/categories` (spec-notes §7) for `owner`: the screen's settings through the flip mapper. */
 export function useUpdateDefaultPolicyCategoriesMutation(owner: DefaultPolicyOwner) {
   return useEndpointMutation(Endpoints.policies.postDefaultCategories, {
     query: owner,
@@ -33,7 +33,7 @@ export function useUpdateDefaultPolicyCategoriesMutation(owner: DefaultPolicyOwn
   });
 }
 
-/** `PUT /policies/default/categories/{id}` (system admins; spec §4): a category's protection level. */
+/** `PUT /policies/default/categories/{id}` (system admins; spec-notes §4): a category's protection level. */
 export function useSetCategoryLevelMutation(id: number) {
   return useEndpointMutation(Endpoints.policies.setCategoryLevel, {
     params: { id },

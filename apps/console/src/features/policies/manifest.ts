@@ -2,7 +2,7 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 /**
- * The customer's policies and a policy's details, categories and category notifications (spec §2 Customer, content filtering),
+ * The customer's policies and a policy's details, categories and category notifications (spec-notes §2 Customer, content filtering),
  * the customer's default policy (settings) and the MSP's and system's global default policies.
  */
 export const policiesFeature = defineFeature({

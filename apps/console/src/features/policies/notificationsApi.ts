@@ -7,7 +7,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
  */
 export type NotificationsOwner = { kind: 'policy'; policyId: number } | { kind: 'default'; userId: number };
 
-/** `GET /policies/{id}/notifications` or `GET /policies/default/notifications?user_id=` (console spec §3 "Notification settings"). */
+/** `GET /policies/{id}/notifications` or `GET /policies/default/notifications?user_id=` (spec-notes §3 "Notification settings"). */
 export function useNotificationsQuery(owner: NotificationsOwner) {
   const byPolicy = useEndpointQuery(
     Endpoints.notifications.get,

@@ -26,7 +26,7 @@ interface ProfileValues {
   timezone: string;
 }
 
-/** Name, language and time zone (spec §3 preferences `lang`, `timezone`, also kept in the browser). */
+/** Name, language and time zone (spec-notes §3 preferences `lang`, `timezone`, also kept in the browser). */
 function ProfileForm({ profile }: { profile: Profile }) {
   const { t, i18n } = useTranslation();
   const update = useUpdateProfileMutation();
@@ -85,7 +85,7 @@ interface PasswordValues {
   password_confirmation: string;
 }
 
-/** The password change (spec §5 rule and "Passwords must match."); other sessions end. */
+/** The password change (spec-notes §5 rule and "Passwords must match."); other sessions end. */
 function PasswordForm() {
   const { t } = useTranslation();
   const change = useChangePasswordMutation();
@@ -137,7 +137,7 @@ function PasswordForm() {
 }
 
 /**
- * `/profile` (spec §2 userprofile layout; spec §3 "Auth user"): the account, name, language and time
+ * `/profile` (spec-notes §2 userprofile layout; spec-notes §3 "Auth user"): the account, name, language and time
  * zone, the password change, and "Log out everywhere".
  */
 export function ProfilePage() {

@@ -70,7 +70,7 @@ function DisableButton() {
 }
 
 /**
- * `/profile/security` (spec §2 "profile security"): two-factor authentication on or off (enrolment
+ * `/profile/security` (spec-notes §2 "profile security"): two-factor authentication on or off (enrolment
  * with a QR code; recovery codes shown once) and new recovery codes.
  */
 export function SecurityPage() {

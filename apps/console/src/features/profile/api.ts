@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { useSessionStore } from '../../session/context.ts';
 
-/** `GET /auth/profile`: the signed-in admin's profile (spec §3 "Auth user" and preferences). */
+/** `GET /auth/profile`: the signed-in admin's profile (spec-notes §3 "Auth user" and preferences). */
 export function useProfileQuery() {
   return useEndpointQuery(Endpoints.auth.profile, {});
 }
@@ -35,7 +35,7 @@ export function useLogoutEverywhereMutation() {
   });
 }
 
-/** `DELETE /auth/two-factor-auth` (spec §7): 2FA off, with the current password. */
+/** `DELETE /auth/two-factor-auth` (spec-notes §7): 2FA off, with the current password. */
 export function useDisableTwoFactorMutation() {
   return useEndpointMutation(Endpoints.auth.twoFactorDisable);
 }

@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** `/profile`, `/profile/security` and `/profile/api-tokens`: the signed-in admin's account, 2FA and API tokens (spec §2 userprofile layout; issue 26). */
+/** `/profile`, `/profile/security` and `/profile/api-tokens`: the signed-in admin's account, 2FA and API tokens (spec-notes §2 userprofile layout; issue 26). */
 export const profileFeature = defineFeature({
   name: 'profile',
   routes: [

@@ -13,8 +13,8 @@ echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRend
 
 /**
  * A report's chart: trend reports as vertical stacked bars in time order, the others as horizontal
- * stacked bars of their first 10 rows (domains shortened per spec §9); allowed #4BA7EE and blocked
- * #DE3617 (spec §9).
+ * stacked bars of their first 10 rows (domains shortened per spec-notes §9); allowed #4BA7EE and blocked
+ * #DE3617 (spec-notes §9).
  */
 export function ReportChart({ report, label }: { report: Report; label: string }) {
   const { t, i18n } = useTranslation();
@@ -37,7 +37,7 @@ export function ReportChart({ report, label }: { report: Report; label: string }
       data: names,
       axisLabel: { hideOverlap: true, width: 120, overflow: 'truncate' },
     };
-    // Counts with the spec §9 formatter (1.2k); labels that would collide on a phone are dropped.
+    // Counts with the spec-notes §9 formatter (1.2k); labels that would collide on a phone are dropped.
     const value = {
       type: 'value',
       minInterval: 1,

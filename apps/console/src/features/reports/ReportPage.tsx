@@ -32,10 +32,10 @@ function validRange(r: { start: string; end: string }): boolean {
 const NUMBER_COLUMNS = ['requests', 'allowed', 'blocked'] as const;
 
 /**
- * A report's rows as a table of 10 rows a page (spec §9) with sortable columns and, for rows that
+ * A report's rows as a table of 10 rows a page (spec-notes §9) with sortable columns and, for rows that
  * are not points in time, a search box; all in the browser (`reportRowsPage`). Keyed by the report
  * by its caller, so another report starts on page 1 in its own order. Domains are written in full
- * here (wrapped): the row is the domain, and several long ones shortened per spec §9 to the same
+ * here (wrapped): the row is the domain, and several long ones shortened per spec-notes §9 to the same
  * last two labels could not be told apart; the chart above shortens them.
  */
 function ReportTable({ report }: { report: Report }) {
@@ -109,7 +109,7 @@ function ReportTable({ report }: { report: Report }) {
 }
 
 /**
- * A reporting page of one report type (spec §2 reporting: behavior, blocked, security, trend; spec §3
+ * A reporting page of one report type (spec-notes §2 reporting: behavior, blocked, security, trend; spec-notes §3
  * "Report types"): the dimension (its `r_*` code), the local days start–end (default the last 7),
  * then the report as a chart and a paged, sortable, searchable table, with CSV (DD-MM-YYYY name) and one-off PDF downloads.
  */
@@ -121,7 +121,7 @@ export function ReportPage({ type }: { type: ReportType }) {
   const codes = REPORTS.filter((r) => r.type === type);
   const [code, setCode] = useState<ReportCode>(codes[0]!.code);
   // The days chosen; null until the user picks one: the API then answers the customer's last 7 days
-  // in the customer's time zone (spec §9), which may be a day ahead of or behind the browser's, and
+  // in the customer's time zone (spec-notes §9), which may be a day ahead of or behind the browser's, and
   // the inputs show the days it answered.
   const [chosen, setChosen] = useState<{ start: string; end: string } | null>(null);
   const [pdfBusy, setPdfBusy] = useState(false);

@@ -56,7 +56,7 @@ function Fields({ form }: { form: Pick<UseFormReturnType<Values>, 'getInputProps
   );
 }
 
-/** The "New scheduled report" form (spec §3 "Scheduled report": name, type, frequency, recipients). */
+/** The "New scheduled report" form (spec-notes §3 "Scheduled report": name, type, frequency, recipients). */
 export function ScheduledReportCreateForm({ customerId, onDone }: { customerId: number; onDone: () => void }) {
   const { t } = useTranslation();
   const create = useCreateScheduledReportMutation(customerId);

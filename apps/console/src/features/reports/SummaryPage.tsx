@@ -25,7 +25,7 @@ import { ScheduledReportCreateForm, ScheduledReportEditForm } from './ScheduledR
 
 const page = (n: number) => ({ limit: Constants.defaultPageSize, offset: pageOffset(Constants.defaultPageSize, n) });
 
-/** The last outcome of a schedule: `sent` or `report not sent` with the reason in the tooltip (spec §4). */
+/** The last outcome of a schedule: `sent` or `report not sent` with the reason in the tooltip (spec-notes §4). */
 function StatusCell({ status, reason }: { status: string | null; reason: string | null }) {
   const { t } = useTranslation();
   if (status === null) return <Text c="dimmed">{t('reports.neverSent')}</Text>;
@@ -96,9 +96,9 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
 }
 
 /**
- * `/customer/reporting/summary` (spec §2 reporting: summary): the scheduled reports (spec §3: name,
+ * `/customer/reporting/summary` (spec-notes §2 reporting: summary): the scheduled reports (spec-notes §3: name,
  * type, frequency, recipients, sent date, status) with create, edit, run now and delete, and the
- * archive of the PDFs sent in the last 6 months (spec §9) to download.
+ * archive of the PDFs sent in the last 6 months (spec-notes §9) to download.
  */
 export function SummaryPage() {
   const { t } = useTranslation();

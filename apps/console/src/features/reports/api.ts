@@ -24,7 +24,7 @@ export function useReportQuery(
   );
 }
 
-/** `GET /users/{id}/scheduledreports` (spec §7): one page of the scheduled reports. */
+/** `GET /users/{id}/scheduledreports` (spec-notes §7): one page of the scheduled reports. */
 export function useScheduledReportsQuery(customerId: number, page: { limit: number; offset: number }) {
   return useEndpointQuery(
     Endpoints.reports.scheduledList,
@@ -33,12 +33,12 @@ export function useScheduledReportsQuery(customerId: number, page: { limit: numb
   );
 }
 
-/** `POST /users/{id}/scheduledreports` (spec §7). */
+/** `POST /users/{id}/scheduledreports` (spec-notes §7). */
 export function useCreateScheduledReportMutation(customerId: number) {
   return useEndpointMutation(Endpoints.reports.scheduledCreate, { params: { id: customerId } });
 }
 
-/** `POST /users/{id}/scheduledreports/{rid}` (spec §7: an update). */
+/** `POST /users/{id}/scheduledreports/{rid}` (spec-notes §7: an update). */
 export function useUpdateScheduledReportMutation(customerId: number, rid: number) {
   return useEndpointMutation(Endpoints.reports.scheduledUpdate, { params: { id: customerId, rid } });
 }
@@ -48,7 +48,7 @@ export function useDeleteScheduledReportMutation(customerId: number, rid: number
   return useEndpointMutation(Endpoints.reports.scheduledDelete, { params: { id: customerId, rid } });
 }
 
-/** `POST /users/{id}/scheduledreports/{rid}/run` (spec §7): send it now. */
+/** `POST /users/{id}/scheduledreports/{rid}/run` (spec-notes §7): send it now. */
 export function useRunScheduledReportMutation(customerId: number, rid: number) {
   return useEndpointMutation(Endpoints.reports.scheduledRun, { params: { id: customerId, rid } });
 }
@@ -86,7 +86,7 @@ export async function downloadPdf(token: string | null, path: string, query?: Re
   saveFile(await res.blob(), name, 'application/pdf');
 }
 
-/** `GET /powerbi/config` (spec §7): whether a Power BI embed is configured; the link is hidden when not. */
+/** `GET /powerbi/config` (spec-notes §7): whether a Power BI embed is configured; the link is hidden when not. */
 export function usePowerBiConfigQuery() {
   return useEndpointQuery(Endpoints.powerbi.config, {}, { staleTime: 300_000 });
 }

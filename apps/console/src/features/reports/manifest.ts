@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The reporting pages (spec §2 Customer reporting): summary with scheduled and archived reports, and one page per report type. */
+/** The reporting pages (spec-notes §2 Customer reporting): summary with scheduled and archived reports, and one page per report type. */
 export const reportsFeature = defineFeature({
   name: 'reports',
   routes: [

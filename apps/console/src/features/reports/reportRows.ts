@@ -27,7 +27,7 @@ export function defaultReportSort(dimension: string): { key: ReportSortKey; dir:
  * @param sort `name` sorts time rows by their ISO key (chronological), other rows by name
  *   (locale order); ties keep the API's order
  * @param page 1-based; a page past the end is clamped to the last one
- * @param pageSize rows per page (spec §9: 10)
+ * @param pageSize rows per page (spec-notes §9: 10)
  * @returns the page's rows, the number of rows that match, and the page actually shown
  */
 export function reportRowsPage(

@@ -1,6 +1,6 @@
 import type { FormErrors } from '@mantine/form';
 
-/** The scheduled-report form's values (spec §3 "Scheduled report"). */
+/** The scheduled-report form's values (spec-notes §3 "Scheduled report"). */
 export interface ScheduledReportValues {
   name: string;
   type: string;

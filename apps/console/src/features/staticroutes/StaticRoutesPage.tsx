@@ -10,7 +10,7 @@ import { useCustomerId } from '../../session/context.ts';
 import { type StaticRouteSortKey, useDeleteStaticRouteMutation, useStaticRoutesQuery } from './api.ts';
 import { StaticRouteCreateForm } from './StaticRouteCreateForm.tsx';
 
-/** A row's delete button: asks for confirmation, then deletes and toasts (errors: global handling, spec §8). */
+/** A row's delete button: asks for confirmation, then deletes and toasts (errors: global handling, spec-notes §8). */
 function DeleteRouteButton({ route, onDeleted }: { route: StaticRoute; onDeleted: () => void }) {
   const { t } = useTranslation();
   const [opened, { open, close }] = useDisclosure(false);
@@ -50,7 +50,7 @@ function DeleteRouteButton({ route, onDeleted }: { route: StaticRoute; onDeleted
 
 /**
  * `/customer/settings/static_routes` (docs/decisions.md "Static routes"): the customer's static routes
- * (domain → DNS server) with paging (10 a page), sort (default domain ascending) and search (spec §9),
+ * (domain → DNS server) with paging (10 a page), sort (default domain ascending) and search (spec-notes §9),
  * a "New static route" form and a confirmed delete per row.
  */
 export function StaticRoutesPage() {

@@ -5,7 +5,7 @@ import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 /** The static-route list's sort keys the page offers (the API accepts `description`, `id` too). */
 export type StaticRouteSortKey = 'domain' | 'resolver' | 'created_at';
 
-/** One page of the list (spec §9): paging, sort (default domain ascending) and the search text ('' = none). */
+/** One page of the list (spec-notes §9): paging, sort (default domain ascending) and the search text ('' = none). */
 export interface StaticRouteListPage {
   limit: number;
   offset: number;
@@ -14,7 +14,7 @@ export interface StaticRouteListPage {
   filter: string;
 }
 
-/** `GET /staticroutes?user_id=…` (spec §7): one page of the customer's static routes. */
+/** `GET /staticroutes?user_id=…` (spec-notes §7): one page of the customer's static routes. */
 export function useStaticRoutesQuery(customerId: number, page: StaticRouteListPage) {
   return useEndpointQuery(
     Endpoints.staticroutes.list,
@@ -32,12 +32,12 @@ export function useStaticRoutesQuery(customerId: number, page: StaticRouteListPa
   );
 }
 
-/** `POST /staticroutes?user_id=…` (spec §7) with `staticRouteCreateSchema`'s output. */
+/** `POST /staticroutes?user_id=…` (spec-notes §7) with `staticRouteCreateSchema`'s output. */
 export function useCreateStaticRouteMutation(customerId: number) {
   return useEndpointMutation(Endpoints.staticroutes.create, { query: { user_id: customerId } });
 }
 
-/** `DELETE /staticroutes/{id}` (spec §7) of route `id`. */
+/** `DELETE /staticroutes/{id}` (spec-notes §7) of route `id`. */
 export function useDeleteStaticRouteMutation(id: number) {
   return useEndpointMutation(Endpoints.staticroutes.remove, { params: { id } });
 }

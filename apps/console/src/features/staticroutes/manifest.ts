@@ -2,7 +2,7 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 /**
- * The customer's static routes (conditional forwarding, spec §7 `/staticroutes`). The spec names no
+ * The customer's static routes (conditional forwarding, spec-notes §7 `/staticroutes`). The spec names no
  * page; it lives under the customer's settings (docs/decisions.md "Static routes").
  */
 export const staticRoutesFeature = defineFeature({

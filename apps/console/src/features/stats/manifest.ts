@@ -1,7 +1,7 @@
 import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
-/** The customer overview: today's numbers and the traffic chart (spec §2 Customer). */
+/** The customer overview: today's numbers and the traffic chart (spec-notes §2 Customer). */
 export const statsFeature = defineFeature({
   name: 'stats',
   routes: [

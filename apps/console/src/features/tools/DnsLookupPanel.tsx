@@ -9,7 +9,7 @@ import { QueryState } from '../../components/QueryState.tsx';
 import { useDnsLookupQuery } from './api.ts';
 
 /**
- * DNS Lookup (spec §2 secondary navigation at MSP and system level; spec §7 `GET /tools/dns`): a
+ * DNS Lookup (spec-notes §2 secondary navigation at MSP and system level; spec-notes §7 `GET /tools/dns`): a
  * name's A, AAAA, CNAME, MX and TXT records as Cordon's upstream resolvers answer them, unfiltered.
  */
 export function DnsLookupPanel() {

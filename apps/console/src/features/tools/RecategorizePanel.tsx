@@ -127,7 +127,7 @@ function ReviewButtons({ request }: { request: RecategorizeRequest }) {
 }
 
 /**
- * Recategorize Domain (spec §2 secondary navigation; spec §7 `POST /tools/recategorize`): the
+ * Recategorize Domain (spec-notes §2 secondary navigation; spec-notes §7 `POST /tools/recategorize`): the
  * request form and the requests the caller sees, with status filter, search, sort and paging; the
  * system admin reviews them (an approval reaches the resolver within a second).
  */

@@ -70,7 +70,7 @@ function ResultView({ result }: { result: TestCategoryResult }) {
 }
 
 /**
- * Test categorisation (spec §2 "tools", §7 `POST /tools/test/category`): a domain, and in the
+ * Test categorisation (spec-notes §2 "tools", §7 `POST /tools/test/category`): a domain, and in the
  * customer area the policy to decide under (its default first); at MSP level a customer of the MSP
  * (its default policy); at system level with no MSP in scope, the categories only. The answer comes
  * from the resolver's own policy engine, so it matches what `dig` gets.

@@ -12,7 +12,7 @@ import { TestCategoryPanel } from './TestCategoryPanel.tsx';
 type ToolTab = 'test' | 'recategorize' | 'dns';
 
 /**
- * The tools' secondary navigation (spec §2 "Secondary navigation": Test Categorization at `base`,
+ * The tools' secondary navigation (spec-notes §2 "Secondary navigation": Test Categorization at `base`,
  * Recategorize Domain at `base/recategorize_domain`; at MSP and system level DNS Lookup at
  * `base/dns_lookup` too). Each tab is its own route.
  */
@@ -51,7 +51,7 @@ const CUSTOMER = '/customer/settings/tools';
 const MSP = '/msp/global_settings/tools';
 const SYSTEM = '/system/global_settings/tools';
 
-/** `/customer/settings/tools` (spec §2): test categorisation under one of the customer's policies. */
+/** `/customer/settings/tools` (spec-notes §2): test categorisation under one of the customer's policies. */
 export function CustomerToolsPage() {
   const session = useSession();
   return (
@@ -64,7 +64,7 @@ export function CustomerToolsPage() {
   );
 }
 
-/** `/customer/settings/tools/recategorize_domain` (spec §2): the customer's recategorisation requests. */
+/** `/customer/settings/tools/recategorize_domain` (spec-notes §2): the customer's recategorisation requests. */
 export function CustomerRecategorizePage() {
   return (
     <>
@@ -76,7 +76,7 @@ export function CustomerRecategorizePage() {
   );
 }
 
-/** `/msp/global_settings/tools` (spec §2): test categorisation under a customer of the MSP. */
+/** `/msp/global_settings/tools` (spec-notes §2): test categorisation under a customer of the MSP. */
 export function MspToolsPage() {
   const session = useSession();
   const mspId = mspScope(session);
@@ -90,7 +90,7 @@ export function MspToolsPage() {
   );
 }
 
-/** `/msp/global_settings/tools/recategorize_domain` (spec §2): the MSP's and its customers' requests. */
+/** `/msp/global_settings/tools/recategorize_domain` (spec-notes §2): the MSP's and its customers' requests. */
 export function MspRecategorizePage() {
   return (
     <>
@@ -102,7 +102,7 @@ export function MspRecategorizePage() {
   );
 }
 
-/** `/system/global_settings/tools` (spec §2): test categorisation; the categories only. */
+/** `/system/global_settings/tools` (spec-notes §2): test categorisation; the categories only. */
 export function SystemToolsPage() {
   return (
     <>
@@ -114,7 +114,7 @@ export function SystemToolsPage() {
   );
 }
 
-/** `/system/global_settings/tools/recategorize_domain` (spec §2): the review queue of every request. */
+/** `/system/global_settings/tools/recategorize_domain` (spec-notes §2): the review queue of every request. */
 export function SystemRecategorizePage() {
   return (
     <>
@@ -126,7 +126,7 @@ export function SystemRecategorizePage() {
   );
 }
 
-/** `/msp/global_settings/tools/dns_lookup` (spec §2): a name's records through Cordon's upstreams. */
+/** `/msp/global_settings/tools/dns_lookup` (spec-notes §2): a name's records through Cordon's upstreams. */
 export function MspDnsLookupPage() {
   return (
     <>
@@ -138,7 +138,7 @@ export function MspDnsLookupPage() {
   );
 }
 
-/** `/system/global_settings/tools/dns_lookup` (spec §2): a name's records through Cordon's upstreams. */
+/** `/system/global_settings/tools/dns_lookup` (spec-notes §2): a name's records through Cordon's upstreams. */
 export function SystemDnsLookupPage() {
   return (
     <>

@@ -2,12 +2,12 @@ import { Endpoints, type RecategorizeListQuery } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
-/** `POST /tools/test/category` (spec §7 UI and tools): the resolver's decision for a name. */
+/** `POST /tools/test/category` (spec-notes §7 UI and tools): the resolver's decision for a name. */
 export function useTestCategoryMutation() {
   return useEndpointMutation(Endpoints.tools.testCategory);
 }
 
-/** `GET /policies?user_id=` (spec §7 Policies): a customer's policies (the default first by name), to test under. */
+/** `GET /policies?user_id=` (spec-notes §7 Policies): a customer's policies (the default first by name), to test under. */
 export function useCustomerPoliciesQuery(customerId: number | null) {
   return useEndpointQuery(
     Endpoints.policies.list,
@@ -25,7 +25,7 @@ export function useCustomerPoliciesQuery(customerId: number | null) {
   );
 }
 
-/** `GET /users/?msp_id=` (spec §7 Customers): the MSP's customers, to test under one of their default policies. */
+/** `GET /users/?msp_id=` (spec-notes §7 Customers): the MSP's customers, to test under one of their default policies. */
 export function useMspCustomersQuery(mspId: number | null) {
   return useEndpointQuery(
     Endpoints.customers.list,
@@ -37,12 +37,12 @@ export function useMspCustomersQuery(mspId: number | null) {
 /** The recategorisation list's sort keys. */
 export type RecategorizeSortKey = 'created_at' | 'domain' | 'status';
 
-/** `GET /tools/recategorize` (spec §7): one page of the requests the caller sees. */
+/** `GET /tools/recategorize` (spec-notes §7): one page of the requests the caller sees. */
 export function useRecategorizationsQuery(query: RecategorizeListQuery) {
   return useEndpointQuery(Endpoints.tools.recategorizeList, { query }, { placeholderData: keepPreviousData });
 }
 
-/** `POST /tools/recategorize` (spec §7): asks for a domain's recategorisation. */
+/** `POST /tools/recategorize` (spec-notes §7): asks for a domain's recategorisation. */
 export function useRequestRecategorizationMutation() {
   return useEndpointMutation(Endpoints.tools.recategorize);
 }
@@ -52,7 +52,7 @@ export function useReviewRecategorizationMutation(id: number) {
   return useEndpointMutation(Endpoints.tools.recategorizeReview, { params: { id } });
 }
 
-/** `GET /tools/dns?domain=` (spec §7): the name's records through Cordon's upstreams; runs when `domain` is set. */
+/** `GET /tools/dns?domain=` (spec-notes §7): the name's records through Cordon's upstreams; runs when `domain` is set. */
 export function useDnsLookupQuery(domain: string | null) {
   return useEndpointQuery(
     Endpoints.tools.dnsLookup,

@@ -4,7 +4,7 @@ import en from './i18n/en.json';
 const pages = () => import('./ToolsPages.tsx');
 
 /**
- * Tools (spec §2 "tools" at customer, MSP and system level with their secondary navigation; spec §7
+ * Tools (spec-notes §2 "tools" at customer, MSP and system level with their secondary navigation; spec-notes §7
  * `POST /tools/test/category`, `POST /tools/recategorize`).
  */
 export const toolsFeature = defineFeature({

@@ -2,7 +2,7 @@ import type { Rule } from '../types.ts';
 
 /**
  * Step 2, static routes (conditional forwarding): first the device exception's `Use Specific
- * Resolver` rules of a device (spec §4: device exceptions come first), then the customer's longest
+ * Resolver` rules of a device (spec-notes §4: device exceptions come first), then the customer's longest
  * route suffix covering the qname → `allowed`/`static_route` with `forwardTo` its resolver. No
  * routes: passes at once.
  */
