@@ -27,6 +27,8 @@ const ADMIN_PASSWORD = 'Story-test-1';
 const MSP_EMAIL = 'maria@northwind.test';
 const MSP_PASSWORD = 'Msp-admin-1';
 const COLLEAGUE = 'olivia@northwind.test';
+/** The type attribute of the focused element (evaluated in the page). */
+const FOCUSED_TYPE = "document.activeElement?.getAttribute('type')";
 const COLLEAGUE_PASSWORD = 'Olivia-pass-1';
 const ENFORCED = 'eddie@northwind.test';
 const ENFORCED_PASSWORD = 'Eddie-pass-1';
@@ -172,10 +174,10 @@ describe('accounts and security story (issue #10)', () => {
     await page.goto(`${base}/`);
     // Focus starts on the e-mail field, and returns there after a failed login with the password cleared.
     await page.getByLabel('Email').waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+    await expect.poll(() => page.evaluate(FOCUSED_TYPE)).toBe('email');
     await fillLogin(ADMIN_EMAIL, 'not-the-password');
     await page.getByTestId('login-error').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+    expect(await page.evaluate(FOCUSED_TYPE)).toBe('email');
     expect(await page.getByLabel('Password').inputValue()).toBe('');
     await fillLogin(ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.waitForURL('**/system/overview');

@@ -252,6 +252,13 @@ describe('content filtering story (issue #7)', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('textbox', { name: /^Key/ }).fill(CLOUD_KEY);
     await dialog.getByLabel('Description').fill('For teachers');
+    // An out-of-range number is refused with the rule, not silently clamped to the minimum.
+    await dialog.getByLabel('Maximum uses').fill('0');
+    await dialog.getByLabel('Description').focus();
+    expect(await dialog.getByLabel('Maximum uses').inputValue()).toBe('0');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByText('Must be a positive integer.').waitFor();
+    await dialog.getByLabel('Maximum uses').fill('');
     await shot(page, '05-new-cloud-key');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await page.getByText('Cloud Key added').waitFor();

@@ -170,6 +170,9 @@ describe('environment console story (issue #8)', () => {
     await page.getByRole('textbox', { name: 'Search locations' }).fill('198.51.100');
     await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
     expect(await table.textContent()).toContain('Home office');
+    // A search that finds nothing says so (not "no locations yet").
+    await page.getByRole('textbox', { name: 'Search locations' }).fill('no-such-location');
+    await page.getByText('Nothing matches your search.').waitFor();
     await page.getByRole('textbox', { name: 'Search locations' }).fill('');
     await page.getByLabel('Location type').first().click();
     await page.getByRole('option', { name: 'Dynamic DNS', exact: true }).click();

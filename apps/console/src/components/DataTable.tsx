@@ -208,7 +208,8 @@ export interface ListPage<T> {
 /**
  * A server-paged list's table: sortable headers ({@link SortableTh}), an optional checkbox column
  * (header checkbox selects the rows on the page), horizontal scroll under `minWidth` (phones), the
- * empty text when the page has no row (`emptyText`, default "Nothing here yet."), and paging with
+ * empty text when the page has no row (`emptyText`, default "Nothing here yet."; "Nothing matches your
+ * search." while a search is active), and paging with
  * the total under the table. `rowKey` keys the rows.
  */
 export function DataTable<T, K extends string>(props: {
@@ -221,15 +222,19 @@ export function DataTable<T, K extends string>(props: {
   minWidth?: number;
   testId?: string;
   emptyText?: ReactNode;
+  /** Shown instead of `emptyText` when the list's search finds nothing; default "Nothing matches your search." */
+  noMatchText?: ReactNode;
   emptyTestId?: string;
 }) {
   const { t } = useTranslation();
   const columns = props.columns.filter((c): c is DataColumn<T, K> => Boolean(c));
   const { list, select } = props;
   if (props.rows.length === 0) {
+    // A search that finds nothing says so, whatever the list's own empty text.
+    const searched = Boolean(list?.filter);
     return (
       <Text c="dimmed" {...(props.emptyTestId ? { 'data-testid': props.emptyTestId } : {})}>
-        {props.emptyText ?? t('common.empty')}
+        {searched ? (props.noMatchText ?? t('common.noMatch')) : (props.emptyText ?? t('common.empty'))}
       </Text>
     );
   }

@@ -63,7 +63,7 @@ const toFormErrors = (errors: FormErrors): FormErrors => {
 };
 
 /**
- * The cloud-key fields (spec-notes §3 "Cloud key"; docs/architecture.md "Block page"), validated with the shared schema (spec
+ * The cloud-key fields (spec §3 "Cloud key"; docs/architecture.md "Block page"), validated with the shared schema (spec
  * §5 "Key can only contain letters, numbers, spaces, dots and dashes."). `key` null: a new key.
  * `submit` gets the API body; its promise's rejection puts the server's field messages on the fields.
  */
@@ -102,6 +102,7 @@ export function CloudKeyForm(props: {
             description={t('cloudkeys.maxUsesHint')}
             min={1}
             allowDecimal={false}
+            clampBehavior="none"
             {...form.getInputProps('max_uses')}
           />
           <NumberInput
@@ -110,6 +111,7 @@ export function CloudKeyForm(props: {
             min={1}
             max={43200}
             allowDecimal={false}
+            clampBehavior="none"
             {...form.getInputProps('expires_after_minutes')}
           />
           <TextInput type="datetime-local" label={t('cloudkeys.validFrom')} {...form.getInputProps('valid_from')} />

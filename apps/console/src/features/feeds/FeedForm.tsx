@@ -68,6 +68,7 @@ function FeedFields({ form }: { form: Pick<UseFormReturnType<FeedFormValues>, 'g
         min={0}
         max={FEED_INTERVAL_MAX_HOURS}
         allowDecimal={false}
+        clampBehavior="none"
         {...form.getInputProps('interval_hours')}
       />
       <Switch label={t('feeds.enabled')} {...form.getInputProps('enabled', { type: 'checkbox' })} />

@@ -196,6 +196,7 @@ export function CreateTokenFields(props: {
         min={1}
         max={3650}
         allowDecimal={false}
+        clampBehavior="none"
         value={draft.days}
         onChange={(v) => onChange({ ...draft, days: typeof v === 'number' ? v : '' })}
         error={props.errors['expires_in_days']}
