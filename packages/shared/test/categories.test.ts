@@ -17,7 +17,7 @@ describe('category taxonomy (docs/architecture.md "Categories")', () => {
     expect(categoryById(41)).toBeUndefined();
   });
 
-  it('nests the protection levels: Low ⊂ Moderate ⊂ High (spec §4)', () => {
+  it('nests the protection levels: Low ⊂ Moderate ⊂ High (spec-notes §4)', () => {
     const low = categoriesBlockedAt('low');
     const moderate = categoriesBlockedAt('moderate');
     const high = categoriesBlockedAt('high');

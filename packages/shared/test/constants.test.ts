@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accountShortName, formatCount, pageOffset, shortenDomain } from '../src/constants.ts';
 import { ApiError } from '../src/errors.ts';
 
-describe('spec §9 formatters', () => {
+describe('spec-notes §9 formatters', () => {
   it('formats counts above 999 with one decimal and a k', () => {
     expect(formatCount(999)).toBe('999');
     expect(formatCount(1000)).toBe('1.0k');

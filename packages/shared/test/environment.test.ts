@@ -23,7 +23,7 @@ describe('exception rule resolvers (docs/decisions.md "Environment")', () => {
   });
 });
 
-describe('exception rules (spec §3, §5)', () => {
+describe('exception rules (spec-notes §3, §5)', () => {
   it('needs a domain or a source IP, and a resolver for "Use Specific Resolver"', () => {
     const noTarget = exceptionRuleCreateSchema.safeParse({ rule_type: 'ByPass OTG' });
     expect(noTarget.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
@@ -37,7 +37,7 @@ describe('exception rules (spec §3, §5)', () => {
   });
 });
 
-describe('advanced JSON configuration (spec §5 "Must contain valid JSON.")', () => {
+describe('advanced JSON configuration (spec-notes §5 "Must contain valid JSON.")', () => {
   it('accepts any JSON value and refuses text that does not parse', () => {
     expect(advancedConfigSchema.safeParse({ configuration: '{"a":[1]}' }).success).toBe(true);
     expect(advancedConfigSchema.safeParse({ configuration: '42' }).success).toBe(true);
@@ -48,7 +48,7 @@ describe('advanced JSON configuration (spec §5 "Must contain valid JSON.")', ()
   });
 });
 
-describe('location bodies (spec §5)', () => {
+describe('location bodies (spec-notes §5)', () => {
   it('normalises a dynamic DNS host and refuses a URL or a single label', () => {
     expect(otherLocationCreateSchema.parse({ name: 'Shop', hostname: 'Shop.Example.NET.' }).hostname).toBe(
       'shop.example.net',

@@ -21,7 +21,7 @@ describe('names', () => {
     expect(normalizeName('.afshin.ir')).toBe('afshin.ir');
   });
 
-  it('accepts domains and refuses URLs (spec §5)', () => {
+  it('accepts domains and refuses URLs (spec-notes §5)', () => {
     expect(isDomainName('example.com')).toBe(true);
     expect(isDomainName('_dmarc.example.com')).toBe(true);
     expect(isDomainName('com')).toBe(false);
@@ -34,7 +34,7 @@ describe('names', () => {
   });
 });
 
-describe('normalizeCidr (spec §5 CIDR-or-IP)', () => {
+describe('normalizeCidr (spec-notes §5 CIDR-or-IP)', () => {
   it('canonicalises addresses and ranges', () => {
     expect(normalizeCidr('127.0.0.1')).toBe('127.0.0.1/32');
     expect(normalizeCidr('10.1.2.3/8')).toBe('10.0.0.0/8');

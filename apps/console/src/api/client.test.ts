@@ -87,7 +87,7 @@ describe('api.call over endpoint descriptors (docs/architecture.md "Layers"; doc
     expect(logout.sent[0]?.headers['Authorization']).toBe('Basic x');
   });
 
-  it('cancels calls for customer id 0 locally (spec §5): no request, a silent outcome', async () => {
+  it('cancels calls for customer id 0 locally (spec-notes §5): no request, a silent outcome', async () => {
     const { client, sent, outcomes } = fakeClient({ status: 200, body: { data: [], total: 0 } });
     const inPath = await rejection(client.call(Endpoints.locations.list, { params: { id: 0, type: 'all' } }));
     const inQuery = await rejection(client.call(Endpoints.policies.list, { query: { user_id: 0 } }));
@@ -128,7 +128,7 @@ describe('api.call over endpoint descriptors (docs/architecture.md "Layers"; doc
     expect(outcomes).toEqual([{ type: 'network' }]);
   });
 
-  it('sends a multipart form as is: no JSON content type, the query still in the URL (spec §7 Domains import)', async () => {
+  it('sends a multipart form as is: no JSON content type, the query still in the URL (spec-notes §7 Domains import)', async () => {
     const sent: { url: string; headers: Record<string, string>; body: unknown }[] = [];
     const client = createApiClient({
       getToken: () => 'tok',

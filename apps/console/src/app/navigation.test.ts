@@ -16,7 +16,7 @@ const feature = (routes: FeatureManifest['routes']) =>
     translations: { fr: () => Promise.resolve({ default: {} }) },
   });
 
-describe('area menus built from the manifests and the skeleton (spec §2 "Navigation menus")', () => {
+describe('area menus built from the manifests and the skeleton (spec-notes §2 "Navigation menus")', () => {
   it('are exactly the spec menus, in order, with the built pages linked and the others "soon"', () => {
     expect(MENUS).toStrictEqual({
       system: [

@@ -20,7 +20,7 @@ function resolve(table: RouteObject[], path: string) {
   return { layout: layout.join(' > '), title };
 }
 
-describe('the route table built from the feature manifests (spec §2)', () => {
+describe('the route table built from the feature manifests (spec-notes §2)', () => {
   it('opens every page of the console in its layout, with its title', () => {
     const table: Record<string, { layout: string; title: string | undefined }> = {
       '/': { layout: 'RootLayout > BlankLayout', title: 'pages.login' },

@@ -24,7 +24,7 @@ function session(role: TokenClaims['vue_role'] | null, extra: Partial<SessionSta
   return { token: claims ? 't' : null, claims, selectedMsp: null, selectedCustomer: null, ui: {}, ...extra };
 }
 
-describe('route guard (spec §2, §6)', () => {
+describe('route guard (spec-notes §2, §6)', () => {
   it('sends a logged-out visitor to the login page', () => {
     expect(guardDecision('customer', session(null))).toEqual({ kind: 'redirect', to: '/' });
     expect(rootDecision(session(null))).toEqual({ kind: 'login' });

@@ -28,7 +28,7 @@ export const adminEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Administrators of an MSP (msp_id), a customer (user_id) or the caller's level (spec §7 Admins).",
+    summary: "Administrators of an MSP (msp_id), a customer (user_id) or the caller's level (spec-notes §7 Admins).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -38,7 +38,7 @@ export const adminEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Add an administrator; an invitation mail sets its password (spec §7 Admins).',
+    summary: 'Add an administrator; an invitation mail sets its password (spec-notes §7 Admins).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -48,7 +48,7 @@ export const adminEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One administrator (spec §7 Admins).',
+    summary: 'One administrator (spec-notes §7 Admins).',
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -59,7 +59,7 @@ export const adminEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Change an administrator's name, e-mail or role within the caller's rights (spec §7 Admins).",
+    summary: "Change an administrator's name, e-mail or role within the caller's rights (spec-notes §7 Admins).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',

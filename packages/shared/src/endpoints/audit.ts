@@ -28,6 +28,6 @@ export const auditEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'The same rows as CSV (at most 100 000), named with DD-MM-YYYY (spec §9).',
+    summary: 'The same rows as CSV (at most 100 000), named with DD-MM-YYYY (spec-notes §9).',
   }),
 } as const;

@@ -38,7 +38,7 @@ export const authEndpoints = {
     status: 200,
     access: { public: true },
     tag,
-    summary: 'Login (spec §7 Auth): Basic credentials, a PKCE pair and the 2FA code → access token.',
+    summary: 'Login (spec-notes §7 Auth): Basic credentials, a PKCE pair and the 2FA code → access token.',
   }),
   logout: defineEndpoint({
     method: 'POST',
@@ -47,7 +47,7 @@ export const authEndpoints = {
     status: 200,
     access: own,
     tag,
-    summary: "Logout (spec §7 Auth): revokes the caller's token.",
+    summary: "Logout (spec-notes §7 Auth): revokes the caller's token.",
   }),
   logoutAll: defineEndpoint({
     method: 'POST',
@@ -66,7 +66,7 @@ export const authEndpoints = {
     status: 200,
     access: { public: true },
     tag,
-    summary: "Complete an invitation: the mailed token and the new admin's password (spec §7 Auth).",
+    summary: "Complete an invitation: the mailed token and the new admin's password (spec-notes §7 Auth).",
   }),
   passwordForgot: defineEndpoint({
     method: 'POST',
@@ -76,7 +76,7 @@ export const authEndpoints = {
     status: 200,
     access: { public: true },
     tag,
-    summary: 'Mail a password-reset link (1 h, single use); the same answer for any address (spec §7 Auth).',
+    summary: 'Mail a password-reset link (1 h, single use); the same answer for any address (spec-notes §7 Auth).',
   }),
   passwordReset: defineEndpoint({
     method: 'POST',
@@ -86,7 +86,7 @@ export const authEndpoints = {
     status: 200,
     access: { public: true },
     tag,
-    summary: "Set a new password with a reset link's token (spec §7 Auth).",
+    summary: "Set a new password with a reset link's token (spec-notes §7 Auth).",
   }),
   passwordChange: defineEndpoint({
     method: 'PUT',
@@ -105,7 +105,7 @@ export const authEndpoints = {
     status: 200,
     access: own,
     tag,
-    summary: "The caller's profile: name, e-mail, 2FA, language and time zone (spec §3 Auth user).",
+    summary: "The caller's profile: name, e-mail, 2FA, language and time zone (spec-notes §3 Auth user).",
   }),
   profileUpdate: defineEndpoint({
     method: 'PUT',
@@ -115,7 +115,7 @@ export const authEndpoints = {
     status: 200,
     access: own,
     tag,
-    summary: "Change the caller's name, language and time zone (spec §3 preferences).",
+    summary: "Change the caller's name, language and time zone (spec-notes §3 preferences).",
   }),
   /**
    * Enrolment. Public in the router because an enrolment-only token (the `2FA is enforced` login
@@ -130,7 +130,7 @@ export const authEndpoints = {
     access: { public: true },
     tag,
     summary:
-      'Enrol in TOTP 2FA: without code → secret and QR code; with the first code → created and backupCodes (spec §7).',
+      'Enrol in TOTP 2FA: without code → secret and QR code; with the first code → created and backupCodes (spec-notes §7).',
   }),
   twoFactorDisable: defineEndpoint({
     method: 'DELETE',
@@ -140,7 +140,7 @@ export const authEndpoints = {
     status: 200,
     access: own,
     tag,
-    summary: "Turn the caller's 2FA off and clear its recovery codes (spec §7 Auth).",
+    summary: "Turn the caller's 2FA off and clear its recovery codes (spec-notes §7 Auth).",
   }),
   recoveryCodes: defineEndpoint({
     method: 'POST',
@@ -159,7 +159,7 @@ export const authEndpoints = {
     status: 200,
     access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
-    summary: "Reset another administrator's 2FA, by an admin who manages it (spec §7 Auth).",
+    summary: "Reset another administrator's 2FA, by an admin who manages it (spec-notes §7 Auth).",
   }),
   enforceGet: defineEndpoint({
     method: 'GET',
@@ -169,7 +169,7 @@ export const authEndpoints = {
     status: 200,
     access: { scope: 'msp', roles: [Role.System, Role.Msp] },
     tag,
-    summary: 'Whether the MSP enforces 2FA for its admins (spec §7 Auth: enforce_twofa).',
+    summary: 'Whether the MSP enforces 2FA for its admins (spec-notes §7 Auth: enforce_twofa).',
   }),
   enforceSet: defineEndpoint({
     method: 'PUT',
@@ -180,6 +180,6 @@ export const authEndpoints = {
     status: 200,
     access: { scope: 'msp', roles: [Role.System, Role.Msp] },
     tag,
-    summary: 'Make the MSP enforce 2FA for its admins, or stop (spec §7 Auth: enforce).',
+    summary: 'Make the MSP enforce 2FA for its admins, or stop (spec-notes §7 Auth: enforce).',
   }),
 } as const;

@@ -16,6 +16,6 @@ export const batchEndpoints = {
     status: 200,
     access: { scope: 'any', roles: ALL_ROLES },
     tag: 'batch',
-    summary: 'Run up to 100 sub-requests in order, each authorised as if sent alone (spec §7 Batch).',
+    summary: 'Run up to 100 sub-requests in order, each authorised as if sent alone (spec-notes §7 Batch).',
   }),
 } as const;

@@ -18,7 +18,7 @@ export const blockPageEndpoints = {
     access,
     tag,
     summary:
-      "A block page's branding: a customer's (user_id), an MSP's (msp_id) or the system's (spec §7 UI and tools).",
+      "A block page's branding: a customer's (user_id), an MSP's (msp_id) or the system's (spec-notes §7 UI and tools).",
   }),
   set: defineEndpoint({
     method: 'POST',
@@ -29,7 +29,7 @@ export const blockPageEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set a block page's title, message, footer and support contact (spec §7 UI and tools).",
+    summary: "Set a block page's title, message, footer and support contact (spec-notes §7 UI and tools).",
   }),
   setLogo: defineEndpoint({
     method: 'POST',
@@ -40,7 +40,7 @@ export const blockPageEndpoints = {
     access,
     tag,
     summary:
-      "Upload a block page's logo: multipart field logo, PNG, JPEG, GIF or WebP, at most 1 MB and 1024 pixels a side (spec §7 UI and tools, multipart variant).",
+      "Upload a block page's logo: multipart field logo, PNG, JPEG, GIF or WebP, at most 1 MB and 1024 pixels a side (spec-notes §7 UI and tools, multipart variant).",
   }),
   removeLogo: defineEndpoint({
     method: 'DELETE',
@@ -50,7 +50,7 @@ export const blockPageEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Remove a block page's logo: the next level's shows again (spec §7 UI and tools).",
+    summary: "Remove a block page's logo: the next level's shows again (spec-notes §7 UI and tools).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -60,6 +60,6 @@ export const blockPageEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Remove a block page's branding: the next level's applies again (spec §7 UI and tools).",
+    summary: "Remove a block page's branding: the next level's applies again (spec-notes §7 UI and tools).",
   }),
 };

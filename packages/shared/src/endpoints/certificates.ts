@@ -37,6 +37,6 @@ export const certificateEndpoints = {
     status: 200,
     access: { scope: 'any', roles: ALL_ROLES },
     tag,
-    summary: "The deployment's root CA certificate as PEM, DER or CER (spec §7 UI and tools).",
+    summary: "The deployment's root CA certificate as PEM, DER or CER (spec-notes §7 UI and tools).",
   }),
 } as const;

@@ -26,7 +26,7 @@ export const cloudKeyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's cloud keys; sortkey name (the key), description, times_used, created_at, id (spec §7).",
+    summary: "A customer's cloud keys; sortkey name (the key), description, times_used, created_at, id (spec-notes §7).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -37,7 +37,7 @@ export const cloudKeyEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a cloud key (spec §7 Cloud keys).',
+    summary: 'Create a cloud key (spec-notes §7 Cloud keys).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -47,7 +47,7 @@ export const cloudKeyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One cloud key (spec §7 Cloud keys).',
+    summary: 'One cloud key (spec-notes §7 Cloud keys).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -58,7 +58,7 @@ export const cloudKeyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update a cloud key; `reset_uses: true` sets times used to 0 (spec §7 Cloud keys).',
+    summary: 'Update a cloud key; `reset_uses: true` sets times used to 0 (spec-notes §7 Cloud keys).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',

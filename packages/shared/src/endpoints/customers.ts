@@ -25,7 +25,7 @@ export const customerEndpoints = {
     status: 200,
     access: { scope: 'owned', roles: [Role.System, Role.Sales, Role.Msp, Role.Customer] },
     tag,
-    summary: "Customer list, optionally of one MSP; a sales admin reads one MSP's, read-only (spec §7 Customers).",
+    summary: "Customer list, optionally of one MSP; a sales admin reads one MSP's, read-only (spec-notes §7 Customers).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -35,7 +35,7 @@ export const customerEndpoints = {
     status: 201,
     access: { scope: 'owned', roles: [Role.System, Role.Msp] },
     tag,
-    summary: 'Create a customer with its default policy and admin (spec §7 Customers).',
+    summary: 'Create a customer with its default policy and admin (spec-notes §7 Customers).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -45,7 +45,7 @@ export const customerEndpoints = {
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
-    summary: 'One customer (spec §7 Customers).',
+    summary: 'One customer (spec-notes §7 Customers).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -56,7 +56,7 @@ export const customerEndpoints = {
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
-    summary: 'Update a customer; updates are POSTs as in the spec (spec §7 Customers).',
+    summary: 'Update a customer; updates are POSTs as in the spec (spec-notes §7 Customers).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -68,7 +68,7 @@ export const customerEndpoints = {
     access: { scope: 'customer', roles: [Role.System, Role.Msp] },
     tag,
     summary:
-      'Delete a customer and everything it owns; one owning anything needs confirm_name (its name), else 409 ERR_IN_USE (spec §7 Customers; docs/api.md "Deletes of things in use").',
+      'Delete a customer and everything it owns; one owning anything needs confirm_name (its name), else 409 ERR_IN_USE (spec-notes §7 Customers; docs/api.md "Deletes of things in use").',
   }),
   /** Ours (issue 29): what a delete of the customer takes with it. */
   dependants: defineEndpoint({
@@ -90,6 +90,6 @@ export const customerEndpoints = {
     status: 200,
     access: { scope: 'msp', roles: [Role.System, Role.Msp] },
     tag,
-    summary: "MSP id's account with all its customers, unpaged (spec §7 Customers; spec §3 allCustomers).",
+    summary: "MSP id's account with all its customers, unpaged (spec-notes §7 Customers; spec-notes §3 allCustomers).",
   }),
 } as const;

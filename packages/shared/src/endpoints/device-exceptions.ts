@@ -28,7 +28,7 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's device exceptions with device and rule counts (spec §7 Device exceptions).",
+    summary: "A customer's device exceptions with device and rule counts (spec-notes §7 Device exceptions).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -39,7 +39,7 @@ export const deviceExceptionEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a device exception (spec §7 Device exceptions).',
+    summary: 'Create a device exception (spec-notes §7 Device exceptions).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -49,7 +49,7 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One device exception (spec §7 Device exceptions).',
+    summary: 'One device exception (spec-notes §7 Device exceptions).',
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -60,7 +60,7 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update a device exception (spec §7 Device exceptions).',
+    summary: 'Update a device exception (spec-notes §7 Device exceptions).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -94,7 +94,7 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A device exception's rules (spec §7 Device exceptions).",
+    summary: "A device exception's rules (spec-notes §7 Device exceptions).",
   }),
   createRule: defineEndpoint({
     method: 'POST',
@@ -105,7 +105,7 @@ export const deviceExceptionEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Add a rule to a device exception (spec §7 Device exceptions).',
+    summary: 'Add a rule to a device exception (spec-notes §7 Device exceptions).',
   }),
   updateRule: defineEndpoint({
     method: 'PUT',
@@ -116,7 +116,7 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update an exception rule (spec §7 Device exceptions).',
+    summary: 'Update an exception rule (spec-notes §7 Device exceptions).',
   }),
   removeRule: defineEndpoint({
     method: 'DELETE',
@@ -126,6 +126,6 @@ export const deviceExceptionEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Delete an exception rule; an exception in use keeps at least one (spec §5).',
+    summary: 'Delete an exception rule; an exception in use keeps at least one (spec-notes §5).',
   }),
 } as const;

@@ -38,7 +38,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's devices; `policyid` and `location_id` narrow the list (spec §7 Devices).",
+    summary: "A customer's devices; `policyid` and `location_id` narrow the list (spec-notes §7 Devices).",
   }),
   getConfig: defineEndpoint({
     method: 'GET',
@@ -48,7 +48,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "The customer's device configuration and install key (spec §7 Devices).",
+    summary: "The customer's device configuration and install key (spec-notes §7 Devices).",
   }),
   updateConfig: defineEndpoint({
     method: 'POST',
@@ -59,7 +59,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set the customer's device policy and device exception (spec §7 Devices).",
+    summary: "Set the customer's device policy and device exception (spec-notes §7 Devices).",
   }),
   getAdvanced: defineEndpoint({
     method: 'GET',
@@ -69,7 +69,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "The customer's advanced JSON device configuration (spec §7 Devices).",
+    summary: "The customer's advanced JSON device configuration (spec-notes §7 Devices).",
   }),
   setAdvanced: defineEndpoint({
     method: 'POST',
@@ -80,7 +80,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set the customer's advanced JSON device configuration (spec §7 Devices).",
+    summary: "Set the customer's advanced JSON device configuration (spec-notes §7 Devices).",
   }),
   resetAdvanced: defineEndpoint({
     method: 'DELETE',
@@ -90,7 +90,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Reset the customer's advanced JSON device configuration (spec §7 Devices).",
+    summary: "Reset the customer's advanced JSON device configuration (spec-notes §7 Devices).",
   }),
   regenerateKey: defineEndpoint({
     method: 'PUT',
@@ -100,7 +100,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'A new install key; the old one stops new installs only (spec §7 Customers, §4).',
+    summary: 'A new install key; the old one stops new installs only (spec-notes §7 Customers, §4).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -110,7 +110,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One device (spec §7 Devices).',
+    summary: 'One device (spec-notes §7 Devices).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -121,7 +121,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Update a device's details and configuration; locked while it has a JSON configuration (spec §7, §4).",
+    summary: "Update a device's details and configuration; locked while it has a JSON configuration (spec-notes §7, §4).",
   }),
   getUsers: defineEndpoint({
     method: 'GET',
@@ -163,7 +163,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set a device's advanced JSON configuration, locking its details (spec §7 Devices, §4).",
+    summary: "Set a device's advanced JSON configuration, locking its details (spec-notes §7 Devices, §4).",
   }),
   resetDeviceAdvanced: defineEndpoint({
     method: 'DELETE',
@@ -173,7 +173,7 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Reset a device's advanced JSON configuration, unlocking its details (spec §7 Devices, §4).",
+    summary: "Reset a device's advanced JSON configuration, unlocking its details (spec-notes §7 Devices, §4).",
   }),
   enrol: defineEndpoint({
     method: 'POST',

@@ -46,7 +46,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "A policy's allow, block or both lists, paged (spec §7 Domains).",
+    summary: "A policy's allow, block or both lists, paged (spec-notes §7 Domains).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -58,7 +58,7 @@ export const domainEndpoints = {
     status: 201,
     access: policyAccess,
     tag,
-    summary: "Add an entry to a policy's allow or block list (spec §7 Domains).",
+    summary: "Add an entry to a policy's allow or block list (spec-notes §7 Domains).",
   }),
   import: defineEndpoint({
     method: 'POST',
@@ -69,7 +69,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "Import a CSV (multipart field csv, ≤ 1 MB) into a policy's list; all or nothing (spec §7 Domains).",
+    summary: "Import a CSV (multipart field csv, ≤ 1 MB) into a policy's list; all or nothing (spec-notes §7 Domains).",
   }),
   export: defineEndpoint({
     method: 'GET',
@@ -80,7 +80,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "A policy's list as CSV, named with DD-MM-YYYY (spec §7 Domains, §9).",
+    summary: "A policy's list as CSV, named with DD-MM-YYYY (spec-notes §7 Domains, §9).",
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -91,7 +91,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "One entry of a policy's list (spec §7 Domains).",
+    summary: "One entry of a policy's list (spec-notes §7 Domains).",
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -103,7 +103,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "Update an entry of a policy's list (spec §7 Domains).",
+    summary: "Update an entry of a policy's list (spec-notes §7 Domains).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -114,7 +114,7 @@ export const domainEndpoints = {
     status: 200,
     access: policyAccess,
     tag,
-    summary: "Delete an entry of a policy's list (spec §7 Domains).",
+    summary: "Delete an entry of a policy's list (spec-notes §7 Domains).",
   }),
   globalList: defineEndpoint({
     method: 'GET',
@@ -125,7 +125,7 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: "An MSP's (msp_id) or the system's global allow, block or both lists, paged (spec §7 Domains).",
+    summary: "An MSP's (msp_id) or the system's global allow, block or both lists, paged (spec-notes §7 Domains).",
   }),
   globalCreate: defineEndpoint({
     method: 'POST',
@@ -137,7 +137,7 @@ export const domainEndpoints = {
     status: 201,
     access: globalAccess,
     tag,
-    summary: 'Add an entry to a global allow or block list (spec §7 Domains).',
+    summary: 'Add an entry to a global allow or block list (spec-notes §7 Domains).',
   }),
   globalImport: defineEndpoint({
     method: 'POST',
@@ -148,7 +148,7 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: 'Import a CSV (multipart field csv, ≤ 1 MB) into a global list; all or nothing (spec §7 Domains).',
+    summary: 'Import a CSV (multipart field csv, ≤ 1 MB) into a global list; all or nothing (spec-notes §7 Domains).',
   }),
   globalExport: defineEndpoint({
     method: 'GET',
@@ -159,7 +159,7 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: 'A global list as CSV, named with DD-MM-YYYY (spec §7 Domains, §9).',
+    summary: 'A global list as CSV, named with DD-MM-YYYY (spec-notes §7 Domains, §9).',
   }),
   globalGet: defineEndpoint({
     method: 'GET',
@@ -170,7 +170,7 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: 'One entry of a global list (spec §7 Domains).',
+    summary: 'One entry of a global list (spec-notes §7 Domains).',
   }),
   globalUpdate: defineEndpoint({
     method: 'POST',
@@ -182,7 +182,7 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: 'Update an entry of a global list; the spec sends updates as POST (spec §7 Domains).',
+    summary: 'Update an entry of a global list; the spec sends updates as POST (spec-notes §7 Domains).',
   }),
   globalRemove: defineEndpoint({
     method: 'DELETE',
@@ -193,6 +193,6 @@ export const domainEndpoints = {
     status: 200,
     access: globalAccess,
     tag,
-    summary: 'Delete an entry of a global list (spec §7 Domains).',
+    summary: 'Delete an entry of a global list (spec-notes §7 Domains).',
   }),
 } as const;

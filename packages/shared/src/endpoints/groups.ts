@@ -31,7 +31,7 @@ export const groupEndpoints = {
     status: 200,
     access,
     tag: 'groups',
-    summary: "A customer's groups (spec §7 Groups and internal users).",
+    summary: "A customer's groups (spec-notes §7 Groups and internal users).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -42,7 +42,7 @@ export const groupEndpoints = {
     status: 201,
     access,
     tag: 'groups',
-    summary: 'Create a group, ranked last (spec §7 Groups and internal users; docs/api.md).',
+    summary: 'Create a group, ranked last (spec-notes §7 Groups and internal users; docs/api.md).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -52,7 +52,7 @@ export const groupEndpoints = {
     status: 200,
     access,
     tag: 'groups',
-    summary: 'One group (spec §7 Groups and internal users).',
+    summary: 'One group (spec-notes §7 Groups and internal users).',
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -63,7 +63,7 @@ export const groupEndpoints = {
     status: 200,
     access,
     tag: 'groups',
-    summary: "Update a group's policy, description, switch or weight (spec §7 Groups and internal users).",
+    summary: "Update a group's policy, description, switch or weight (spec-notes §7 Groups and internal users).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -75,7 +75,7 @@ export const groupEndpoints = {
     access,
     tag: 'groups',
     summary:
-      'Delete a group; one with members needs move_to_group_id or detach=true, else 409 ERR_IN_USE (spec §7 Groups and internal users; docs/api.md "Deletes of things in use").',
+      'Delete a group; one with members needs move_to_group_id or detach=true, else 409 ERR_IN_USE (spec-notes §7 Groups and internal users; docs/api.md "Deletes of things in use").',
   }),
   /** Ours (issue 29): the group's members before a delete. */
   dependants: defineEndpoint({
@@ -101,7 +101,7 @@ export const internalUserEndpoints = {
     status: 200,
     access,
     tag: 'internal_users',
-    summary: "A customer's internal users; `group_id` keeps a group's members (spec §7 Groups and internal users).",
+    summary: "A customer's internal users; `group_id` keeps a group's members (spec-notes §7 Groups and internal users).",
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -111,7 +111,7 @@ export const internalUserEndpoints = {
     status: 200,
     access,
     tag: 'internal_users',
-    summary: 'One internal user (spec §7 Groups and internal users).',
+    summary: 'One internal user (spec-notes §7 Groups and internal users).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -122,7 +122,7 @@ export const internalUserEndpoints = {
     status: 200,
     access,
     tag: 'internal_users',
-    summary: "Update an internal user's policy, description and groups (spec §7 Groups and internal users).",
+    summary: "Update an internal user's policy, description and groups (spec-notes §7 Groups and internal users).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',

@@ -13,6 +13,6 @@ export const historyEndpoints = {
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
     tag: 'history',
-    summary: "A customer's logged queries of a day or range, searched, ordered and paged (spec §7).",
+    summary: "A customer's logged queries of a day or range, searched, ordered and paged (spec-notes §7).",
   }),
 } as const;

@@ -46,7 +46,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's locations of one type, or all; `policy_id` keeps a policy's (spec §7 Locations).",
+    summary: "A customer's locations of one type, or all; `policy_id` keeps a policy's (spec-notes §7 Locations).",
   }),
   createStatic: defineEndpoint({
     method: 'POST',
@@ -57,7 +57,7 @@ export const locationEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a static-IP location with its addresses (spec §7 Locations).',
+    summary: 'Create a static-IP location with its addresses (spec-notes §7 Locations).',
   }),
   getStatic: defineEndpoint({
     method: 'GET',
@@ -67,7 +67,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One static-IP location (spec §7 Locations).',
+    summary: 'One static-IP location (spec-notes §7 Locations).',
   }),
   updateStatic: defineEndpoint({
     method: 'POST',
@@ -78,7 +78,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update a static-IP location; `addresses` replaces the set (spec §7 Locations).',
+    summary: 'Update a static-IP location; `addresses` replaces the set (spec-notes §7 Locations).',
   }),
   removeStatic: defineEndpoint({
     method: 'DELETE',
@@ -88,7 +88,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Delete a static-IP location (spec §7 Locations).',
+    summary: 'Delete a static-IP location (spec-notes §7 Locations).',
   }),
   listAddresses: defineEndpoint({
     method: 'GET',
@@ -98,7 +98,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A static-IP location's addresses (spec §7 Locations).",
+    summary: "A static-IP location's addresses (spec-notes §7 Locations).",
   }),
   addAddress: defineEndpoint({
     method: 'POST',
@@ -109,7 +109,7 @@ export const locationEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Add an address to a static-IP location (spec §7 Locations).',
+    summary: 'Add an address to a static-IP location (spec-notes §7 Locations).',
   }),
   removeAddress: defineEndpoint({
     method: 'DELETE',
@@ -119,7 +119,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Remove an address; a static-IP location keeps at least one (spec §7 Locations).',
+    summary: 'Remove an address; a static-IP location keeps at least one (spec-notes §7 Locations).',
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -130,7 +130,7 @@ export const locationEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a dynamic-IP, dynamic-DNS, roaming or virtual location (spec §7 Locations).',
+    summary: 'Create a dynamic-IP, dynamic-DNS, roaming or virtual location (spec-notes §7 Locations).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -140,7 +140,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One dynamic-IP, dynamic-DNS, roaming or virtual location (spec §7 Locations).',
+    summary: 'One dynamic-IP, dynamic-DNS, roaming or virtual location (spec-notes §7 Locations).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -152,7 +152,7 @@ export const locationEndpoints = {
     access,
     tag,
     summary:
-      "Update a dynamic-IP, dynamic-DNS, roaming or virtual location; `ip` sets a dynamic-IP location's address (spec §7 Locations).",
+      "Update a dynamic-IP, dynamic-DNS, roaming or virtual location; `ip` sets a dynamic-IP location's address (spec-notes §7 Locations).",
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -162,7 +162,7 @@ export const locationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Delete a dynamic-IP, dynamic-DNS, roaming or virtual location (spec §7 Locations).',
+    summary: 'Delete a dynamic-IP, dynamic-DNS, roaming or virtual location (spec-notes §7 Locations).',
   }),
   dynDnsUpdate: defineEndpoint({
     method: 'GET',

@@ -23,7 +23,7 @@ export const mailEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Mail settings: the system's, or an MSP's (msp_id) with the system's as fallback (spec §7).",
+    summary: "Mail settings: the system's, or an MSP's (msp_id) with the system's as fallback (spec-notes §7).",
   }),
   set: defineEndpoint({
     method: 'POST',
@@ -34,7 +34,7 @@ export const mailEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Set the mail server, sender, from address and notification period (spec §7 UI and tools).',
+    summary: 'Set the mail server, sender, from address and notification period (spec-notes §7 UI and tools).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -55,6 +55,6 @@ export const mailEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Send a test e-mail through the effective mail settings (spec §1 "email settings").',
+    summary: 'Send a test e-mail through the effective mail settings (spec-notes §1 "email settings").',
   }),
 } as const;

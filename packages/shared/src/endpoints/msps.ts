@@ -16,7 +16,7 @@ export const mspEndpoints = {
     status: 200,
     access: { scope: 'system', roles: [Role.System, Role.Sales] },
     tag,
-    summary: 'MSP list (spec §7 MSPs).',
+    summary: 'MSP list (spec-notes §7 MSPs).',
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -26,7 +26,7 @@ export const mspEndpoints = {
     status: 201,
     access: { scope: 'system', roles: [Role.System] },
     tag,
-    summary: 'Create an MSP with its primary admin (spec §7 MSPs).',
+    summary: 'Create an MSP with its primary admin (spec-notes §7 MSPs).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -36,7 +36,7 @@ export const mspEndpoints = {
     status: 200,
     access: { scope: 'msp', roles: [Role.System, Role.Sales, Role.Msp] },
     tag,
-    summary: 'One MSP (spec §7 MSPs).',
+    summary: 'One MSP (spec-notes §7 MSPs).',
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -47,7 +47,7 @@ export const mspEndpoints = {
     status: 200,
     access: { scope: 'msp', roles: [Role.System, Role.Msp] },
     tag,
-    summary: 'Update an MSP (spec §7 MSPs).',
+    summary: 'Update an MSP (spec-notes §7 MSPs).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -59,7 +59,7 @@ export const mspEndpoints = {
     access: { scope: 'msp', roles: [Role.System] },
     tag,
     summary:
-      'Delete an MSP and everything it owns; one with customers or admins needs confirm_name (its name), else 409 ERR_IN_USE (spec §7 MSPs; docs/api.md "Deletes of things in use").',
+      'Delete an MSP and everything it owns; one with customers or admins needs confirm_name (its name), else 409 ERR_IN_USE (spec-notes §7 MSPs; docs/api.md "Deletes of things in use").',
   }),
   /** Ours (issue 29): what a delete of the MSP takes with it. */
   dependants: defineEndpoint({

@@ -26,7 +26,7 @@ export const notificationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "The category notifications of a customer's default policy (user_id; spec §3 Notification settings).",
+    summary: "The category notifications of a customer's default policy (user_id; spec-notes §3 Notification settings).",
   }),
   setDefault: defineEndpoint({
     method: 'POST',
@@ -37,7 +37,7 @@ export const notificationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set the category notifications of a customer's default policy (spec §3 Notification settings).",
+    summary: "Set the category notifications of a customer's default policy (spec-notes §3 Notification settings).",
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -47,7 +47,7 @@ export const notificationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A policy's category notifications: categories, interval, period, recipients (spec §3).",
+    summary: "A policy's category notifications: categories, interval, period, recipients (spec-notes §3).",
   }),
   set: defineEndpoint({
     method: 'POST',
@@ -58,6 +58,6 @@ export const notificationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set a policy's category notifications; categories need a recipient (spec §3, §5).",
+    summary: "Set a policy's category notifications; categories need a recipient (spec-notes §3, §5).",
   }),
 } as const;

@@ -36,7 +36,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's policies (spec §7 Policies).",
+    summary: "A customer's policies (spec-notes §7 Policies).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -46,7 +46,7 @@ export const policyEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a policy (spec §7 Policies).',
+    summary: 'Create a policy (spec-notes §7 Policies).',
   }),
   getDefault: defineEndpoint({
     method: 'GET',
@@ -57,7 +57,7 @@ export const policyEndpoints = {
     access,
     tag,
     summary:
-      "A default policy: a customer's (user_id), an MSP's global one (msp_id) or the system's (spec §7 Policies).",
+      "A default policy: a customer's (user_id), an MSP's global one (msp_id) or the system's (spec-notes §7 Policies).",
   }),
   updateDefault: defineEndpoint({
     method: 'PUT',
@@ -69,7 +69,7 @@ export const policyEndpoints = {
     access,
     tag,
     summary:
-      "Update a default policy (user_id, msp_id or the system's); a named level resets its categories (spec §7 Policies).",
+      "Update a default policy (user_id, msp_id or the system's); a named level resets its categories (spec-notes §7 Policies).",
   }),
   getDefaultCategories: defineEndpoint({
     method: 'GET',
@@ -79,7 +79,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "The default policy's categories (spec §7 Policies; inverted `allowed`).",
+    summary: "The default policy's categories (spec-notes §7 Policies; inverted `allowed`).",
   }),
   setDefaultCategories: defineEndpoint({
     method: 'PUT',
@@ -90,7 +90,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set the default policy's categories (spec §7 Policies).",
+    summary: "Set the default policy's categories (spec-notes §7 Policies).",
   }),
   /** The spec lists POST for the default policy's categories too; same as the PUT. */
   postDefaultCategories: defineEndpoint({
@@ -102,7 +102,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set the default policy's categories; the spec's POST form (spec §7 Policies).",
+    summary: "Set the default policy's categories; the spec's POST form (spec-notes §7 Policies).",
   }),
   getDefaultCategory: defineEndpoint({
     method: 'GET',
@@ -113,7 +113,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One category of a default policy, with its protection level (spec §7 Policies; inverted `allowed`).',
+    summary: 'One category of a default policy, with its protection level (spec-notes §7 Policies; inverted `allowed`).',
   }),
   /** The system admin edits which protection levels block a category; new policies only (spec-notes §4). */
   setCategoryLevel: defineEndpoint({
@@ -125,7 +125,7 @@ export const policyEndpoints = {
     status: 200,
     access: { scope: 'system', roles: [Role.System] },
     tag,
-    summary: "Set a category's protection level; applies to policies created afterwards (spec §4, §7 Policies).",
+    summary: "Set a category's protection level; applies to policies created afterwards (spec-notes §4, §7 Policies).",
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -135,7 +135,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One policy (spec §7 Policies).',
+    summary: 'One policy (spec-notes §7 Policies).',
   }),
   update: defineEndpoint({
     method: 'PUT',
@@ -146,7 +146,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update a policy; a named level resets its categories (spec §7 Policies).',
+    summary: 'Update a policy; a named level resets its categories (spec-notes §7 Policies).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -158,7 +158,7 @@ export const policyEndpoints = {
     access,
     tag,
     summary:
-      'Delete a policy that is not the default; one in use needs move_to_policy_id, else 409 ERR_IN_USE with its dependants (spec §7 Policies; docs/api.md "Deletes of things in use").',
+      'Delete a policy that is not the default; one in use needs move_to_policy_id, else 409 ERR_IN_USE with its dependants (spec-notes §7 Policies; docs/api.md "Deletes of things in use").',
   }),
   /** Ours (issue 29): what a delete would move, for the console's dialog and automation. */
   dependants: defineEndpoint({
@@ -181,7 +181,7 @@ export const policyEndpoints = {
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
-    summary: "Partly update one of customer {id}'s policies; a named level resets its categories (spec §7 Policies).",
+    summary: "Partly update one of customer {id}'s policies; a named level resets its categories (spec-notes §7 Policies).",
   }),
   getCategories: defineEndpoint({
     method: 'GET',
@@ -191,7 +191,7 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A policy's categories (spec §7 Policies; inverted `allowed`).",
+    summary: "A policy's categories (spec-notes §7 Policies; inverted `allowed`).",
   }),
   setCategories: defineEndpoint({
     method: 'PUT',
@@ -202,6 +202,6 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Set a policy's categories; the level becomes custom (spec §7 Policies).",
+    summary: "Set a policy's categories; the level becomes custom (spec-notes §7 Policies).",
   }),
 } as const;

@@ -26,7 +26,7 @@ export const powerBiEndpoints = {
     status: 200,
     access: { scope: 'any', roles: ALL_ROLES },
     tag: 'powerbi',
-    summary: 'Whether a Power BI embed is configured (spec §7); the console hides its link when not.',
+    summary: 'Whether a Power BI embed is configured (spec-notes §7); the console hides its link when not.',
   }),
   embed: defineEndpoint({
     method: 'POST',
@@ -36,6 +36,6 @@ export const powerBiEndpoints = {
     status: 200,
     access: { scope: 'any', roles: [Role.System, Role.Msp, Role.Customer] },
     tag: 'powerbi',
-    summary: 'The embed address of Power BI report {rid} for the customer {uuid} (spec §7); 409 when not configured.',
+    summary: 'The embed address of Power BI report {rid} for the customer {uuid} (spec-notes §7); 409 when not configured.',
   }),
 } as const;

@@ -34,7 +34,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's archived report PDFs of the last 6 months, newest first (spec §9).",
+    summary: "A customer's archived report PDFs of the last 6 months, newest first (spec-notes §9).",
   }),
   archivePdf: defineEndpoint({
     method: 'GET',
@@ -66,7 +66,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Report {code} (an r_* code of spec §3) of a customer between start and end.',
+    summary: 'Report {code} (an r_* code of spec-notes §3) of a customer between start and end.',
   }),
   scheduledList: defineEndpoint({
     method: 'GET',
@@ -77,7 +77,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's scheduled reports (spec §7).",
+    summary: "A customer's scheduled reports (spec-notes §7).",
   }),
   scheduledCreate: defineEndpoint({
     method: 'POST',
@@ -88,7 +88,7 @@ export const reportEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Creates a scheduled report (spec §7).',
+    summary: 'Creates a scheduled report (spec-notes §7).',
   }),
   scheduledRun: defineEndpoint({
     method: 'POST',
@@ -98,7 +98,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Builds and mails a scheduled report now for its last full period (spec §7).',
+    summary: 'Builds and mails a scheduled report now for its last full period (spec-notes §7).',
   }),
   scheduledGet: defineEndpoint({
     method: 'GET',
@@ -108,7 +108,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One scheduled report (spec §7).',
+    summary: 'One scheduled report (spec-notes §7).',
   }),
   scheduledUpdate: defineEndpoint({
     method: 'POST',
@@ -119,7 +119,7 @@ export const reportEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Updates a scheduled report (spec §7: POST).',
+    summary: 'Updates a scheduled report (spec-notes §7: POST).',
   }),
   scheduledDelete: defineEndpoint({
     method: 'DELETE',

@@ -30,7 +30,7 @@ export const staticRouteEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's static routes (spec §7 Static routes).",
+    summary: "A customer's static routes (spec-notes §7 Static routes).",
   }),
   create: defineEndpoint({
     method: 'POST',
@@ -41,7 +41,7 @@ export const staticRouteEndpoints = {
     status: 201,
     access,
     tag,
-    summary: 'Create a static route for customer `user_id` (spec §7 Static routes).',
+    summary: 'Create a static route for customer `user_id` (spec-notes §7 Static routes).',
   }),
   get: defineEndpoint({
     method: 'GET',
@@ -51,7 +51,7 @@ export const staticRouteEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One static route (spec §7 Static routes).',
+    summary: 'One static route (spec-notes §7 Static routes).',
   }),
   update: defineEndpoint({
     method: 'POST',
@@ -62,7 +62,7 @@ export const staticRouteEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Update a static route (spec §7 Static routes).',
+    summary: 'Update a static route (spec-notes §7 Static routes).',
   }),
   remove: defineEndpoint({
     method: 'DELETE',
@@ -72,6 +72,6 @@ export const staticRouteEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'Delete a static route (spec §7 Static routes).',
+    summary: 'Delete a static route (spec-notes §7 Static routes).',
   }),
 } as const;

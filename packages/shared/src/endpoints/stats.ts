@@ -47,7 +47,7 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's allowed and blocked requests per hour of a day (spec §7 Stats).",
+    summary: "A customer's allowed and blocked requests per hour of a day (spec-notes §7 Stats).",
   }),
   customerHistory: defineEndpoint({
     method: 'GET',
@@ -57,7 +57,7 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's requests, allowed and blocked per day over the last {days} days (spec §7 Stats).",
+    summary: "A customer's requests, allowed and blocked per day over the last {days} days (spec-notes §7 Stats).",
   }),
   customerTop: defineEndpoint({
     method: 'GET',
@@ -68,7 +68,7 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's top categories, domains or users by allowed or blocked requests (spec §7 Stats).",
+    summary: "A customer's top categories, domains or users by allowed or blocked requests (spec-notes §7 Stats).",
   }),
   customerOverview: defineEndpoint({
     method: 'GET',
@@ -78,7 +78,7 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's requests, unique domains, allowed and blocked (spec §7 Stats).",
+    summary: "A customer's requests, unique domains, allowed and blocked (spec-notes §7 Stats).",
   }),
   mspTraffic: defineEndpoint({
     method: 'GET',
@@ -88,7 +88,7 @@ export const statsEndpoints = {
     status: 200,
     access: mspAccess,
     tag,
-    summary: "An MSP's hourly traffic summed over its customers (spec §7 Stats family, docs/api.md).",
+    summary: "An MSP's hourly traffic summed over its customers (spec-notes §7 Stats family, docs/api.md).",
   }),
   mspCustomers: defineEndpoint({
     method: 'GET',
@@ -110,7 +110,7 @@ export const statsEndpoints = {
     status: 200,
     access: mspAccess,
     tag,
-    summary: "An MSP's daily history summed over its customers (spec §7 Stats family, docs/api.md).",
+    summary: "An MSP's daily history summed over its customers (spec-notes §7 Stats family, docs/api.md).",
   }),
   mspTop: defineEndpoint({
     method: 'GET',
@@ -121,7 +121,7 @@ export const statsEndpoints = {
     status: 200,
     access: mspAccess,
     tag,
-    summary: "An MSP's top categories, domains or users over its customers (spec §7 Stats family, docs/api.md).",
+    summary: "An MSP's top categories, domains or users over its customers (spec-notes §7 Stats family, docs/api.md).",
   }),
   mspOverview: defineEndpoint({
     method: 'GET',
@@ -131,7 +131,7 @@ export const statsEndpoints = {
     status: 200,
     access: mspTotalsAccess,
     tag,
-    summary: "An MSP's overview summed over its customers (spec §7 Stats); sales admins read it too (spec §2 Sales).",
+    summary: "An MSP's overview summed over its customers (spec-notes §7 Stats); sales admins read it too (spec-notes §2 Sales).",
   }),
   systemTraffic: defineEndpoint({
     method: 'GET',
@@ -141,7 +141,7 @@ export const statsEndpoints = {
     status: 200,
     access: systemAccess,
     tag,
-    summary: 'Hourly traffic summed over every MSP (spec §7 Stats).',
+    summary: 'Hourly traffic summed over every MSP (spec-notes §7 Stats).',
   }),
   systemHistory: defineEndpoint({
     method: 'GET',
@@ -151,7 +151,7 @@ export const statsEndpoints = {
     status: 200,
     access: systemAccess,
     tag,
-    summary: 'Daily history summed over every MSP (spec §7 Stats).',
+    summary: 'Daily history summed over every MSP (spec-notes §7 Stats).',
   }),
   systemTop: defineEndpoint({
     method: 'GET',
@@ -162,7 +162,7 @@ export const statsEndpoints = {
     status: 200,
     access: systemAccess,
     tag,
-    summary: 'Top categories, domains or users over every MSP (spec §7 Stats).',
+    summary: 'Top categories, domains or users over every MSP (spec-notes §7 Stats).',
   }),
   systemOverview: defineEndpoint({
     method: 'GET',
@@ -172,7 +172,7 @@ export const statsEndpoints = {
     status: 200,
     access: systemAccess,
     tag,
-    summary: 'Requests, unique domains, allowed and blocked over every MSP (spec §7 Stats).',
+    summary: 'Requests, unique domains, allowed and blocked over every MSP (spec-notes §7 Stats).',
   }),
   locationTop: defineEndpoint({
     method: 'GET',
@@ -183,7 +183,7 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A location's top categories or domains between start and end (spec §7 Location stats).",
+    summary: "A location's top categories or domains between start and end (spec-notes §7 Location stats).",
   }),
   locationOverview: defineEndpoint({
     method: 'GET',
@@ -194,6 +194,6 @@ export const statsEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A location's requests, unique domains, allowed and blocked between start and end (spec §7).",
+    summary: "A location's requests, unique domains, allowed and blocked between start and end (spec-notes §7).",
   }),
 } as const;

@@ -25,7 +25,7 @@ export const toolEndpoints = {
     access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
     summary:
-      "A domain's categories and the decision under a customer's policy, answered by the resolver's own policy engine (spec §7 UI and tools).",
+      "A domain's categories and the decision under a customer's policy, answered by the resolver's own policy engine (spec-notes §7 UI and tools).",
   }),
   recategorize: defineEndpoint({
     method: 'POST',
@@ -36,7 +36,7 @@ export const toolEndpoints = {
     access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
     summary:
-      'Ask for a domain to be recategorised: a request in the queue the system admin reviews (spec §7 UI and tools).',
+      'Ask for a domain to be recategorised: a request in the queue the system admin reviews (spec-notes §7 UI and tools).',
   }),
   recategorizeList: defineEndpoint({
     method: 'GET',
@@ -47,7 +47,7 @@ export const toolEndpoints = {
     access: { scope: 'owned', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
     summary:
-      "Recategorisation requests: every one for the system admin, the MSP's and its customers' for an MSP admin, its own for a customer admin (spec §7 UI and tools).",
+      "Recategorisation requests: every one for the system admin, the MSP's and its customers' for an MSP admin, its own for a customer admin (spec-notes §7 UI and tools).",
   }),
   recategorizeReview: defineEndpoint({
     method: 'POST',
@@ -59,7 +59,7 @@ export const toolEndpoints = {
     access: { scope: 'system', roles: [Role.System] },
     tag,
     summary:
-      'Approve (the domain gets the category, over every feed, in the resolver within a second) or reject a pending request (spec §7 UI and tools).',
+      'Approve (the domain gets the category, over every feed, in the resolver within a second) or reject a pending request (spec-notes §7 UI and tools).',
   }),
   dnsLookup: defineEndpoint({
     method: 'GET',
@@ -70,6 +70,6 @@ export const toolEndpoints = {
     access: { scope: 'owned', roles: [Role.System, Role.Msp] },
     tag,
     summary:
-      "A name's A, AAAA, CNAME, MX and TXT records as Cordon's upstream resolvers answer them, unfiltered (spec §7 UI and tools).",
+      "A name's A, AAAA, CNAME, MX and TXT records as Cordon's upstream resolvers answer them, unfiltered (spec-notes §7 UI and tools).",
   }),
 } as const;

@@ -19,7 +19,7 @@ export const uiEndpoints = {
     access: readAccess,
     tag,
     summary:
-      "Interface branding (logo, title, nameservers) of the caller's level or of msp_id, with what the console shows (spec §7 UI and tools).",
+      "Interface branding (logo, title, nameservers) of the caller's level or of msp_id, with what the console shows (spec-notes §7 UI and tools).",
   }),
   setInterface: defineEndpoint({
     method: 'POST',
@@ -30,7 +30,7 @@ export const uiEndpoints = {
     access: writeAccess,
     tag,
     summary:
-      'Set the interface branding: multipart fields title, nameservers (comma or newline separated) and file logo (PNG, JPEG, GIF or WebP, at most 1 MB and 1024 pixels a side); absent fields are unchanged (spec §7 UI and tools).',
+      'Set the interface branding: multipart fields title, nameservers (comma or newline separated) and file logo (PNG, JPEG, GIF or WebP, at most 1 MB and 1024 pixels a side); absent fields are unchanged (spec-notes §7 UI and tools).',
   }),
   removeLogo: defineEndpoint({
     method: 'DELETE',
@@ -40,7 +40,7 @@ export const uiEndpoints = {
     status: 200,
     access: writeAccess,
     tag,
-    summary: "Remove the level's interface logo: the system's (or none) shows again (spec §7 UI and tools).",
+    summary: "Remove the level's interface logo: the system's (or none) shows again (spec-notes §7 UI and tools).",
   }),
   removeTitle: defineEndpoint({
     method: 'DELETE',
@@ -50,7 +50,7 @@ export const uiEndpoints = {
     status: 200,
     access: writeAccess,
     tag,
-    summary: "Remove the level's interface title: the system's (or the product's) shows again (spec §7 UI and tools).",
+    summary: "Remove the level's interface title: the system's (or the product's) shows again (spec-notes §7 UI and tools).",
   }),
   getSupport: defineEndpoint({
     method: 'GET',
@@ -61,7 +61,7 @@ export const uiEndpoints = {
     access: readAccess,
     tag,
     summary:
-      "Support contacts (email, link, support desk URL) of the caller's level or of msp_id; a customer reads its MSP's, else the system's (spec §7 UI and tools).",
+      "Support contacts (email, link, support desk URL) of the caller's level or of msp_id; a customer reads its MSP's, else the system's (spec-notes §7 UI and tools).",
   }),
   setSupport: defineEndpoint({
     method: 'PUT',
@@ -72,6 +72,6 @@ export const uiEndpoints = {
     status: 200,
     access: writeAccess,
     tag,
-    summary: "Set the support contacts of the caller's level or of msp_id (spec §7 UI and tools).",
+    summary: "Set the support contacts of the caller's level or of msp_id (spec-notes §7 UI and tools).",
   }),
 } as const;

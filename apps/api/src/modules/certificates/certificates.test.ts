@@ -6,7 +6,7 @@ import { call, createTenant, createTestApp, type TestApp } from '../../../test/h
 
 const secret = Buffer.from('api-test-ca-secret-at-least-32-characters');
 
-describe.each(testDialects())('root certificate download on %s (spec §7 UI and tools)', (dialect) => {
+describe.each(testDialects())('root certificate download on %s (spec-notes §7 UI and tools)', (dialect) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(dialect);

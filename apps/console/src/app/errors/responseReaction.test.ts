@@ -5,7 +5,7 @@ import { decideReaction, parentPath } from './responseReaction.ts';
 const http = (status: number, text = '') => ({ type: 'http' as const, status, text });
 const page = '/customer/content_filtering/policies/12';
 
-describe('global response handling (spec §8)', () => {
+describe('global response handling (spec-notes §8)', () => {
   it('logs out on 401 except on the root path', () => {
     expect(decideReaction(http(401, 'Unauthorized'), page)).toEqual({ kind: 'logout' });
     expect(decideReaction(http(401, ErrorTexts.badCredentials), '/')).toEqual({ kind: 'none' });

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { withChunkTimeout } from '../router.tsx';
 import { ChunkLoadError, isChunkLoadError } from './RouteError.tsx';
 
-describe('the chunk-load error (spec §8, §9: 120 s script chunk timeout)', () => {
+describe('the chunk-load error (spec-notes §8, §9: 120 s script chunk timeout)', () => {
   it("recognises the browsers' failed dynamic imports and our timeout, nothing else", () => {
     expect(isChunkLoadError(new TypeError('Failed to fetch dynamically imported module: /assets/x.js'))).toBe(true);
     expect(isChunkLoadError(new TypeError('Importing a module script failed.'))).toBe(true);

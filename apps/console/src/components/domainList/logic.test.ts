@@ -10,7 +10,7 @@ import {
   targetList,
 } from './logic.ts';
 
-describe('the domain-list view (spec §7 Domains)', () => {
+describe('the domain-list view (spec-notes §7 Domains)', () => {
   it('takes the export file name from Content-Disposition as the server sends it (RFC 6266)', () => {
     expect(fileNameFromDisposition('attachment; filename="domains-block-31-01-2025.csv"')).toBe(
       'domains-block-31-01-2025.csv',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { base64Url, codeChallengeS256, createCodeVerifier, createState } from './pkce.ts';
 
-describe('PKCE and state (spec §9, RFC 7636)', () => {
+describe('PKCE and state (spec-notes §9, RFC 7636)', () => {
   it('creates a 128-hex-character verifier, different each time', () => {
     const a = createCodeVerifier();
     expect(a).toMatch(/^[0-9a-f]{128}$/);

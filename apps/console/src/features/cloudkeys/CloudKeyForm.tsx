@@ -63,7 +63,7 @@ const toFormErrors = (errors: FormErrors): FormErrors => {
 };
 
 /**
- * The cloud-key fields (spec §3 "Cloud key"; docs/architecture.md "Block page"), validated with the shared schema (spec
+ * The cloud-key fields (spec-notes §3 "Cloud key"; docs/architecture.md "Block page"), validated with the shared schema (spec
  * §5 "Key can only contain letters, numbers, spaces, dots and dashes."). `key` null: a new key.
  * `submit` gets the API body; its promise's rejection puts the server's field messages on the fields.
  */

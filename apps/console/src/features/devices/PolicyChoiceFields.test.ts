@@ -6,7 +6,7 @@ import {
   preparePolicyChoice,
 } from './PolicyChoiceFields.tsx';
 
-describe('the policy inheritance choice (spec §4)', () => {
+describe('the policy inheritance choice (spec-notes §4)', () => {
   it('sends a policy only with "a specific policy", and null for no exception', () => {
     expect(preparePolicyChoice({ policy_mode: 'default', policy: '4', exception: NO_EXCEPTION })).toEqual({
       policy_mode: 'default',

@@ -7,7 +7,7 @@ const policies = [
   { id: 9, name: 'Staff', is_default: false },
 ];
 
-describe('the policy picker of the customer domains page (spec §2)', () => {
+describe('the policy picker of the customer domains page (spec-notes §2)', () => {
   it('preselects the default policy, keeps a valid ?policy= choice and ignores a foreign or malformed one', () => {
     expect(choosePolicy(policies, null)?.id).toBe(1);
     expect(choosePolicy(policies, '9')?.id).toBe(9);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { historyCsv } from './csv.ts';
 
 describe('history CSV', () => {
-  it('names the file date DD-MM-YYYY (spec §9)', () => {
+  it('names the file date DD-MM-YYYY (spec-notes §9)', () => {
     expect(ddmmyyyy(new Date(2026, 0, 5))).toBe('05-01-2026');
   });
   it('quotes fields and neutralises formulas', () => {

@@ -11,7 +11,7 @@ const values = (over: Partial<LocationFormValues> = {}): LocationFormValues => (
   ...over,
 });
 
-describe('the location form (spec §3 "Location", §5 messages)', () => {
+describe('the location form (spec-notes §3 "Location", §5 messages)', () => {
   it('sends each type only the fields it takes', () => {
     expect(prepareLocation('staticip', values())).toEqual({
       name: 'Site',

@@ -29,7 +29,7 @@ interface MailValues {
   console_url: string;
 }
 
-/** The settings form: server (host name or IP, spec §5 message), port, security, login, sender, from address, period. */
+/** The settings form: server (host name or IP, spec-notes §5 message), port, security, login, sender, from address, period. */
 function MailSettingsForm({ settings, query }: { settings: MailSettings; query: MailOwnerQuery }) {
   const { t } = useTranslation();
   const save = useSaveMailSettingsMutation(query);
@@ -204,12 +204,12 @@ function EmailSettings({ query }: { query: MailOwnerQuery }) {
   );
 }
 
-/** `/system/global_settings/email_settings` (spec §2): the system's mail settings. */
+/** `/system/global_settings/email_settings` (spec-notes §2): the system's mail settings. */
 export function SystemEmailSettingsPage() {
   return <EmailSettings query={{}} />;
 }
 
-/** `/msp/global_settings/email_settings` (spec §2): the MSP's own settings, or the system's in force. */
+/** `/msp/global_settings/email_settings` (spec-notes §2): the MSP's own settings, or the system's in force. */
 export function MspEmailSettingsPage() {
   return <EmailSettings query={{ msp_id: useMspId() }} />;
 }

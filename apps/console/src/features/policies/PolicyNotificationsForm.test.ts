@@ -19,7 +19,7 @@ const settings: PolicyNotifications = {
   updated_at: null,
 };
 
-describe('category notifications form (console spec §3 "Notification settings")', () => {
+describe('category notifications form (spec-notes §3 "Notification settings")', () => {
   it('maps stored settings to the form and back to a valid body', () => {
     const values = toValues(settings);
     expect(values).toEqual({ categories: ['5', '6'], interval: 'hourly', period: 'day', emails: ['sec@example.test'] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { categoryFromWire, categoryToWire } from './categoryMapper.ts';
 
-describe('category allowed flag flip (spec §3, §4)', () => {
+describe('category allowed flag flip (spec-notes §3, §4)', () => {
   it('reads wire allowed=true as blocked on screen', () => {
     expect(categoryFromWire({ id: 9, name: 'Pornography/Sex', level: 'M', allowed: true })).toEqual({
       id: 9,
@@ -28,7 +28,7 @@ describe('category allowed flag flip (spec §3, §4)', () => {
   });
 });
 
-describe('a level set to none by the system admin (spec §4)', () => {
+describe('a level set to none by the system admin (spec-notes §4)', () => {
   it('keeps a null wire level instead of the built-in one', () => {
     expect(categoryFromWire({ id: 21, name: 'Games', level: null, allowed: false }).level).toBeNull();
     expect(categoryFromWire({ id: 21, allowed: false }).level).toBe('H');

@@ -50,7 +50,7 @@ function fakeApi() {
   return { api, sent };
 }
 
-describe('default policy requests (spec §7 "Default policy")', () => {
+describe('default policy requests (spec-notes §7 "Default policy")', () => {
   it("reads and writes an MSP's global default policy with msp_id, the system's with no owner", async () => {
     const { api, sent } = fakeApi();
     const client = new QueryClient();

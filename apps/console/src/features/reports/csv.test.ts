@@ -15,7 +15,7 @@ describe('report CSV', () => {
   it('writes one row per key with quoted names', () => {
     expect(reportCsv(report)).toBe('key,name,requests,allowed,blocked\r\n6,"Spyware, Malicious",3,0,3\r\n');
   });
-  it('names the file with DD-MM-YYYY (spec §9)', () => {
+  it('names the file with DD-MM-YYYY (spec-notes §9)', () => {
     expect(reportCsvName(report, new Date(2026, 10, 2))).toBe('r_blocked_category-02-11-2026.csv');
   });
 });

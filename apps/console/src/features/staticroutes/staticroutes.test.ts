@@ -14,7 +14,7 @@ const route = {
 };
 
 describe('static routes in the console', () => {
-  it('validates the form with the shared schema: spec §5 messages, normalised values', () => {
+  it('validates the form with the shared schema: spec-notes §5 messages, normalised values', () => {
     const bad = staticRouteCreateSchema.safeParse({
       domain: 'https://corp.example/',
       resolver: 'dns.corp',
