@@ -57,6 +57,7 @@ export function RuleForm(props: {
           label={t('deviceExceptions.ruleType')}
           placeholder={t('deviceExceptions.selectOption')}
           required
+          allowDeselect={false}
           data={RULE_TYPES.map((r) => ({ value: r, label: r }))}
           {...form.getInputProps('rule_type')}
         />

@@ -81,6 +81,7 @@ export function PolicyChoiceFields(props: {
           placeholder={t('devices.selectPolicy')}
           data={(policies.data?.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))}
           required
+          allowDeselect={false}
           disabled={props.disabled}
           value={props.policy.value || null}
           onChange={props.policy.onChange}

@@ -52,6 +52,7 @@ function FeedFields({ form }: { form: Pick<UseFormReturnType<FeedFormValues>, 'g
         label={t('feeds.category')}
         description={t('feeds.categoryHint')}
         required
+        allowDeselect={false}
         searchable
         data={CATEGORY_OPTIONS}
         {...form.getInputProps('category_id')}

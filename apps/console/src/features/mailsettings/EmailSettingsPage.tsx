@@ -117,6 +117,7 @@ function MailSettingsForm({ settings, query }: { settings: MailSettings; query: 
           label={t('mail.notificationPeriod')}
           placeholder={t('mail.selectPeriod')}
           required
+          allowDeselect={false}
           data={NOTIFICATION_PERIODS.map((p) => ({ value: p, label: t(`mail.periods.${p}`) }))}
           {...form.getInputProps('notification_period')}
         />

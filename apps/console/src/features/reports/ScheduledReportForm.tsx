@@ -29,6 +29,7 @@ function Fields({ form }: { form: Pick<UseFormReturnType<Values>, 'getInputProps
         label={t('reports.reportType')}
         placeholder={t('reports.pickType')}
         required
+        allowDeselect={false}
         searchable
         data={(['behaviour', 'blocked', 'trend', 'security'] as const).map((type) => ({
           group: t(`reports.types.${type}`),

@@ -68,6 +68,7 @@ function RequestForm() {
             label={t('tools.newCategory')}
             placeholder={t('tools.selectCategory')}
             required
+            allowDeselect={false}
             searchable
             data={CATEGORIES.filter((c) => c.id !== 0).map((c) => ({ value: String(c.id), label: c.name }))}
             {...form.getInputProps('category')}
