@@ -217,7 +217,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: 'Cordon API', version: '0.1.0', description: 'The /restapi of spec-notes §7; quirks in docs/api.md.' },
+      info: {
+        title: 'Cordon API',
+        version: '0.1.0',
+        description: 'The /restapi of spec-notes §7; quirks in docs/api.md.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },

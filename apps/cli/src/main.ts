@@ -113,9 +113,10 @@ export async function main(argv: string[]): Promise<void> {
       .description('add a console admin; prints a generated password once when none is given')
       .requiredOption('--email <email>', 'login e-mail (unique)')
       .addOption(
-        new Option('--password <password>', 'password (spec-notes §5 rule); prefer the variable to keep it out of ps').env(
-          'CORDON_NEW_ADMIN_PASSWORD',
-        ),
+        new Option(
+          '--password <password>',
+          'password (spec-notes §5 rule); prefer the variable to keep it out of ps',
+        ).env('CORDON_NEW_ADMIN_PASSWORD'),
       )
       .option('--name <name>', 'full name (default: the e-mail)')
       .addOption(

@@ -26,7 +26,8 @@ export const cloudKeyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "A customer's cloud keys; sortkey name (the key), description, times_used, created_at, id (spec-notes §7).",
+    summary:
+      "A customer's cloud keys; sortkey name (the key), description, times_used, created_at, id (spec-notes §7).",
   }),
   create: defineEndpoint({
     method: 'POST',

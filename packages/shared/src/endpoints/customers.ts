@@ -25,7 +25,8 @@ export const customerEndpoints = {
     status: 200,
     access: { scope: 'owned', roles: [Role.System, Role.Sales, Role.Msp, Role.Customer] },
     tag,
-    summary: "Customer list, optionally of one MSP; a sales admin reads one MSP's, read-only (spec-notes §7 Customers).",
+    summary:
+      "Customer list, optionally of one MSP; a sales admin reads one MSP's, read-only (spec-notes §7 Customers).",
   }),
   create: defineEndpoint({
     method: 'POST',

@@ -121,7 +121,8 @@ export const deviceEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "Update a device's details and configuration; locked while it has a JSON configuration (spec-notes §7, §4).",
+    summary:
+      "Update a device's details and configuration; locked while it has a JSON configuration (spec-notes §7, §4).",
   }),
   getUsers: defineEndpoint({
     method: 'GET',

@@ -101,7 +101,8 @@ export const internalUserEndpoints = {
     status: 200,
     access,
     tag: 'internal_users',
-    summary: "A customer's internal users; `group_id` keeps a group's members (spec-notes §7 Groups and internal users).",
+    summary:
+      "A customer's internal users; `group_id` keeps a group's members (spec-notes §7 Groups and internal users).",
   }),
   get: defineEndpoint({
     method: 'GET',

@@ -26,7 +26,8 @@ export const notificationEndpoints = {
     status: 200,
     access,
     tag,
-    summary: "The category notifications of a customer's default policy (user_id; spec-notes §3 Notification settings).",
+    summary:
+      "The category notifications of a customer's default policy (user_id; spec-notes §3 Notification settings).",
   }),
   setDefault: defineEndpoint({
     method: 'POST',

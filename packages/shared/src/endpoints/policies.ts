@@ -113,7 +113,8 @@ export const policyEndpoints = {
     status: 200,
     access,
     tag,
-    summary: 'One category of a default policy, with its protection level (spec-notes §7 Policies; inverted `allowed`).',
+    summary:
+      'One category of a default policy, with its protection level (spec-notes §7 Policies; inverted `allowed`).',
   }),
   /** The system admin edits which protection levels block a category; new policies only (spec-notes §4). */
   setCategoryLevel: defineEndpoint({
@@ -181,7 +182,8 @@ export const policyEndpoints = {
     status: 200,
     access: { scope: 'customer', roles: [Role.System, Role.Msp, Role.Customer] },
     tag,
-    summary: "Partly update one of customer {id}'s policies; a named level resets its categories (spec-notes §7 Policies).",
+    summary:
+      "Partly update one of customer {id}'s policies; a named level resets its categories (spec-notes §7 Policies).",
   }),
   getCategories: defineEndpoint({
     method: 'GET',

@@ -36,6 +36,7 @@ export const powerBiEndpoints = {
     status: 200,
     access: { scope: 'any', roles: [Role.System, Role.Msp, Role.Customer] },
     tag: 'powerbi',
-    summary: 'The embed address of Power BI report {rid} for the customer {uuid} (spec-notes §7); 409 when not configured.',
+    summary:
+      'The embed address of Power BI report {rid} for the customer {uuid} (spec-notes §7); 409 when not configured.',
   }),
 } as const;

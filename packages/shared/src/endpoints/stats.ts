@@ -131,7 +131,8 @@ export const statsEndpoints = {
     status: 200,
     access: mspTotalsAccess,
     tag,
-    summary: "An MSP's overview summed over its customers (spec-notes §7 Stats); sales admins read it too (spec-notes §2 Sales).",
+    summary:
+      "An MSP's overview summed over its customers (spec-notes §7 Stats); sales admins read it too (spec-notes §2 Sales).",
   }),
   systemTraffic: defineEndpoint({
     method: 'GET',

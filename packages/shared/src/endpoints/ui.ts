@@ -50,7 +50,8 @@ export const uiEndpoints = {
     status: 200,
     access: writeAccess,
     tag,
-    summary: "Remove the level's interface title: the system's (or the product's) shows again (spec-notes §7 UI and tools).",
+    summary:
+      "Remove the level's interface title: the system's (or the product's) shows again (spec-notes §7 UI and tools).",
   }),
   getSupport: defineEndpoint({
     method: 'GET',
