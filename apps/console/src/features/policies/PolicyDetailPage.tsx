@@ -1,4 +1,4 @@
-import { Anchor, Badge, Grid, Paper, Tabs, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Paper, Tabs, Text } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useLocation, useNavigate, useParams } from 'react-router';
@@ -6,8 +6,7 @@ import { DomainListPanel } from '../../components/domainList/DomainListPanel.tsx
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { usePolicyCategoriesQuery, usePolicyQuery } from './api.ts';
-import { PolicyCategoriesForm } from './PolicyCategoriesForm.tsx';
-import { PolicyEditForm } from './PolicyEditForm.tsx';
+import { PolicyEditor } from './PolicyEditor.tsx';
 import { PolicyDevicesTab, PolicyLocationsTab } from './PolicyEnvironmentTabs.tsx';
 import { PolicyNotificationsTab } from './PolicyNotificationsForm.tsx';
 
@@ -69,46 +68,39 @@ function PolicyDetail({ id, tab }: { id: number; tab: PolicyTab }) {
   );
 }
 
-/** The details tab: the policy form and its categories. */
+/** The details tab: the policy editor (details, level, grouped categories, preview; one Save). */
 function PolicyDetailsTab({ id }: { id: number }) {
   const { t } = useTranslation();
   const policy = usePolicyQuery(id);
   const categories = usePolicyCategoriesQuery(id);
   return (
-    <Grid>
-      <Grid.Col span={{ base: 12, md: 4 }}>
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            {t('policies.details')}
-          </Title>
-          <QueryState query={policy}>
-            {(p) => (
-              <>
-                {p.is_default ? (
-                  <Badge variant="light" mb="sm">
-                    {t('policies.default')}
-                  </Badge>
-                ) : null}
-                <PolicyEditForm key={p.updated_at} policy={p} />
-                <Text size="sm" c="dimmed" mt="md">
-                  {t('policies.locations')}: {p.locations.map((l) => l.name).join(', ') || '—'}
-                </Text>
-              </>
-            )}
-          </QueryState>
-        </Paper>
-      </Grid.Col>
-      <Grid.Col span={{ base: 12, md: 8 }}>
-        <Paper withBorder p="md" radius="md">
-          <Title order={2} size="h4" mb="sm">
-            {t('policies.categories')}
-          </Title>
-          <QueryState query={categories}>
-            {(list) => <PolicyCategoriesForm key={categories.dataUpdatedAt} policyId={id} categories={list} />}
-          </QueryState>
-        </Paper>
-      </Grid.Col>
-    </Grid>
+    <QueryState query={policy}>
+      {(p) => (
+        <QueryState query={categories}>
+          {(list) => (
+            <PolicyEditor
+              // One editor per policy: after a save it keeps its own state (the reads refetch meanwhile).
+              key={p.id}
+              policy={p}
+              categories={list}
+              preview
+              aside={
+                <>
+                  {p.is_default ? (
+                    <Badge variant="light" mt="md">
+                      {t('policies.default')}
+                    </Badge>
+                  ) : null}
+                  <Text size="sm" c="dimmed" mt="md">
+                    {t('policies.locations')}: {p.locations.map((l) => l.name).join(', ') || '—'}
+                  </Text>
+                </>
+              }
+            />
+          )}
+        </QueryState>
+      )}
+    </QueryState>
   );
 }
 
