@@ -1,14 +1,15 @@
 /**
  * Vitest global setup of the unit and integration suite (vitest.config.ts): migrates the template
  * databases once per run, which every test database is then copied from (createTestDatabase;
- * docs/contributing.md "Running the tests"), and removes their scripts at the end.
+ * docs/contributing.md "Running the tests"); at the end removes their scripts and drops the run's
+ * PostgreSQL test schemas still on the server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeTestTemplates } from './testing.ts';
+import { dropRunSchemas, TEST_TEMPLATE_ENV, writeTestTemplates } from './testing.ts';
 
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), 'cordon-test-templates-'));
   const written = await writeTestTemplates(dir);
   if (process.env.CORDON_TEST_DATABASE_URL && !written.postgres) {
@@ -16,5 +17,10 @@ export default async function setup(): Promise<() => void> {
       'test databases: pg_dump cannot dump the test server; each PostgreSQL test schema is migrated from empty',
     );
   }
-  return () => rmSync(dir, { recursive: true, force: true });
+  return async () => {
+    rmSync(dir, { recursive: true, force: true });
+    const url = process.env.CORDON_TEST_DATABASE_URL;
+    const run = process.env[TEST_TEMPLATE_ENV.run];
+    if (url && run) await dropRunSchemas(url, run);
+  };
 }

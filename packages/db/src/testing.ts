@@ -18,11 +18,14 @@ export function testDialects(): Array<'sqlite' | 'postgres'> {
 /**
  * The environment switches of the test databases (docs/contributing.md "Running the tests"):
  * `sqlite` and `postgres` name the template scripts the suite's global setup wrote
- * ({@link writeTestTemplates}); `fromEmpty` (`1`) migrates every test database from empty instead.
+ * ({@link writeTestTemplates}); `run` is that run's id, which its PostgreSQL schemas are named with
+ * (the setup's teardown drops what is left of them, {@link dropRunSchemas}); `fromEmpty` (`1`)
+ * migrates every test database from empty instead.
  */
 export const TEST_TEMPLATE_ENV = {
   sqlite: 'CORDON_TEST_SQLITE_TEMPLATE',
   postgres: 'CORDON_TEST_PG_TEMPLATE',
+  run: 'CORDON_TEST_RUN',
   fromEmpty: 'CORDON_TEST_MIGRATE_FROM_EMPTY',
 } as const;
 
@@ -37,7 +40,8 @@ export interface TestDatabaseOptions {
 
 /**
  * A fresh, migrated database for one test: in-memory SQLite, or a new schema on the PostgreSQL
- * server of `CORDON_TEST_DATABASE_URL` that `close()` drops again. Both are copies of a database
+ * server of `CORDON_TEST_DATABASE_URL` that `close()` drops again (in a run with the global setup,
+ * without waiting for the drop: the setup's teardown drops any schema of the run left behind). Both are copies of a database
  * migrated once ({@link sqliteTemplateScript}, {@link postgresTemplateScript}): the same tables,
  * indexes, seed rows and `kysely_migration` rows as a migration from empty gives, in a fraction of
  * the time (packages/db/test/testing.test.ts compares them; docs/contributing.md "Running the tests").
@@ -51,12 +55,16 @@ export async function createTestDatabase(
   if (dialect === 'sqlite') {
     const handle = openDatabase({ sqlitePath: ':memory:' });
     if (fromEmpty) await migrateToLatest(handle);
-    else handle.sqlite!.exec(await cachedSqliteScript());
+    else {
+      handle.sqlite!.exec(await cachedSqliteScript());
+      await settle(handle);
+    }
     return handle;
   }
   const url = process.env.CORDON_TEST_DATABASE_URL;
   if (!url) throw new Error('CORDON_TEST_DATABASE_URL is not set');
-  const schema = `cordon_test_${randomBytes(6).toString('hex')}`;
+  const run = process.env[TEST_TEMPLATE_ENV.run];
+  const schema = `cordon_test_${run ? `${run}_` : ''}${randomBytes(6).toString('hex')}`;
   const script = fromEmpty ? undefined : cachedPostgresScript();
   const admin = openDatabase({ url, pgPoolSize: 1 });
   try {
@@ -66,16 +74,56 @@ export async function createTestDatabase(
     await admin.close();
   }
   const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 4 });
-  if (!script) await migrateToLatest(handle);
+  await (script ? settle(handle) : migrateToLatest(handle));
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      const cleanup = openDatabase({ url, pgPoolSize: 1 });
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(cleanup.db);
-      await cleanup.close();
+      const drop = dropSchema(url, schema);
+      // The next test need not wait for the drop (a few hundred ms): whatever a worker's exit cuts
+      // short, the teardown of the run drops. Without a run id nothing would, so it is awaited.
+      if (run) drop.catch(() => undefined);
+      else await drop;
     },
   };
+}
+
+/** Drops `schema` and everything in it. */
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const cleanup = openDatabase({ url, pgPoolSize: 1 });
+  try {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(cleanup.db);
+  } finally {
+    await cleanup.close();
+  }
+}
+
+/**
+ * Drops every schema of test run `run` still on the server at `url` (the global setup's teardown):
+ * the test schemas whose drop a worker's exit cut short, or a test never closed.
+ * @returns how many were dropped
+ */
+export async function dropRunSchemas(url: string, run: string): Promise<number> {
+  const admin = openDatabase({ url, pgPoolSize: 1 });
+  try {
+    const prefix = `cordon\\_test\\_${run}\\_%`;
+    const { rows } = await sql<{
+      name: string;
+    }>`select nspname as name from pg_namespace where nspname like ${prefix}`.execute(admin.db);
+    for (const { name } of rows) await sql`drop schema if exists ${sql.id(name)} cascade`.execute(admin.db);
+    return rows.length;
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * One query through Kysely, as the migration made: it opens the driver (on PostgreSQL a pooled
+ * connection), so that `close()` closes the SQLite connection too, which a driver never opened would
+ * leave open (a test that writes after `close()` expects a failure).
+ */
+async function settle(handle: DatabaseHandle): Promise<void> {
+  await sql`select 1`.execute(handle.db);
 }
 
 let sqliteScript: Promise<string> | undefined;
@@ -198,6 +246,7 @@ export async function postgresTemplateScript(url: string): Promise<string | unde
  * @returns what was written: `postgres` false when the PostgreSQL tests migrate each schema from empty
  */
 export async function writeTestTemplates(dir: string): Promise<{ sqlite: boolean; postgres: boolean }> {
+  process.env[TEST_TEMPLATE_ENV.run] ??= randomBytes(4).toString('hex');
   const sqliteFile = join(dir, 'sqlite-template.sql');
   writeFileSync(sqliteFile, await sqliteTemplateScript());
   process.env[TEST_TEMPLATE_ENV.sqlite] = sqliteFile;

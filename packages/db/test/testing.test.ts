@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../src/connection.ts';
+import { type DatabaseHandle, openDatabase } from '../src/connection.ts';
 import { MIGRATION_NAMES, migrateToLatest } from '../src/migrate.ts';
-import { createTestDatabase, testDialects } from '../src/testing.ts';
+import { createTestDatabase, dropRunSchemas, testDialects } from '../src/testing.ts';
 
 /**
  * Everything a migration leaves in a database — tables, columns, indexes, constraints, sequences,
@@ -86,6 +87,47 @@ describe.each(testDialects())('test databases on %s', (dialect) => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+});
+
+describe.runIf(process.env.CORDON_TEST_DATABASE_URL)('test schemas on postgres', () => {
+  const url = process.env.CORDON_TEST_DATABASE_URL!;
+  const schemasLike = async (admin: DatabaseHandle, pattern: string) =>
+    (
+      await sql<{ n: string }>`select nspname as n from pg_namespace where nspname like ${pattern} order by 1`.execute(
+        admin.db,
+      )
+    ).rows.map((r) => r.n);
+
+  it('drops the schema of a closed test database', async () => {
+    const handle = await createTestDatabase('postgres');
+    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(handle.db)).rows[0]!.s;
+    expect(schema).toMatch(/^cordon_test_/);
+    await handle.close();
+    const admin = openDatabase({ url, pgPoolSize: 1 });
+    try {
+      await expect.poll(() => schemasLike(admin, schema), { timeout: 20_000, interval: 50 }).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it("drops a run's schemas left behind at its end, and only that run's", async () => {
+    const run = randomBytes(4).toString('hex');
+    const other = randomBytes(4).toString('hex');
+    const admin = openDatabase({ url, pgPoolSize: 1 });
+    try {
+      for (const name of [`cordon_test_${run}_a1`, `cordon_test_${run}_b2`, `cordon_test_${other}_a1`]) {
+        await sql`create schema ${sql.id(name)}`.execute(admin.db);
+      }
+      await sql`create table ${sql.id(`cordon_test_${run}_a1`)}.t (id int)`.execute(admin.db);
+      expect(await dropRunSchemas(url, run)).toBe(2);
+      expect(await schemasLike(admin, `cordon_test_${run}%`)).toEqual([]);
+      expect(await schemasLike(admin, `cordon_test_${other}%`)).toEqual([`cordon_test_${other}_a1`]);
+    } finally {
+      await sql`drop schema if exists ${sql.id(`cordon_test_${other}_a1`)} cascade`.execute(admin.db);
+      await admin.close();
     }
   });
 });
