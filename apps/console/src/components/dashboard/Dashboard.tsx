@@ -1,6 +1,7 @@
 import { Box, Paper, SegmentedControl, SimpleGrid, Skeleton, Title, useMatches } from '@mantine/core';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { type DrillTarget, historyLink, userKeyFilter } from '../historyLinks.ts';
 import { QueryState } from '../QueryState.tsx';
 import { type DashboardOwner, type DashboardPeriod, TOP_LISTS, useDashboardQuery } from './api.ts';
 import { StatsNumbers } from './StatsNumbers.tsx';
@@ -14,10 +15,24 @@ const TrafficChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m
 const HistoryChart = lazy(() => import('./charts.tsx').then((m) => ({ default: m.HistoryChart })));
 
 /**
+ * The history link of a top-list entry (issue 29 drill-down): its domain, category id or user key,
+ * with the list's action and the dashboard's period; null when the key has no history filter.
+ */
+function topLink(dim: string, action: 'allowed' | 'blocked', period: DashboardPeriod, key: string, name: string) {
+  let filter: DrillTarget['filter'] | null = null;
+  if (dim === 'domains') filter = { key: 'domain', value: key };
+  else if (dim === 'categories' && /^\d+$/.test(key)) filter = { key: 'category', value: key, name };
+  else if (dim === 'users') filter = userKeyFilter(key, name);
+  return filter ? historyLink({ action, period, filter }) : null;
+}
+
+/**
  * The traffic dashboard of a customer, an MSP or the system overview (spec-notes §3 "Stats", §9 dashboard
  * defaults: traffic 'today', history 5 days): a period switch, the four numbers, the hourly traffic
  * chart, the daily history and the top categories, domains and users by allowed and blocked, all
- * fetched in one `/batch` (spec-notes §7 Batch).
+ * fetched in one `/batch` (spec-notes §7 Batch). A customer's numbers and top-list entries link to its
+ * history filtered to them (issue 29 drill-down); an MSP's or the system's sum several customers,
+ * whose histories are separate, so they do not link.
  */
 export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const { t } = useTranslation();
@@ -25,6 +40,7 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const compact = useMatches({ base: 'xs', sm: 'sm' });
   const query = useDashboardQuery(owner, period);
   const periodLabel = t(`dashboard.periods.${period}`);
+  const drill = owner.kind === 'customer';
   return (
     <Box component="section" aria-label={t('dashboard.label')} data-testid="dashboard" mb="xl">
       <SegmentedControl
@@ -53,7 +69,15 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
       <QueryState query={query}>
         {(d) => (
           <>
-            <StatsNumbers stats={d.overview} />
+            <StatsNumbers
+              stats={d.overview}
+              {...(drill
+                ? {
+                    linkFor: (key) =>
+                      historyLink({ period, action: key === 'allowed' || key === 'blocked' ? key : 'all' }),
+                  }
+                : {})}
+            />
             <SimpleGrid cols={{ base: 1, lg: 2 }} mb="lg">
               <Paper withBorder p="md" radius="md">
                 <Title order={2} size="h4" mb="sm">
@@ -81,6 +105,7 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
                   top={d.top[`${dim}_${action}`]}
                   action={action}
                   domains={dim === 'domains'}
+                  {...(drill ? { linkFor: (item) => topLink(dim, action, period, item.key, item.name) } : {})}
                 />
               ))}
             </SimpleGrid>

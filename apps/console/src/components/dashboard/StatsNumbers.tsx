@@ -1,6 +1,7 @@
 import type { StatsOverview } from '@cordon/shared';
-import { Paper, SimpleGrid, Text } from '@mantine/core';
+import { Anchor, Paper, SimpleGrid, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { useFormat } from '../format.ts';
 
 const ITEMS = [
@@ -12,9 +13,16 @@ const ITEMS = [
 
 /**
  * The four overview numbers (spec-notes §3 "Stats"), shown with the spec-notes §9 count formatter; each
- * carries its raw integer in `data-value` and `title`.
+ * carries its raw integer in `data-value` and `title`. With `linkFor`, each number links to what it
+ * counts (issue 29 drill-down: the history of that action and period).
  */
-export function StatsNumbers({ stats }: { stats: StatsOverview }) {
+export function StatsNumbers({
+  stats,
+  linkFor,
+}: {
+  stats: StatsOverview;
+  linkFor?: (key: keyof StatsOverview) => string;
+}) {
   const { t } = useTranslation();
   const fmt = useFormat();
   return (
@@ -34,7 +42,19 @@ export function StatsNumbers({ stats }: { stats: StatsOverview }) {
               aria-labelledby={`${item.testId}-label`}
               title={String(value)}
             >
-              {fmt.count(value)}
+              {linkFor ? (
+                <Anchor
+                  component={Link}
+                  to={linkFor(item.key)}
+                  inherit
+                  underline="hover"
+                  data-testid={`${item.testId}-link`}
+                >
+                  {fmt.count(value)}
+                </Anchor>
+              ) : (
+                fmt.count(value)
+              )}
             </Text>
           </Paper>
         );

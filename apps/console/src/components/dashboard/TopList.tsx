@@ -1,12 +1,15 @@
 import { Constants, type StatsTop, shortenDomain } from '@cordon/shared';
-import { Group, Paper, Progress, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group, Paper, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { useFormat } from '../format.ts';
 
 /**
  * One top list (spec-notes §3 "Stats": top categories, domains or users by allowed or blocked): the name
  * (a domain shortened per spec-notes §9, the full name in its title), the count (spec-notes §9 formatter) and a
  * bar in the action's colour (spec-notes §9: allowed #4BA7EE, blocked #DE3617) relative to the first.
+ * With `linkFor`, an entry's name links to the history filtered to it (issue 29 drill-down; null:
+ * no link for that entry).
  */
 export function TopList({
   title,
@@ -14,12 +17,14 @@ export function TopList({
   action,
   domains,
   testId,
+  linkFor,
 }: {
   title: string;
   top: StatsTop;
   action: 'allowed' | 'blocked';
   domains: boolean;
   testId: string;
+  linkFor?: (item: StatsTop['data'][number]) => string | null;
 }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -36,24 +41,34 @@ export function TopList({
         </Text>
       ) : (
         <Stack gap={6} component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
-          {top.data.map((item) => (
-            <li key={item.key}>
-              <Group justify="space-between" wrap="nowrap" gap="xs">
-                <Text size="sm" truncate title={item.name}>
-                  {domains ? shortenDomain(item.name) : item.name}
-                </Text>
-                <Text size="sm" fw={600} title={String(item.count)}>
-                  {fmt.count(item.count)}
-                </Text>
-              </Group>
-              <Progress
-                value={max > 0 ? (item.count / max) * 100 : 0}
-                color={colour}
-                size="sm"
-                aria-label={`${item.name}: ${item.count}`}
-              />
-            </li>
-          ))}
+          {top.data.map((item) => {
+            const to = linkFor?.(item) ?? null;
+            const name = domains ? shortenDomain(item.name) : item.name;
+            return (
+              <li key={item.key}>
+                <Group justify="space-between" wrap="nowrap" gap="xs">
+                  <Text size="sm" truncate title={item.name}>
+                    {to ? (
+                      <Anchor component={Link} to={to} inherit aria-label={t('dashboard.drill', { name: item.name })}>
+                        {name}
+                      </Anchor>
+                    ) : (
+                      name
+                    )}
+                  </Text>
+                  <Text size="sm" fw={600} title={String(item.count)}>
+                    {fmt.count(item.count)}
+                  </Text>
+                </Group>
+                <Progress
+                  value={max > 0 ? (item.count / max) * 100 : 0}
+                  color={colour}
+                  size="sm"
+                  aria-label={`${item.name}: ${item.count}`}
+                />
+              </li>
+            );
+          })}
         </Stack>
       )}
     </Paper>

@@ -1,36 +1,96 @@
-import { ddmmyyyy, Endpoints, HISTORY_LIMIT, type HistoryEntry } from '@cordon/shared';
-import { Button, Group, Select, TextInput } from '@mantine/core';
+import { Constants, ddmmyyyy, Endpoints, HISTORY_LIMIT, HISTORY_ORDER_BY, type HistoryEntry } from '@cordon/shared';
+import { Button, CloseButton, Group, Pill, Select, Text, TextInput } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { useApi } from '../../api/context.ts';
-import { ListSearch, useListState } from '../../components/DataTable.tsx';
+import { ListSearch } from '../../components/DataTable.tsx';
 import { saveTextFile } from '../../components/domainList/logic.ts';
+import {
+  type DrillValue,
+  drillQuery,
+  HISTORY_ACTIONS,
+  HISTORY_PERIODS,
+  type HistoryPeriod,
+  readDrillFilters,
+} from '../../components/historyLinks.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
+import { useUrlListState } from '../../components/urlListState.ts';
 import { useCustomerId } from '../../session/context.ts';
 import { type HistoryAction, useHistoryQuery } from './api.ts';
 import { historyCsv } from './csv.ts';
 import { type HistorySortKey, HistoryTable } from './HistoryTable.tsx';
 import { isQueryTimeout } from './timeout.tsx';
 
-const PERIODS = ['today', 'yesterday', '7days', '30days', 'day'] as const;
-type Period = (typeof PERIODS)[number];
+const PERIODS = HISTORY_PERIODS;
+type Period = HistoryPeriod;
+
+/** The exact filters on screen (issue 29 drill-down), each with a button that removes it. */
+function DrillFilters({ filters, onRemove }: { filters: readonly DrillValue[]; onRemove: (f: DrillValue) => void }) {
+  const { t } = useTranslation();
+  if (filters.length === 0) return null;
+  return (
+    <Group gap="xs" mb="md" data-testid="history-filters" role="group" aria-label={t('history.drill.label')}>
+      <Text size="sm" c="dimmed">
+        {t('history.drill.narrowedTo')}
+      </Text>
+      {filters.map((f) => (
+        <Pill key={f.key} size="lg" data-testid={`history-filter-${f.key}`}>
+          <Group gap={4} wrap="nowrap">
+            <span>{t(`history.drill.${f.key}`, { value: f.label })}</span>
+            <CloseButton
+              size="xs"
+              aria-label={t('history.drill.remove', { filter: t(`history.drill.${f.key}`, { value: f.label }) })}
+              onClick={() => onRemove(f)}
+            />
+          </Group>
+        </Pill>
+      ))}
+    </Group>
+  );
+}
 
 /**
  * `/customer/reporting/history_reports` (spec-notes §2 reporting: history; spec-notes §7 history): the query-log
  * search with action, period (or one day) and text filters, sortable columns, paging (spec-notes §9 page
  * size) and a CSV export of up to 1000 matching rows (spec-notes §9: history limit 1000, file name
- * DD-MM-YYYY).
+ * DD-MM-YYYY). Every filter, the exact ones of the dashboards' drill-down included, lives in the
+ * address (issue 29): `action`, `period`, `day`, `q`, `sort`, `dir`, `page`, `domain`, `category`…
  */
 export function HistoryPage() {
   const { t } = useTranslation();
   const api = useApi();
   const customerId = useCustomerId();
-  const list = useListState<HistorySortKey>({ key: 'time', dir: 'desc' });
-  const [action, setAction] = useState<HistoryAction>('all');
-  const [period, setPeriod] = useState<Period>('today');
-  const [day, setDay] = useState(() => new Date().toISOString().slice(0, 10));
+  const list = useUrlListState<HistorySortKey>(
+    { key: 'time', dir: 'desc' },
+    HISTORY_ORDER_BY,
+    Constants.defaultPageSize,
+  );
+  const [params, setParams] = useSearchParams();
+  const setParam = (changes: Record<string, string | null>) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        for (const [k, v] of Object.entries(changes)) {
+          if (v === null) next.delete(k);
+          else next.set(k, v);
+        }
+        next.delete('page');
+        return next;
+      },
+      { replace: true },
+    );
+  const rawAction = params.get('action') as HistoryAction | null;
+  const action: HistoryAction = rawAction && HISTORY_ACTIONS.includes(rawAction) ? rawAction : 'all';
+  const rawPeriod = params.get('period') as Period | null;
+  const period: Period = rawPeriod && PERIODS.includes(rawPeriod) ? rawPeriod : 'today';
+  const day = params.get('day') ?? new Date().toISOString().slice(0, 10);
+  const setAction = (a: HistoryAction) => setParam({ action: a === 'all' ? null : a });
+  const setPeriod = (p: Period) => setParam({ period: p === 'today' ? null : p });
+  const setDay = (d: string) => setParam({ day: d });
+  const filters = readDrillFilters(params);
   const [exporting, setExporting] = useState(false);
   const date = period === 'day' ? day : period;
   const validDate = period !== 'day' || /^\d{4}-\d{2}-\d{2}$/.test(day);
@@ -38,6 +98,7 @@ export function HistoryPage() {
     order_by: list.sort.key,
     order_dir: list.sort.dir,
     ...(list.filter ? { q: list.filter } : {}),
+    ...drillQuery(filters),
   };
   const query = useHistoryQuery(customerId, action, validDate ? date : 'today', {
     ...base,
@@ -82,7 +143,6 @@ export function HistoryPage() {
           value={action}
           onChange={(v) => {
             setAction((v as HistoryAction) ?? 'all');
-            list.setPage(1);
           }}
           data={(['all', 'allowed', 'blocked'] as const).map((a) => ({ value: a, label: t(`history.filter.${a}`) }))}
           allowDeselect={false}
@@ -93,7 +153,6 @@ export function HistoryPage() {
           value={period}
           onChange={(v) => {
             setPeriod((v as Period) ?? 'today');
-            list.setPage(1);
           }}
           data={PERIODS.map((p) => ({ value: p, label: t(`history.periods.${p}`) }))}
           allowDeselect={false}
@@ -106,7 +165,6 @@ export function HistoryPage() {
             value={day}
             onChange={(e) => {
               setDay(e.currentTarget.value);
-              list.setPage(1);
             }}
             error={validDate ? undefined : t('history.dayInvalid')}
             w={180}
@@ -114,6 +172,7 @@ export function HistoryPage() {
         ) : null}
         <ListSearch list={list} label={t('history.search')} wide />
       </Group>
+      <DrillFilters filters={filters} onRemove={(f) => setParam({ [f.key]: null, [`${f.key}_name`]: null })} />
       <HistoryTable query={query} list={list} />
     </>
   );
