@@ -1,5 +1,5 @@
 import { feeds, notifications, reports, rollups, webhooks, type worker } from '@cordon/core';
-import { isDatabaseUnreachable } from '@cordon/db';
+import { isDatabaseBusy, isDatabaseUnreachable } from '@cordon/db';
 import type { ServeConfig } from './config.ts';
 import { ddnsJob, upstreamLookup } from './ddns-job.ts';
 
@@ -85,8 +85,17 @@ export function retryWhileUnreachable(job: worker.WorkerJob, opts: UnreachableRe
         try {
           return await job.run(ctx);
         } catch (err) {
-          if (!isDatabaseUnreachable(err) || waited >= giveUpAfter || stopping?.aborted) throw err;
-          ctx.log.warn({ err, job: job.name, retryInMs: delay }, 'worker job: database unreachable; retrying');
+          const busy = isDatabaseBusy(err);
+          if (!(busy || isDatabaseUnreachable(err)) || waited >= giveUpAfter || stopping?.aborted) throw err;
+          if (busy) {
+            // Another process's long write (an import): expected contention, one line without a stack.
+            ctx.log.warn(
+              { code: 'SQLITE_BUSY', job: job.name, retryInMs: delay },
+              'worker job: database busy; retrying',
+            );
+          } else {
+            ctx.log.warn({ err, job: job.name, retryInMs: delay }, 'worker job: database unreachable; retrying');
+          }
           await sleep(delay);
           waited += delay;
           delay = Math.min(delay * 2, max);

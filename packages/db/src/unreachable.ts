@@ -44,3 +44,14 @@ function unreachable(err: unknown, depth: number): boolean {
   if (typeof e.message === 'string' && UNREACHABLE_MESSAGE.test(e.message)) return true;
   return e.cause !== undefined && unreachable(e.cause, depth + 1);
 }
+
+/**
+ * True when `err` is SQLite's `SQLITE_BUSY` (or an extended `SQLITE_BUSY_*` code): another
+ * connection held the write lock past the busy timeout (5 s) — a long write such as `cordon
+ * categories import` in another process. Nothing was written; the same work succeeds once the
+ * other writer commits (docs/operations.md "Writes under load (SQLite)"). False for everything else.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const code = err !== null && typeof err === 'object' ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
+}

@@ -1,4 +1,4 @@
-import { isDatabaseUnreachable } from '@cordon/db';
+import { isDatabaseBusy, isDatabaseUnreachable } from '@cordon/db';
 import { ApiError, type ApiErrorBody, Messages } from '@cordon/shared';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -31,13 +31,19 @@ function isDecimal(value: unknown): boolean {
  * decimal digits naming nothing, such as `0`, → 404 ERR_NOT_FOUND); `ApiError` → its
  * status; Fastify's own 4xx (bad JSON, body too large) → 400; the database unreachable (a refused,
  * reset or terminated connection: `isDatabaseUnreachable` of @cordon/db) → 503 ERR_UNAVAILABLE,
- * logged at warn (docs/operations.md "When the database goes away"); anything else → 500, logged,
+ * logged at warn (docs/operations.md "When the database goes away"); SQLite busy past its timeout
+ * (`isDatabaseBusy`: another process's long write) → 503 ERR_UNAVAILABLE; anything else → 500, logged,
  * with the spec-notes §8 text and no detail.
  */
 export function toErrorBody(error: unknown, request: FastifyRequest): { status: number; body: ApiErrorBody } {
   if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
   if (isDatabaseUnreachable(error)) {
     request.log.warn({ err: error }, 'database unreachable');
+    return { status: 503, body: new ApiError('ERR_UNAVAILABLE').toBody() };
+  }
+  if (isDatabaseBusy(error)) {
+    // Another process held SQLite's write lock past the busy timeout (an import): nothing was written.
+    request.log.warn({ code: 'SQLITE_BUSY' }, 'database busy with another writer');
     return { status: 503, body: new ApiError('ERR_UNAVAILABLE').toBody() };
   }
   if (hasZodFastifySchemaValidationErrors(error)) {

@@ -3,7 +3,7 @@
  * succeed later without anything changing in the rows. Its own module so that it can be tested
  * outside a worker thread.
  */
-import { isDatabaseUnreachable } from '@cordon/db/unreachable';
+import { isDatabaseBusy, isDatabaseUnreachable } from '@cordon/db/unreachable';
 
 /**
  * Why an insert that failed with `err` may succeed later, or null when it may not (a bug, a refused
@@ -20,6 +20,6 @@ export function retryReason(err: unknown): 'unreachable' | 'full' | 'busy' | nul
   if (isDatabaseUnreachable(err)) return 'unreachable';
   const code = err !== null && typeof err === 'object' ? (err as { code?: unknown }).code : undefined;
   if (code === 'SQLITE_FULL') return 'full';
-  if (typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))) return 'busy';
+  if (isDatabaseBusy(err)) return 'busy';
   return null;
 }

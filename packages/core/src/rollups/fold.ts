@@ -1,4 +1,4 @@
-import { type DatabaseHandle, QUERY_LOG_WRITE_LOCK, runMultiRow } from '@cordon/db';
+import { type DatabaseHandle, isDatabaseBusy, QUERY_LOG_WRITE_LOCK, runMultiRow } from '@cordon/db';
 import { sql } from 'kysely';
 import { applyRollups, customersOf, type FoldRow, foldRollups, mspTopDeltas, type RollupDeltas } from './buffer.ts';
 
@@ -314,7 +314,13 @@ export function startQueryLogFolder(
         },
         (err: unknown) => {
           // Log once per run of failures (a database down for minutes is one line, not sixty).
-          if (!failing) opts.log?.warn({ err }, 'query-log fold failed; retrying');
+          // Another process's long write (an import) is expected contention: one line, no stack.
+          if (!failing && isDatabaseBusy(err)) {
+            opts.log?.warn(
+              { code: 'SQLITE_BUSY' },
+              'query-log fold: the database is busy with another writer; retrying',
+            );
+          } else if (!failing) opts.log?.warn({ err }, 'query-log fold failed; retrying');
           failing = true;
           return 0;
         },
