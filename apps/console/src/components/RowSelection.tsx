@@ -1,10 +1,11 @@
-import { Constants } from '@cordon/shared';
+import { Constants, type DependantsResponse } from '@cordon/shared';
 import { Button, Checkbox, Group, List, Modal, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconTrash } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { type DeleteChoice, type DeleteItem, type MoveChoice, SafeDeleteDialog } from './SafeDeleteDialog.tsx';
 import { showSuccessToast } from './toast.ts';
 
 /** The rows checked in a list, limited to the rows on screen that may be selected. */
@@ -74,9 +75,20 @@ export function RowCheckbox({ selection, id, name }: { selection: RowSelection; 
 
 /**
  * "Delete selected (n)": disabled with nothing selected; asks for confirmation in a dialog naming the
- * count, then runs `onConfirm` (one `/batch`, spec-notes §7 Batch) and closes once it settles.
+ * count, then runs `onConfirm` (one `/batch`, spec-notes §7 Batch) and closes once it settles. Given the
+ * selected `items`, the dialog names them and, with `fetchDependants`, shows what depends on each and
+ * the totals, offering `move` (where the dependants go) when any is in use (issue 29; docs/api.md
+ * "Deletes of things in use"); `onConfirm` then gets the choice.
  */
-export function DeleteSelectedButton(props: { count: number; loading: boolean; onConfirm: () => Promise<void> }) {
+export function DeleteSelectedButton(props: {
+  count: number;
+  loading: boolean;
+  onConfirm: (choice: DeleteChoice) => Promise<void>;
+  items?: readonly DeleteItem[];
+  kind?: string;
+  fetchDependants?: (id: number) => Promise<DependantsResponse>;
+  move?: MoveChoice;
+}) {
   const { t } = useTranslation();
   const [opened, { open, close }] = useDisclosure(false);
   return (
@@ -90,24 +102,39 @@ export function DeleteSelectedButton(props: { count: number; loading: boolean; o
       >
         {t('common.deleteSelected', { count: props.count })}
       </Button>
-      <Modal opened={opened} onClose={close} title={t('common.confirmDeleteTitle')} centered>
-        <Text mb="md">{t('common.confirmDeleteText', { count: props.count })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close} disabled={props.loading}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color="red"
-            loading={props.loading}
-            onClick={() => {
-              void props.onConfirm().finally(close);
-            }}
-            data-autofocus
-          >
-            {t('common.delete')}
-          </Button>
-        </Group>
-      </Modal>
+      {props.items ? (
+        <SafeDeleteDialog
+          opened={opened}
+          onClose={close}
+          title={t('common.confirmDeleteTitle')}
+          text={t('common.confirmDeleteText', { count: props.count })}
+          items={props.items}
+          kind={props.kind ?? 'items'}
+          {...(props.fetchDependants ? { fetchDependants: props.fetchDependants } : {})}
+          {...(props.move ? { move: props.move } : {})}
+          loading={props.loading}
+          onConfirm={props.onConfirm}
+        />
+      ) : (
+        <Modal opened={opened} onClose={close} title={t('common.confirmDeleteTitle')} centered>
+          <Text mb="md">{t('common.confirmDeleteText', { count: props.count })}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close} disabled={props.loading}>
+              {t('common.cancel')}
+            </Button>
+            <Button
+              color="red"
+              loading={props.loading}
+              onClick={() => {
+                void props.onConfirm({ moveTo: null }).finally(close);
+              }}
+              data-autofocus
+            >
+              {t('common.delete')}
+            </Button>
+          </Group>
+        </Modal>
+      )}
     </>
   );
 }

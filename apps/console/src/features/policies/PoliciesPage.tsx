@@ -5,16 +5,24 @@ import { useTranslation } from 'react-i18next';
 import { ListToolbar, useListState } from '../../components/DataTable.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import type { DeleteChoice } from '../../components/SafeDeleteDialog.tsx';
 import { useCustomerId } from '../../session/context.ts';
-import { type PolicySortKey, useDeletePoliciesMutation, usePoliciesQuery } from './api.ts';
+import {
+  type PolicySortKey,
+  useAllPoliciesQuery,
+  useDeletePoliciesMutation,
+  usePoliciesQuery,
+  usePolicyDependantsFetcher,
+} from './api.ts';
 import { PoliciesTable } from './PoliciesTable.tsx';
 import { PolicyCreateForm } from './PolicyCreateForm.tsx';
 
 /**
  * `/customer/content_filtering/policies` (spec-notes §2): the customer's policies with paging (10 a page,
  * offset = size × page − size), sort (default name ascending) and search (spec-notes §9), a "New policy"
- * form, and "Delete selected" sent as one `/batch` (spec-notes §7 Batch). The default policy cannot be
- * deleted, so it cannot be selected.
+ * form, and "Delete selected" sent as one `/batch` (spec-notes §7 Batch): the dialog names the policies,
+ * shows what uses each (locations, groups, users, devices) and, when any is in use, asks which policy
+ * takes them over (issue 29). The default policy cannot be deleted, so it cannot be selected.
  */
 export function PoliciesPage() {
   const { t } = useTranslation();
@@ -26,11 +34,18 @@ export function PoliciesPage() {
   const selection = useRowSelection(rows.filter((p) => !p.is_default).map((p) => p.id));
   const remove = useDeletePoliciesMutation();
   const toastResult = useMultiDeleteToasts();
+  const fetchDependants = usePolicyDependantsFetcher();
+  const all = useAllPoliciesQuery(customerId);
+  const selectedItems = rows.filter((p) => selection.selected.includes(p.id)).map((p) => ({ id: p.id, name: p.name }));
+  // Where the dependants may go: any other policy of the customer (the default included) not being deleted.
+  const targets = (all.data?.data ?? [])
+    .filter((p) => !selection.selected.includes(p.id))
+    .map((p) => ({ value: String(p.id), label: p.name }));
 
-  const onDelete = async () => {
+  const onDelete = async (choice: DeleteChoice) => {
     const ids = selection.selected;
     const names = new Map(rows.map((p) => [String(p.id), p.name]));
-    const outcome = await remove.run(ids);
+    const outcome = await remove.run(ids, choice.moveTo === null ? null : Number(choice.moveTo));
     toastResult({
       deleted: outcome.succeeded.length,
       failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
@@ -52,7 +67,15 @@ export function PoliciesPage() {
       <ListToolbar
         list={list}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={selectedItems}
+            kind="policies"
+            fetchDependants={fetchDependants}
+            move={{ label: t('safeDelete.movePolicy'), options: targets }}
+          />
         }
       />
       <PoliciesTable query={policies} selection={selection} list={list} />

@@ -1,6 +1,7 @@
-import { Endpoints, type PolicyCategory } from '@cordon/shared';
+import { type DependantsResponse, Endpoints, type PolicyCategory } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { type CategoryAllowance, categoryFromWire, categoryToWire } from './categoryMapper.ts';
 
@@ -40,16 +41,36 @@ export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
 }
 
 /**
- * Deletes policies as ONE `POST /batch` of `DELETE /policies/{id}` (spec-notes §7 Batch, Policies); the
- * locations naming them fall back to the default policy, so locations go stale too.
+ * Deletes policies as ONE `POST /batch` of `DELETE /policies/{id}` (spec-notes §7 Batch, Policies). With
+ * `moveTo`, each sends `move_to_policy_id`: the locations, groups, users and devices naming it go to
+ * that policy in the same transaction (docs/api.md "Deletes of things in use"); without, a policy in
+ * use is refused (409 ERR_IN_USE). Every read naming policies goes stale.
  */
 export function useDeletePoliciesMutation() {
-  const batch = useBatchMutation({ invalidates: ['policies', 'locations'] });
+  const batch = useBatchMutation({ invalidates: ['policies', 'locations', 'groups', 'internal_users', 'devices'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
-      batch.mutateAsync(deleteItems(Endpoints.policies.remove, ids, (id) => ({ params: { id } }))),
+    run: (ids: readonly number[], moveTo: number | null = null) =>
+      batch.mutateAsync(
+        deleteItems(Endpoints.policies.remove, ids, (id) => ({
+          params: { id },
+          ...(moveTo !== null ? { query: { move_to_policy_id: moveTo } } : {}),
+        })),
+      ),
   };
+}
+
+/** `GET /policies/{id}/dependants` as a function for the delete dialog (docs/api.md "Deletes of things in use"). */
+export function usePolicyDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (id) => api.call(Endpoints.policies.dependants, { params: { id } });
+}
+
+/** Every policy of the customer by name (the delete dialog's move targets), default included. */
+export function useAllPoliciesQuery(customerId: number) {
+  return useEndpointQuery(Endpoints.policies.list, {
+    query: { user_id: customerId, limit: 10_000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'true' },
+  });
 }
 
 /** `GET /policies/{id}` (spec-notes §7 Policies). */
