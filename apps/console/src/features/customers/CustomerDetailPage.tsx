@@ -12,7 +12,7 @@ import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useMspId, useSession, useSessionStore } from '../../session/context.ts';
-import { useCustomerQuery, useDeleteCustomerMutation } from './api.ts';
+import { useCustomerDependantsFetcher, useCustomerQuery, useDeleteCustomerMutation } from './api.ts';
 import { CustomerEditForm } from './CustomerEditForm.tsx';
 
 /** One labelled value of the customer's summary. */
@@ -37,7 +37,8 @@ function CustomerDetail({ customer }: { customer: Customer }) {
   const session = useSession();
   const navigate = useNavigate();
   const [editing, { open, close }] = useDisclosure(false);
-  const remove = useDeleteCustomerMutation(customer.id);
+  const remove = useDeleteCustomerMutation(customer.id, customer.accountName);
+  const fetchDependants = useCustomerDependantsFetcher();
   usePageSubtitle(customer.accountName);
   return (
     <Stack gap="lg">
@@ -74,6 +75,10 @@ function CustomerDetail({ customer }: { customer: Customer }) {
           label={t('common.delete')}
           title={t('customers.deleteTitle')}
           text={t('customers.deleteText', { name: customer.accountName })}
+          item={{ id: customer.id, name: customer.accountName }}
+          kind="customers"
+          fetchDependants={fetchDependants}
+          confirmName={customer.accountName}
           loading={remove.isPending}
           onConfirm={() =>
             remove.mutateAsync(undefined).then(() => {

@@ -11,7 +11,7 @@ import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../
 import { useMspId, useSession, useSessionStore } from '../../session/context.ts';
 import { CustomerBulkActions, CustomerStatusTable } from '../msps/CustomerStatusList.tsx';
 import { useCustomerStatusListState, useCustomerStatusQuery } from '../msps/customerStatusApi.ts';
-import { useDeleteCustomersMutation, useMspQuery } from './api.ts';
+import { useCustomerDependantsFetcher, useDeleteCustomersMutation, useMspQuery } from './api.ts';
 import { CustomerCreateForm } from './CustomerCreateForm.tsx';
 
 /**
@@ -34,13 +34,15 @@ export function MspOverviewPage() {
   const rows = customers.data?.data ?? [];
   const selection = useRowSelection(rows.map((c) => c.id));
   const remove = useDeleteCustomersMutation();
+  const fetchDependants = useCustomerDependantsFetcher();
   const toastResult = useMultiDeleteToasts();
   usePageSubtitle(msp.data?.name);
   const limit = msp.data ? parseLicenceLimit(msp.data.license) : null;
 
   const onDelete = async () => {
     const names = new Map(rows.map((c) => [String(c.id), c.name]));
-    const outcome = await remove.run(selection.selected);
+    // The dialog listed the customers and what they own: their names confirm the cascade (issue 29).
+    const outcome = await remove.run(selection.selected, new Map(rows.map((c) => [c.id, c.name])));
     toastResult({
       deleted: outcome.succeeded.length,
       failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
@@ -76,7 +78,14 @@ export function MspOverviewPage() {
         actions={
           <>
             <CustomerBulkActions rows={rows} selection={selection} />
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows.filter((c) => selection.selected.includes(c.id)).map((c) => ({ id: c.id, name: c.name }))}
+              kind="customers"
+              fetchDependants={fetchDependants}
+            />
           </>
         }
       />

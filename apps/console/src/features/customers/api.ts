@@ -1,6 +1,7 @@
-import { Endpoints, type ListQuery } from '@cordon/shared';
+import { type DependantsResponse, Endpoints, type ListQuery } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** The customer list's sort keys (spec-notes §9 sort). */
@@ -35,17 +36,39 @@ export function useUpdateCustomerMutation(id: number) {
   return useEndpointMutation(Endpoints.customers.update, { params: { id } });
 }
 
-/** `DELETE /users/{id}` (spec-notes §7 Customers): the customer and everything it owns. */
-export function useDeleteCustomerMutation(id: number) {
-  return useEndpointMutation(Endpoints.customers.remove, { params: { id }, invalidates: ['msp'] });
+/**
+ * `DELETE /users/{id}?confirm_name=` (spec-notes §7 Customers): the customer and everything it owns,
+ * once its name was typed in the dialog (docs/api.md "Deletes of things in use").
+ */
+export function useDeleteCustomerMutation(id: number, name: string) {
+  return useEndpointMutation(Endpoints.customers.remove, {
+    params: { id },
+    query: { confirm_name: name },
+    invalidates: ['msp'],
+  });
 }
 
-/** "Delete selected" customers as one `/batch` of `DELETE /users/{id}` (spec-notes §7 Batch). */
+/** `GET /users/{id}/dependants`: what a delete of the customer takes with it, for the dialog. */
+export function useCustomerDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (id) => api.call(Endpoints.customers.dependants, { params: { id } });
+}
+
+/**
+ * "Delete selected" customers as one `/batch` of `DELETE /users/{id}` (spec-notes §7 Batch). Given
+ * `names` (the rows' account names, shown in the confirmed dialog), each carries `confirm_name`, so
+ * a customer owning things goes too; without, such a customer is refused (409 ERR_IN_USE).
+ */
 export function useDeleteCustomersMutation() {
   const batch = useBatchMutation({ invalidates: ['customers', 'msp'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
-      batch.mutateAsync(deleteItems(Endpoints.customers.remove, ids, (id) => ({ params: { id } }))),
+    run: (ids: readonly number[], names?: ReadonlyMap<number, string>) =>
+      batch.mutateAsync(
+        deleteItems(Endpoints.customers.remove, ids, (id) => {
+          const name = names?.get(id);
+          return { params: { id }, ...(name !== undefined ? { query: { confirm_name: name } } : {}) };
+        }),
+      ),
   };
 }

@@ -14,7 +14,13 @@ import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useSession, useSessionStore } from '../../session/context.ts';
-import { useDeleteMspMutation, useMspCustomersQuery, useMspQuery, useMspTotalsQuery } from './api.ts';
+import {
+  useDeleteMspMutation,
+  useMspCustomersQuery,
+  useMspDependantsFetcher,
+  useMspQuery,
+  useMspTotalsQuery,
+} from './api.ts';
 import { MspEditForm } from './MspEditForm.tsx';
 
 type CustomerSortKey = 'name' | 'timezone' | 'created_at';
@@ -105,7 +111,8 @@ function MspActions({ msp }: { msp: Msp }) {
   const session = useSession();
   const navigate = useNavigate();
   const [editing, { open, close }] = useDisclosure(false);
-  const remove = useDeleteMspMutation(msp.id);
+  const remove = useDeleteMspMutation(msp.id, msp.name);
+  const fetchDependants = useMspDependantsFetcher();
   return (
     <Group gap="xs" wrap="wrap">
       <Button
@@ -125,6 +132,10 @@ function MspActions({ msp }: { msp: Msp }) {
         label={t('common.delete')}
         title={t('msps.deleteTitle')}
         text={t('msps.deleteText', { name: msp.name })}
+        item={{ id: msp.id, name: msp.name }}
+        kind="msps"
+        fetchDependants={fetchDependants}
+        confirmName={msp.name}
         loading={remove.isPending}
         onConfirm={() =>
           remove.mutateAsync(undefined).then(() => {

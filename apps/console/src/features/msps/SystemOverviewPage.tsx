@@ -7,7 +7,7 @@ import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useSession, useSessionStore } from '../../session/context.ts';
-import { type MspSortKey, useDeleteMspsMutation, useMspsQuery } from './api.ts';
+import { type MspSortKey, useDeleteMspsMutation, useMspDependantsFetcher, useMspsQuery } from './api.ts';
 import { MspCreateForm } from './MspCreateForm.tsx';
 import { MspsTable } from './MspsTable.tsx';
 
@@ -27,11 +27,12 @@ export function SystemOverviewPage() {
   const rows = msps.data?.data ?? [];
   const selection = useRowSelection(rows.map((m) => m.id));
   const remove = useDeleteMspsMutation();
+  const fetchDependants = useMspDependantsFetcher();
   const toastResult = useMultiDeleteToasts();
 
   const onDelete = async () => {
     const names = new Map(rows.map((m) => [String(m.id), m.name]));
-    const outcome = await remove.run(selection.selected);
+    const outcome = await remove.run(rows.filter((m) => selection.selected.includes(m.id)));
     toastResult({
       deleted: outcome.succeeded.length,
       failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
@@ -57,7 +58,14 @@ export function SystemOverviewPage() {
       <ListToolbar
         list={list}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={rows.filter((m) => selection.selected.includes(m.id)).map((m) => ({ id: m.id, name: m.name }))}
+            kind="msps"
+            fetchDependants={fetchDependants}
+          />
         }
       />
       <MspsTable

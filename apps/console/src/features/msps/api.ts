@@ -1,6 +1,7 @@
-import { Endpoints, type ListQuery } from '@cordon/shared';
+import { type DependantsResponse, Endpoints, type ListQuery } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** The MSP list's sort keys (spec-notes §9 sort; the API sorts MSPs by these). */
@@ -35,19 +36,42 @@ export function useUpdateMspMutation(id: number) {
   return useEndpointMutation(Endpoints.msps.update, { params: { id } });
 }
 
-/** "Delete selected" MSPs as one `/batch` of `DELETE /msp/{id}` (spec-notes §7 Batch; everything they own goes too). */
+/**
+ * "Delete selected" MSPs as one `/batch` of `DELETE /msp/{id}` (spec-notes §7 Batch; everything they
+ * own goes too). Each carries its name as `confirm_name` once the dialog listing the MSPs and what
+ * they own was confirmed (docs/api.md "Deletes of things in use").
+ */
 export function useDeleteMspsMutation() {
   const batch = useBatchMutation({ invalidates: ['msp', 'customers'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
-      batch.mutateAsync(deleteItems(Endpoints.msps.remove, ids, (id) => ({ params: { id } }))),
+    run: (items: ReadonlyArray<{ id: number; name: string }>) =>
+      batch.mutateAsync(
+        deleteItems(
+          Endpoints.msps.remove,
+          items.map((m) => m.id),
+          (id) => ({ params: { id }, query: { confirm_name: items.find((m) => m.id === id)?.name ?? '' } }),
+        ),
+      ),
   };
 }
 
-/** `DELETE /msp/{id}` (spec-notes §7 MSPs): the MSP and everything it owns. */
-export function useDeleteMspMutation(id: number) {
-  return useEndpointMutation(Endpoints.msps.remove, { params: { id }, invalidates: ['customers'] });
+/**
+ * `DELETE /msp/{id}?confirm_name=` (spec-notes §7 MSPs): the MSP and everything it owns, once its
+ * name was typed in the dialog (docs/api.md "Deletes of things in use").
+ */
+export function useDeleteMspMutation(id: number, name: string) {
+  return useEndpointMutation(Endpoints.msps.remove, {
+    params: { id },
+    query: { confirm_name: name },
+    invalidates: ['customers'],
+  });
+}
+
+/** `GET /msp/{id}/dependants`: what a delete of the MSP takes with it, for the dialog. */
+export function useMspDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (id) => api.call(Endpoints.msps.dependants, { params: { id } });
 }
 
 /** `GET /msp/{id}/stats/30days` (spec-notes §7 Stats): the MSP's totals of the last 30 days (the sales MSP page). */
