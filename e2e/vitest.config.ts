@@ -1,12 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 // The end-to-end story: a real `cordon serve`, real dig, headless Chromium. Run after the console build.
+// Each file starts its own server on free loopback ports with its own data directory and browser, and
+// names its screenshots with its own prefix, so two files run side by side (docs/contributing.md
+// "Running the tests"); most of their time waits on the browser and the server.
 export default defineConfig({
   test: {
     include: ['e2e/**/*.e2e.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
     pool: 'forks',
-    fileParallelism: false,
+    fileParallelism: true,
+    maxWorkers: 2,
   },
 });
