@@ -196,6 +196,22 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
     await page.context().close();
   });
 
+  it("asks before a licence is lowered below the MSP's customers, and changes nothing on Cancel", async () => {
+    const page = await loginPage(ADMIN);
+    await page.goto(`${base()}/system/overview/${mspId}`);
+    await page.getByRole('button', { name: 'Edit MSP' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit MSP' });
+    await edit.getByLabel('License').fill('0');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    const ask = page.getByRole('dialog', { name: 'Lower the licence below use?' });
+    await ask.getByText('Northwind MSP has 1 customer; a licence of 0 is below that.', { exact: false }).waitFor();
+    await shot(page, '03b-licence-below-use');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await ask.waitFor({ state: 'hidden' });
+    expect(((await root.call('GET', `/msp/${mspId}`)).body as { license: string }).license).toBe('10');
+    await page.context().close();
+  });
+
   it('answers test categorisation exactly as dig does, on 100 UT1 names', async () => {
     const customer = await apiLogin(httpPort, CUSTOMER_ADMIN.email, CUSTOMER_ADMIN.password);
     const names = [...gamblingNames().slice(0, 50), ...workloadNames(2000).filter((_, i) => i % 40 === 0)].slice(

@@ -1,7 +1,9 @@
-import { type Msp, mspUpdateSchema } from '@cordon/shared';
+import { type Msp, mspUpdateSchema, parseLicenceLimit } from '@cordon/shared';
 import { Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { FormActions } from '../../components/FormActions.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { SYSTEM_TIMEZONE, TimezoneSelect, timezoneToWire } from '../../components/TimezoneSelect.tsx';
@@ -30,15 +32,24 @@ export function MspEditForm({ msp, onDone }: { msp: Msp; onDone: () => void }) {
     },
     validate: schemaValidator(mspUpdateSchema, prepare),
   });
-  const submit = form.onSubmit((values) =>
-    update.mutate(mspUpdateSchema.parse(prepare(values)), {
-      onSuccess: () => {
+  // A licence below the customers the MSP has is allowed (they keep working) but asked for first:
+  // the MSP cannot add a customer until it is back under the limit.
+  const [belowUse, setBelowUse] = useState<MspEditValues | null>(null);
+  const save = (values: MspEditValues) =>
+    update.mutateAsync(mspUpdateSchema.parse(prepare(values))).then(
+      () => {
         showSuccessToast(t('msps.saved'));
         onDone();
       },
-      onError: (error) => applyServerErrors(form, error),
-    }),
-  );
+      (error: unknown) => applyServerErrors(form, error),
+    );
+  const submit = form.onSubmit((values) => {
+    const limit = parseLicenceLimit(values.license);
+    const lowered = limit !== null && limit < msp.customers_count && values.license.trim() !== msp.license.trim();
+    if (lowered) setBelowUse(values);
+    else void save(values);
+  });
+  const newLimit = belowUse ? parseLicenceLimit(belowUse.license) : null;
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
@@ -48,6 +59,15 @@ export function MspEditForm({ msp, onDone }: { msp: Msp; onDone: () => void }) {
         <TimezoneSelect {...form.getInputProps('timezone')} />
         <FormActions onCancel={onDone} pending={update.isPending} submitLabel={t('common.save')} />
       </Stack>
+      <ConfirmDialog
+        opened={belowUse !== null}
+        onClose={() => setBelowUse(null)}
+        title={t('msps.licenceBelowUseTitle')}
+        text={t('msps.licenceBelowUseText', { name: msp.name, count: msp.customers_count, limit: newLimit })}
+        confirmLabel={t('msps.licenceBelowUseConfirm')}
+        loading={update.isPending}
+        onConfirm={() => (belowUse ? save(belowUse) : Promise.resolve())}
+      />
     </form>
   );
 }
