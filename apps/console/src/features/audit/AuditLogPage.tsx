@@ -53,7 +53,7 @@ function AuditSentence({ entry }: { entry: AuditEntry }) {
   const say = t as unknown as AuditT;
   return (
     <div>
-      <Group gap="xs" wrap="nowrap" align="flex-start">
+      <Group gap={4} wrap="wrap" align="flex-start">
         <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
           {describeAudit(entry, auditActor(entry, say), say)}
         </Text>
@@ -65,6 +65,7 @@ function AuditSentence({ entry }: { entry: AuditEntry }) {
           onClick={() => setOpen((o) => !o)}
           leftSection={open ? <IconChevronUp size={14} aria-hidden /> : <IconChevronDown size={14} aria-hidden />}
           title={open ? t('audit.hideDetails') : t('audit.showDetails')}
+          style={{ flexShrink: 0 }}
         >
           {t('audit.details')}
         </Button>
@@ -182,6 +183,8 @@ function AuditLog({ mspId }: { mspId?: number }) {
             header: t('audit.whatHappened'),
             sortKey: 'action',
             render: (r) => <AuditSentence entry={r} />,
+            // The sentence stays readable on a phone: the table scrolls sideways instead.
+            td: { miw: 260 },
           },
           { key: 'ip', header: t('audit.clientIp'), render: (r) => r.client_ip ?? '' },
         ]}

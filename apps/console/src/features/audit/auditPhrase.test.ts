@@ -54,7 +54,8 @@ describe('describeAudit (issue 29: the audit log in words)', () => {
   it('names other objects, says logins and 2FA in sentences, and falls back to the code', async () => {
     const t = await translator('en');
     const say = (r: AuditPhraseEntry) => describeAudit(r, 'Alice', t);
-    expect(say(row('customer.create', 'customer', null, { name: 'Riverside Academy' }))).toBe(
+    // As customers.createCustomer writes it: the table's column names.
+    expect(say(row('customer.create', 'customer', null, { account_name: 'Riverside Academy', msp_id: 9 }))).toBe(
       'Alice created customer “Riverside Academy”',
     );
     expect(

@@ -73,11 +73,11 @@ function parse(text: string | null): Json | null {
   }
 }
 
-/** The name a row's object goes by: its name, account name, e-mail, domain or title; null when none. */
+/** The name a row's object goes by: its name, account name (either spelling), e-mail, domain or title; null when none. */
 function nameOf(before: Json | null, after: Json | null): string | null {
   for (const obj of [after, before]) {
     if (!obj) continue;
-    for (const key of ['name', 'accountName', 'email', 'domain', 'title']) {
+    for (const key of ['name', 'accountName', 'account_name', 'email', 'domain', 'title']) {
       const v = obj[key];
       if (typeof v === 'string' && v !== '') return v;
     }
