@@ -1,15 +1,5 @@
 import { LOG_STREAM_FORMATS, type LogStream, type LogStreamFormat } from '@cordon/shared';
-import {
-  Badge,
-  Checkbox,
-  Input,
-  PasswordInput,
-  SegmentedControl,
-  Stack,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Badge, Checkbox, PasswordInput, Radio, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import type { UseFormReturnType } from '@mantine/form';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -82,14 +72,13 @@ export function LogStreamFields({ form, hint }: { form: UseFormReturnType<LogStr
   return (
     <Stack>
       <TextInput label={t('logStreams.name')} required data-autofocus {...form.getInputProps('name')} />
-      <Input.Wrapper label={t('logStreams.format')} id="log-stream-format">
-        <SegmentedControl
-          fullWidth
-          aria-label={t('logStreams.format')}
-          data={LOG_STREAM_FORMATS.map((f) => ({ value: f, label: t(`logStreams.formats.${f}`) }))}
-          {...form.getInputProps('format')}
-        />
-      </Input.Wrapper>
+      <Radio.Group label={t('logStreams.format')} required {...form.getInputProps('format')}>
+        <Stack gap="xs" mt="xs">
+          {LOG_STREAM_FORMATS.map((f) => (
+            <Radio key={f} value={f} label={t(`logStreams.formats.${f}`)} />
+          ))}
+        </Stack>
+      </Radio.Group>
       <TextInput
         label={t('logStreams.address')}
         description={t(ndjson ? 'logStreams.addressHintNdjson' : 'logStreams.addressHintSyslog')}
