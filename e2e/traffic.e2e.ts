@@ -298,9 +298,16 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.getByTestId('scheduled-reports').waitFor();
     const since = smtp.mails.length;
     await page.getByRole('button', { name: 'Send Daily behaviour now' }).click();
-    await page.getByText('The report was sent.').waitFor();
+    const toast = page.getByText(/^The report for .+ was sent\.$/);
+    await toast.waitFor();
     const mail = await smtp.waitFor('principal@traffic.test', { since, timeoutMs: 10_000 });
     expect(mail.subject).toMatch(/^Daily behaviour: Traffic trend per day, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}$/);
+    // The toast names the day the report covered (yesterday, in the customer's zone), as the mail does.
+    const [year, month, day] = (/(\d{4}-\d{2}-\d{2}) to/.exec(mail.subject)?.[1] ?? '').split('-').map(Number);
+    const covered = new Intl.DateTimeFormat('en', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(
+      new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1)),
+    );
+    expect(await toast.textContent()).toBe(`The report for ${covered} was sent.`);
     const pdf = mail.attachments.find((a) => a.contentType === 'application/pdf');
     expect(pdf).toBeDefined();
     const text = await pdfText(pdf!.content);

@@ -340,7 +340,8 @@ export async function sendScheduled(deps: CoreDeps, row: Row, start: string, end
 
 /**
  * `POST /users/{id}/scheduledreports/{rid}/run`: sends the report now for its last full period
- * (yesterday, last week, last month) and answers the schedule with the outcome.
+ * (yesterday, last week, last month) and answers the schedule with the outcome and that period's
+ * first and last calendar days.
  * @throws ApiError ERR_NOT_FOUND
  */
 export async function runScheduled(deps: CoreDeps, caller: Caller, customerId: number, rid: number) {
@@ -348,7 +349,7 @@ export async function runScheduled(deps: CoreDeps, caller: Caller, customerId: n
   const row = await findRow(deps.handle.db, caller, customerId, rid);
   const p = periodFor(row.frequency as ReportFrequency, customer.timezone || 'UTC', deps.now());
   await sendScheduled(deps, row, p.start, p.end);
-  return getScheduled(deps, caller, customerId, rid);
+  return { ...(await getScheduled(deps, caller, customerId, rid)), period_start: p.start, period_end: p.end };
 }
 
 /** `GET /users/{id}/reports/archive`: archived PDFs, newest first. */

@@ -13,6 +13,7 @@ import {
   scheduledReportParamsSchema,
   scheduledReportSchema,
   scheduledReportUpdateSchema,
+  scheduledRunSchema,
 } from '../schemas/reports.ts';
 import { defineEndpoint } from './define.ts';
 
@@ -94,11 +95,12 @@ export const reportEndpoints = {
     method: 'POST',
     path: '/users/:id/scheduledreports/:rid/run',
     params: scheduledReportParamsSchema,
-    response: scheduledReportSchema,
+    response: scheduledRunSchema,
     status: 200,
     access,
     tag,
-    summary: 'Builds and mails a scheduled report now for its last full period (spec-notes §7).',
+    summary:
+      'Builds and mails a scheduled report now for its last full period, answered as period_start and period_end (spec-notes §7).',
   }),
   scheduledGet: defineEndpoint({
     method: 'GET',

@@ -142,6 +142,14 @@ export const scheduledReportSchema = z.object({
 });
 export type ScheduledReport = z.infer<typeof scheduledReportSchema>;
 
+/**
+ * Answer of `POST /users/{id}/scheduledreports/{rid}/run`: the schedule with the outcome, and the
+ * calendar days (`YYYY-MM-DD`, in the customer's time zone) the report sent covered — its last full
+ * period: yesterday, last Monday–Sunday or last month. An extension of the specification's answer.
+ */
+export const scheduledRunSchema = scheduledReportSchema.extend({ period_start: z.string(), period_end: z.string() });
+export type ScheduledRun = z.infer<typeof scheduledRunSchema>;
+
 export const scheduledReportListSchema = z.object({ data: z.array(scheduledReportSchema), total: z.number().int() });
 
 /** Path params `{ id, rid }`. */

@@ -223,7 +223,13 @@ describe.each(testDialects())('reports on %s', (dialect) => {
     expect(settings.statusCode, settings.body).toBe(200);
     const since = smtp.mails.length;
     const sent = await call(t.app, a.customerToken, 'POST', `${base}/${id}/run`);
-    expect(sent.json()).toMatchObject({ status: 'sent', reason: null });
+    // The answer names the days the report covered: the last full week, not the week so far.
+    expect(sent.json()).toMatchObject({
+      status: 'sent',
+      reason: null,
+      period_start: '2025-06-02',
+      period_end: '2025-06-08',
+    });
     const mailed = await smtp.waitFor('boss@example.test', { since, timeoutMs: 5000 });
     expect(mailed.subject).toBe('Daily trend: Traffic trend per day, 2025-06-02 to 2025-06-08');
     expect(mailed.attachments).toHaveLength(1);

@@ -49,6 +49,7 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
   const [editing, edit] = useDisclosure(false);
   const [confirming, confirm] = useDisclosure(false);
   const run = useRunScheduledReportMutation(customerId, report.id);
+  const format = useFormat();
   const remove = useDeleteScheduledReportMutation(customerId, report.id);
   return (
     <Group gap={4} wrap="nowrap">
@@ -58,10 +59,15 @@ function RowActions({ customerId, report }: { customerId: number; report: Schedu
         loading={run.isPending}
         onClick={() =>
           run.mutate(undefined, {
-            onSuccess: (r) =>
-              r.status === 'sent'
-                ? showSuccessToast(t('reports.runSent'))
-                : showErrorToast(t('reports.runNotSent', { reason: r.reason ?? '' })),
+            onSuccess: (r) => {
+              // Which days the report covered: its last full period, not the day so far.
+              const period =
+                r.period_start === r.period_end
+                  ? format.day(r.period_start)
+                  : `${format.day(r.period_start)} – ${format.day(r.period_end)}`;
+              if (r.status === 'sent') showSuccessToast(t('reports.runSent', { period }));
+              else showErrorToast(t('reports.runNotSent', { period, reason: r.reason ?? '' }));
+            },
           })
         }
       >
