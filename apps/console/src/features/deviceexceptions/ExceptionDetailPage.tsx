@@ -25,11 +25,15 @@ import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
+import { useCustomerId } from '../../session/context.ts';
 import {
+  exceptionMoveOptions,
   useCreateRuleMutation,
   useDeleteExceptionsMutation,
   useDeleteRulesMutation,
+  useExceptionDependantsFetcher,
   useExceptionQuery,
+  useExceptionsQuery,
   useRulesQuery,
   useUpdateExceptionMutation,
   useUpdateRuleMutation,
@@ -182,6 +186,15 @@ function ExceptionDetail({ id }: { id: number }) {
   const navigate = useNavigate();
   const exception = useExceptionQuery(id);
   const remove = useDeleteExceptionsMutation();
+  const fetchDependants = useExceptionDependantsFetcher();
+  const others = useExceptionsQuery(useCustomerId(), {
+    limit: 10_000,
+    offset: 0,
+    sortkey: 'name',
+    sortdir: 'asc',
+    filter: '',
+  });
+  const toastResult = useMultiDeleteToasts();
   usePageSubtitle(exception.data?.name);
   return (
     <>
@@ -201,9 +214,19 @@ function ExceptionDetail({ id }: { id: number }) {
                 label={t('common.delete')}
                 title={t('deviceExceptions.confirmDeleteTitle')}
                 text={t('deviceExceptions.confirmDeleteText', { name: e.name, count: e.devices_count })}
+                item={{ id: e.id, name: e.name }}
+                kind="device_exceptions"
+                fetchDependants={fetchDependants}
+                move={{
+                  label: t('safeDelete.moveException'),
+                  options: exceptionMoveOptions(others.data?.data ?? [], [e.id], t('safeDelete.detachException')),
+                }}
                 loading={remove.isPending}
-                onConfirm={async () => {
-                  const outcome = await remove.run([e.id]);
+                onConfirm={async (choice) => {
+                  const outcome = await remove.run([e.id], choice.moveTo);
+                  if (outcome.failed.length > 0) {
+                    toastResult({ deleted: 0, failed: outcome.failed.map((f) => ({ name: e.name, error: f.error })) });
+                  }
                   if (outcome.succeeded.length === 1) {
                     showSuccessToast(t('deviceExceptions.deleted'));
                     navigate(LIST);

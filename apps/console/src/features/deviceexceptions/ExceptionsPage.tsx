@@ -11,12 +11,15 @@ import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import type { DeleteChoice } from '../../components/SafeDeleteDialog.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
 import {
   type ExceptionSortKey,
+  exceptionMoveOptions,
   useCreateExceptionMutation,
   useDeleteExceptionsMutation,
+  useExceptionDependantsFetcher,
   useExceptionsQuery,
 } from './api.ts';
 
@@ -68,9 +71,11 @@ export function ExceptionsPage() {
   const selection = useRowSelection(rows.map((e) => e.id));
   const remove = useDeleteExceptionsMutation();
   const toastResult = useMultiDeleteToasts();
-  const onDelete = async () => {
+  const fetchDependants = useExceptionDependantsFetcher();
+  const all = useExceptionsQuery(customerId, { limit: 10_000, offset: 0, sortkey: 'name', sortdir: 'asc', filter: '' });
+  const onDelete = async (choice: DeleteChoice) => {
     const names = new Map(rows.map((e) => [String(e.id), e.name]));
-    const outcome = await remove.run(selection.selected);
+    const outcome = await remove.run(selection.selected, choice.moveTo);
     toastResult({
       deleted: outcome.succeeded.length,
       failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
@@ -90,7 +95,18 @@ export function ExceptionsPage() {
       <ListToolbar
         list={list}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={rows.filter((e) => selection.selected.includes(e.id)).map((e) => ({ id: e.id, name: e.name }))}
+            kind="device_exceptions"
+            fetchDependants={fetchDependants}
+            move={{
+              label: t('safeDelete.moveException'),
+              options: exceptionMoveOptions(all.data?.data ?? [], selection.selected, t('safeDelete.detachException')),
+            }}
+          />
         }
       />
       <QueryDataTable

@@ -1,6 +1,7 @@
-import { Endpoints } from '@cordon/shared';
+import { type DependantsResponse, Endpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** The device-exception list's sort keys the page offers. */
@@ -48,14 +49,52 @@ export function useUpdateExceptionMutation(id: number) {
   return useEndpointMutation(Endpoints.deviceexceptions.update, { params: { id } });
 }
 
-/** Deletes device exceptions as ONE `POST /batch` of `DELETE /device_exceptions/{id}` (spec-notes §7 Batch). */
+/** The value of the delete dialog's "no device exception" choice. */
+export const DETACH = 'detach';
+
+/**
+ * Deletes device exceptions as ONE `POST /batch` of `DELETE /device_exceptions/{id}` (spec-notes §7
+ * Batch). `moveTo` is the dialog's choice: another exception's id (its devices and the device
+ * configuration take it) or {@link DETACH} (none); null sends neither, and an exception in use is
+ * refused (docs/api.md "Deletes of things in use").
+ */
 export function useDeleteExceptionsMutation() {
   const batch = useBatchMutation({ invalidates: ['device_exceptions', 'devices'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
-      batch.mutateAsync(deleteItems(Endpoints.deviceexceptions.remove, ids, (id) => ({ params: { id } }))),
+    run: (ids: readonly number[], moveTo: string | null = null) =>
+      batch.mutateAsync(
+        deleteItems(Endpoints.deviceexceptions.remove, ids, (id) => ({
+          params: { id },
+          ...(moveTo === DETACH
+            ? { query: { detach: 'true' as const } }
+            : moveTo !== null
+              ? { query: { move_to_device_exception_id: Number(moveTo) } }
+              : {}),
+        })),
+      ),
   };
+}
+
+/** `GET /device_exceptions/{id}/dependants` as a function for the delete dialog. */
+export function useExceptionDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (id) => api.call(Endpoints.deviceexceptions.dependants, { params: { id } });
+}
+
+/** Where the devices of the exceptions `deleting` may go: "none", then every other exception by name. */
+export function exceptionMoveOptions(
+  exceptions: ReadonlyArray<{ id: number; name: string }>,
+  deleting: readonly number[],
+  noneLabel: string,
+): Array<{ value: string; label: string }> {
+  return [
+    { value: DETACH, label: noneLabel },
+    ...exceptions
+      .filter((e) => !deleting.includes(e.id))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((e) => ({ value: String(e.id), label: e.name })),
+  ];
 }
 
 /** `GET /device_exceptions/{id}/rules` (spec-notes §7). */

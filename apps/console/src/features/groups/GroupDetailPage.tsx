@@ -5,9 +5,18 @@ import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { QueryState } from '../../components/QueryState.tsx';
+import { useMultiDeleteToasts } from '../../components/RowSelection.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
-import { useDeleteGroupsMutation, useGroupQuery, useMembersQuery, useUpdateGroupMutation } from './api.ts';
+import {
+  groupMoveOptions,
+  useDeleteGroupsMutation,
+  useGroupDependantsFetcher,
+  useGroupQuery,
+  useGroupsQuery,
+  useMembersQuery,
+  useUpdateGroupMutation,
+} from './api.ts';
 import { GroupForm } from './GroupForm.tsx';
 
 const LIST = '/customer/environment/groups';
@@ -49,6 +58,9 @@ function GroupDetail({ id }: { id: number }) {
   const group = useGroupQuery(customerId, id);
   const update = useUpdateGroupMutation(customerId, id);
   const remove = useDeleteGroupsMutation(customerId);
+  const fetchDependants = useGroupDependantsFetcher(customerId);
+  const others = useGroupsQuery(customerId, { limit: 10_000, offset: 0, sortkey: 'name', sortdir: 'asc', filter: '' });
+  const toastResult = useMultiDeleteToasts();
   usePageSubtitle(group.data?.name);
   return (
     <>
@@ -75,9 +87,19 @@ function GroupDetail({ id }: { id: number }) {
                 label={t('common.delete')}
                 title={t('groups.confirmDeleteTitle')}
                 text={t('groups.confirmDeleteText', { name: g.name })}
+                item={{ id: g.id, name: g.name }}
+                kind="groups"
+                fetchDependants={fetchDependants}
+                move={{
+                  label: t('safeDelete.moveGroup'),
+                  options: groupMoveOptions(others.data?.data ?? [], [g.id], t('safeDelete.detachMembers')),
+                }}
                 loading={remove.isPending}
-                onConfirm={async () => {
-                  const outcome = await remove.run([g.id]);
+                onConfirm={async (choice) => {
+                  const outcome = await remove.run([g.id], choice.moveTo);
+                  if (outcome.failed.length > 0) {
+                    toastResult({ deleted: 0, failed: outcome.failed.map((f) => ({ name: g.name, error: f.error })) });
+                  }
                   if (outcome.succeeded.length === 1) {
                     showSuccessToast(t('groups.deleted'));
                     navigate(LIST);

@@ -7,10 +7,18 @@ import { ListToolbar, QueryDataTable, useListState } from '../../components/Data
 import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
+import type { DeleteChoice } from '../../components/SafeDeleteDialog.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
-import { type GroupSortKey, useCreateGroupMutation, useDeleteGroupsMutation, useGroupsQuery } from './api.ts';
+import {
+  type GroupSortKey,
+  groupMoveOptions,
+  useCreateGroupMutation,
+  useDeleteGroupsMutation,
+  useGroupDependantsFetcher,
+  useGroupsQuery,
+} from './api.ts';
 import { GroupForm } from './GroupForm.tsx';
 import { GroupTabs } from './GroupTabs.tsx';
 
@@ -32,9 +40,10 @@ export function GroupsPage() {
   const create = useCreateGroupMutation(customerId);
   const remove = useDeleteGroupsMutation(customerId);
   const toastResult = useMultiDeleteToasts();
-  const onDelete = async () => {
+  const fetchDependants = useGroupDependantsFetcher(customerId);
+  const onDelete = async (choice: DeleteChoice) => {
     const names = new Map(rows.map((g) => [String(g.id), g.name]));
-    const outcome = await remove.run(selection.selected);
+    const outcome = await remove.run(selection.selected, choice.moveTo);
     toastResult({
       deleted: outcome.succeeded.length,
       failed: outcome.failed.map((f) => ({ name: names.get(f.id) ?? f.id, error: f.error })),
@@ -55,7 +64,18 @@ export function GroupsPage() {
         list={list}
         searchLabel={t('groups.search')}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={rows.filter((g) => selection.selected.includes(g.id)).map((g) => ({ id: g.id, name: g.name }))}
+            kind="groups"
+            fetchDependants={fetchDependants}
+            move={{
+              label: t('safeDelete.moveGroup'),
+              options: groupMoveOptions(rows, selection.selected, t('safeDelete.detachMembers')),
+            }}
+          />
         }
       />
       <QueryDataTable

@@ -1,6 +1,7 @@
-import { Constants, Endpoints } from '@cordon/shared';
+import { Constants, type DependantsResponse, Endpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { batchItem, deleteItems, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** The group list's sort keys the page offers. */
@@ -59,16 +60,51 @@ export function useUpdateGroupMutation(customerId: number, groupId: number) {
   });
 }
 
-/** Deletes groups as ONE `POST /batch` of `DELETE /users/{id}/groups/{groupId}` (spec-notes §7 Batch). */
+/** The value of the delete dialog's "detach" choice (the members just leave the group). */
+export const DETACH = 'detach';
+
+/**
+ * Deletes groups as ONE `POST /batch` of `DELETE /users/{id}/groups/{groupId}` (spec-notes §7 Batch).
+ * `moveTo` is the dialog's choice: a group id (its members join that group) or {@link DETACH}; null
+ * sends neither, and a group with members is refused (docs/api.md "Deletes of things in use").
+ */
 export function useDeleteGroupsMutation(customerId: number) {
   const batch = useBatchMutation({ invalidates: ['groups', 'internal_users'] });
   return {
     isPending: batch.isPending,
-    run: (ids: readonly number[]) =>
+    run: (ids: readonly number[], moveTo: string | null = null) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.groups.remove, ids, (groupId) => ({ params: { id: customerId, groupId } })),
+        deleteItems(Endpoints.groups.remove, ids, (groupId) => ({
+          params: { id: customerId, groupId },
+          ...(moveTo === DETACH
+            ? { query: { detach: 'true' as const } }
+            : moveTo !== null
+              ? { query: { move_to_group_id: Number(moveTo) } }
+              : {}),
+        })),
       ),
   };
+}
+
+/** `GET /users/{id}/groups/{groupId}/dependants` as a function for the delete dialog. */
+export function useGroupDependantsFetcher(customerId: number): (id: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (groupId) => api.call(Endpoints.groups.dependants, { params: { id: customerId, groupId } });
+}
+
+/** Where the members of the groups `deleting` may go: "no group", then every other group by name. */
+export function groupMoveOptions(
+  groups: ReadonlyArray<{ id: number; name: string }>,
+  deleting: readonly number[],
+  detachLabel: string,
+): Array<{ value: string; label: string }> {
+  return [
+    { value: DETACH, label: detachLabel },
+    ...groups
+      .filter((g) => !deleting.includes(g.id))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((g) => ({ value: String(g.id), label: g.name })),
+  ];
 }
 
 /**
