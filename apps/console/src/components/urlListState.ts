@@ -27,10 +27,13 @@ export function useUrlListState<K extends string>(
   const [search, setSearchText] = useState(urlSearch);
   const [filter] = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
 
+  // From the address as it is now: a navigation renders in a transition, so a second click can come
+  // before this render's `params` have caught up with the first.
+  const current = () => new URLSearchParams(window.location.search);
   const update = (changes: Record<string, string | null>) =>
     setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
+      () => {
+        const next = current();
         for (const [k, v] of Object.entries(changes)) {
           if (v === null || v === '') next.delete(k);
           else next.set(k, v);
@@ -50,7 +53,12 @@ export function useUrlListState<K extends string>(
     page,
     setPage: (p) => update({ page: p > 1 ? String(p) : null }),
     sort: { key, dir },
-    onSort: (k) => update({ sort: k, dir: key === k && dir === 'asc' ? 'desc' : 'asc', page: null }),
+    onSort: (k) => {
+      const now = current();
+      const same = (now.get('sort') ?? defaultSort.key) === k;
+      const nowDir = now.get('dir') ?? defaultSort.dir;
+      update({ sort: k, dir: same && nowDir === 'asc' ? 'desc' : 'asc', page: null });
+    },
     search,
     setSearch: (text) => setSearchText(text),
     filter: urlSearch.trim(),

@@ -3,6 +3,7 @@ import { Button, Modal, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListToolbar } from '../../components/DataTable.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
@@ -38,6 +39,14 @@ export function MspOverviewPage() {
   const toastResult = useMultiDeleteToasts();
   usePageSubtitle(msp.data?.name);
   const limit = msp.data ? parseLicenceLimit(msp.data.license) : null;
+  // The dashboard renders (and fetches) after the list has painted: a commit of its own.
+  const [dashboardShown, setDashboardShown] = useState(false);
+  const listReady = customers.isSuccess;
+  useEffect(() => {
+    if (!listReady) return;
+    const id = window.setTimeout(() => setDashboardShown(true), 0);
+    return () => window.clearTimeout(id);
+  }, [listReady]);
 
   const onDelete = async () => {
     const names = new Map(rows.map((c) => [String(c.id), c.name]));
@@ -95,7 +104,8 @@ export function MspOverviewPage() {
         selection={selection}
         onOpen={(c) => store.selectCustomer(c.id)}
       />
-      <Dashboard owner={{ kind: 'msp', id: mspId }} />
+      {/* The dashboard waits for the list: the customers' status is what the page is for. */}
+      {dashboardShown ? <Dashboard owner={{ kind: 'msp', id: mspId }} /> : null}
       <Modal opened={opened} onClose={close} title={t('customers.new')} size="lg">
         <CustomerCreateForm
           mspId={mspId}

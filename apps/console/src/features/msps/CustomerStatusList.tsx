@@ -5,7 +5,7 @@ import {
   FILTERING_LEVELS,
   type FilteringLevel,
 } from '@cordon/shared';
-import { ActionIcon, Anchor, Badge, Button, Group, Pagination, Select, Stack, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Group, Pagination, Select, Stack, Text } from '@mantine/core';
 import { IconInfoCircle, IconMail, IconShieldCheck } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -171,16 +171,15 @@ export function CustomerStatusTable(props: {
                   header: t('customerStatus.details'),
                   w: 72,
                   render: (c) => (
-                    <Tooltip label={t('customerStatus.detailsOf', { name: c.name })}>
-                      <ActionIcon
-                        component={Link}
-                        to={`/msp/overview/${c.id}`}
-                        variant="subtle"
-                        aria-label={t('customerStatus.detailsOf', { name: c.name })}
-                      >
-                        <IconInfoCircle size={18} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
+                    <ActionIcon
+                      component={Link}
+                      to={`/msp/overview/${c.id}`}
+                      variant="subtle"
+                      aria-label={t('customerStatus.detailsOf', { name: c.name })}
+                      title={t('customerStatus.detailsOf', { name: c.name })}
+                    >
+                      <IconInfoCircle size={18} aria-hidden />
+                    </ActionIcon>
                   ),
                 },
               ]}
