@@ -11,6 +11,7 @@ import { customerModule } from './modules/customers/index.ts';
 import { deviceExceptionModule } from './modules/deviceexceptions/index.ts';
 import { deviceModule } from './modules/devices/index.ts';
 import { domainModule } from './modules/domains/index.ts';
+import { effectivePolicyModule } from './modules/effectivepolicy/index.ts';
 import { feedModule } from './modules/feeds/index.ts';
 import { groupModule } from './modules/groups/index.ts';
 import { historyModule } from './modules/history/index.ts';
@@ -51,6 +52,7 @@ export const API_MODULES: readonly AnyApiModule[] = [
   deviceExceptionModule,
   groupModule,
   internalUserModule,
+  effectivePolicyModule,
   cloudKeyModule,
   statsModule,
   historyModule,

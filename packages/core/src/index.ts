@@ -16,6 +16,7 @@ export { type Caller, type CoreDeps, OPERATOR, openStored, sealStored } from './
 export * as customers from './customers/index.ts';
 export * as deviceexceptions from './deviceexceptions/index.ts';
 export * as devices from './devices/index.ts';
+export * as effective from './effective/index.ts';
 export * as feeds from './feeds/index.ts';
 export * as groups from './groups/index.ts';
 export * as images from './images/index.ts';

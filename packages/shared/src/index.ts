@@ -23,6 +23,7 @@ export * from './schemas/common.ts';
 export * from './schemas/customer.ts';
 export * from './schemas/dependants.ts';
 export * from './schemas/domain.ts';
+export * from './schemas/effective-policy.ts';
 export * from './schemas/environment.ts';
 export * from './schemas/feed.ts';
 export * from './schemas/history.ts';

@@ -11,6 +11,7 @@ import type { EndpointDescriptor } from './define.ts';
 import { deviceExceptionEndpoints } from './device-exceptions.ts';
 import { deviceEndpoints } from './devices.ts';
 import { domainEndpoints } from './domains.ts';
+import { effectivePolicyEndpoints } from './effective-policy.ts';
 import { feedEndpoints } from './feeds.ts';
 import { groupEndpoints, internalUserEndpoints } from './groups.ts';
 import { historyEndpoints } from './history.ts';
@@ -53,6 +54,7 @@ export const Endpoints = {
   locations: locationEndpoints,
   devices: deviceEndpoints,
   deviceexceptions: deviceExceptionEndpoints,
+  effectivepolicy: effectivePolicyEndpoints,
   groups: groupEndpoints,
   internalusers: internalUserEndpoints,
   domains: domainEndpoints,
