@@ -72,7 +72,12 @@ export function LocationsPage() {
                 selection.clear();
               }}
             />
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows.filter((l) => selection.selected.includes(l.id)).map((l) => ({ id: l.id, name: l.name }))}
+            />
           </>
         }
       />
