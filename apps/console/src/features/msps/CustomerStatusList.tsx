@@ -5,7 +5,7 @@ import {
   FILTERING_LEVELS,
   type FilteringLevel,
 } from '@cordon/shared';
-import { ActionIcon, Anchor, Badge, Button, Group, Pagination, Select, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Box, Button, Group, Pagination, Select, Stack, Text } from '@mantine/core';
 import { IconInfoCircle, IconMail, IconShieldCheck } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -80,6 +80,7 @@ export function CustomerStatusTable(props: {
                   key: 'name',
                   header: t('customerStatus.customer'),
                   sortKey: 'name',
+                  td: { style: { whiteSpace: 'nowrap' } },
                   render: (c) => (
                     <Anchor component={Link} to="/customer/overview" onClick={() => props.onOpen(c)} fw={500}>
                       {c.name}
@@ -90,13 +91,25 @@ export function CustomerStatusTable(props: {
                   key: 'state',
                   header: t('customerStatus.status'),
                   sortKey: 'last_seen',
+                  td: { style: { whiteSpace: 'nowrap' } },
                   render: (c) => {
                     const state = trafficState(c, page.as_of);
                     return (
                       <Stack gap={2}>
-                        <Badge color={STATE_COLOURS[state]} variant="light" data-state={state}>
-                          {t(`customerStatus.states.${state}`)}
-                        </Badge>
+                        <Group gap={6} wrap="nowrap">
+                          <Box
+                            w={8}
+                            h={8}
+                            style={{
+                              borderRadius: '50%',
+                              background: `var(--mantine-color-${STATE_COLOURS[state]}-6)`,
+                            }}
+                            aria-hidden
+                          />
+                          <Text size="sm" fw={600} data-state={state}>
+                            {t(`customerStatus.states.${state}`)}
+                          </Text>
+                        </Group>
                         <Text size="xs" c="dimmed">
                           {c.last_seen === null
                             ? t('customerStatus.neverSeen')
@@ -157,11 +170,10 @@ export function CustomerStatusTable(props: {
                   key: 'level',
                   header: t('customerStatus.level'),
                   sortKey: 'level',
+                  td: { style: { whiteSpace: 'nowrap' } },
                   render: (c) =>
                     c.level && (FILTERING_LEVELS as readonly string[]).includes(c.level) ? (
-                      <Badge variant="outline" color="gray">
-                        {levelLabel(c.level as FilteringLevel)}
-                      </Badge>
+                      <Text size="sm">{levelLabel(c.level as FilteringLevel)}</Text>
                     ) : (
                       '—'
                     ),
