@@ -5,6 +5,7 @@ import { IconArrowLeft, IconLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
+import { DeviceEffectivePolicyPanel } from '../../components/EffectivePolicyPanel.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { PhoneSetupPanel } from '../../components/PhoneSetupPanel.tsx';
@@ -50,7 +51,6 @@ function DeviceFacts({ device }: { device: Device }) {
     [t('devices.lastIp'), device.last_ip || '—'],
     [t('devices.location'), device.location_name ?? '—'],
     [t('devices.dnsName'), device.dns_name || '—'],
-    [t('devices.policy'), device.policy],
     [t('devices.exception'), device.exception ?? '—'],
   ];
   return (
@@ -159,6 +159,7 @@ function DeviceDetail({ id }: { id: number }) {
         {(d) => (
           <Stack maw={760}>
             <DeviceFacts device={d} />
+            <DeviceEffectivePolicyPanel customerId={customerId} deviceId={d.id} />
             <PhoneSetupPanel customerId={customerId} secretKey={d.key} subject={{ kind: 'device', deviceId: d.id }} />
             <DeviceForm key={JSON.stringify(d)} customerId={customerId} device={d} />
             <DeviceUsersPanel customerId={customerId} deviceId={d.id} />

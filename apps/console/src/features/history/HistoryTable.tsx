@@ -3,6 +3,7 @@ import { Stack, Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
+import { HistoryPolicy } from '../../components/EffectivePolicyPanel.tsx';
 import { formatLogTime } from '../../components/format.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { HistoryTimeout, isQueryTimeout } from './timeout.tsx';
@@ -37,8 +38,8 @@ export function HistoryAction({ entry }: { entry: Pick<HistoryEntry, 'action' | 
 
 /**
  * The logged queries: time (the admin's time zone and language), qname, qtype, action (with the
- * answer's name that decided it, if not the qname), categories, client, who asked (the user, else
- * the device; the group in its title), location. A search the server stopped at its time bound
+ * answer's name that decided it, if not the qname), the policy in force (a link), categories, client,
+ * who asked (the user, else the device; the group in its title), location. A search the server stopped at its time bound
  * (`ERR_QUERY_TIMEOUT`) shows {@link HistoryTimeout} instead.
  */
 export function HistoryTable({
@@ -69,6 +70,11 @@ export function HistoryTable({
       header: t('history.action'),
       sortKey: 'action',
       render: (r) => <HistoryAction entry={r} />,
+    },
+    {
+      key: 'policy',
+      header: t('effectivePolicy.historyColumn'),
+      render: (r) => <HistoryPolicy policyId={r.policy_id} />,
     },
     {
       key: 'categories',

@@ -5,6 +5,7 @@ import { IconArrowLeft } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
+import { UserEffectivePolicyPanel } from '../../components/EffectivePolicyPanel.tsx';
 import { applyServerErrors } from '../../components/form.ts';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
@@ -146,6 +147,7 @@ function UserDetail({ id }: { id: number }) {
             <Paper withBorder p="md" radius="md">
               <UserForm key={JSON.stringify(u)} customerId={customerId} user={u} />
             </Paper>
+            <UserEffectivePolicyPanel customerId={customerId} userId={u.id} />
             <Group>
               <ConfirmDeleteButton
                 label={t('common.delete')}

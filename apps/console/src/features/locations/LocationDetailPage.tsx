@@ -13,6 +13,7 @@ import { IconArrowLeft, IconCopy, IconKey } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
 import { ConfirmDeleteButton } from '../../components/ConfirmDeleteButton.tsx';
+import { LocationEffectivePolicyPanel } from '../../components/EffectivePolicyPanel.tsx';
 import { applyServerErrors } from '../../components/form.ts';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
@@ -249,6 +250,7 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
             <Paper withBorder p="md" radius="md">
               <LocationEditForm key={JSON.stringify(location)} customerId={customerId} location={location} />
             </Paper>
+            <LocationEffectivePolicyPanel customerId={customerId} locationId={location.id} />
             <DynamicState location={location} />
             <RateLimit customerId={customerId} location={location} />
             <KeyPanel customerId={customerId} location={location} />
