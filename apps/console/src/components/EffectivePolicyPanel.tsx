@@ -70,7 +70,13 @@ function stepText(step: EffectiveStep, t: (key: string) => string): string {
 }
 
 /** One answer: the policy in force and its chain as an ordered list, the chosen step marked. */
-function Chain({ answer, heading }: { answer: Pick<EffectivePolicy, 'policy' | 'chain'>; heading: ReactNode }) {
+export function EffectiveChain({
+  answer,
+  heading,
+}: {
+  answer: Pick<EffectivePolicy, 'policy' | 'chain'>;
+  heading: ReactNode;
+}) {
   const { t } = useTranslation();
   return (
     <Stack gap={4}>
@@ -133,13 +139,13 @@ export function DeviceEffectivePolicyPanel({ customerId, deviceId }: { customerI
         {(e) => (
           <Stack gap="md">
             {e.users.map((answer) => (
-              <Chain
+              <EffectiveChain
                 key={answer.user?.id}
                 answer={answer}
                 heading={t('effectivePolicy.whenUser', { user: answer.user?.name ?? '' })}
               />
             ))}
-            <Chain
+            <EffectiveChain
               answer={e.without_user}
               heading={e.users.length > 0 ? t('effectivePolicy.withoutUser') : t('effectivePolicy.inForce')}
             />
@@ -167,7 +173,7 @@ export function UserEffectivePolicyPanel({ customerId, userId }: { customerId: n
       <QueryState query={query}>
         {(e) => (
           <Stack gap="md">
-            <Chain
+            <EffectiveChain
               answer={e}
               heading={e.policy === null ? t('effectivePolicy.userNoPolicy') : t('effectivePolicy.userPolicy')}
             />
@@ -177,7 +183,7 @@ export function UserEffectivePolicyPanel({ customerId, userId }: { customerId: n
               </Text>
             ) : (
               e.devices.map((answer) => (
-                <Chain
+                <EffectiveChain
                   key={answer.device?.id}
                   answer={answer}
                   heading={t('effectivePolicy.onDevice', { device: answer.device?.name ?? '' })}
@@ -199,7 +205,9 @@ export function LocationEffectivePolicyPanel({ customerId, locationId }: { custo
   });
   return (
     <Panel>
-      <QueryState query={query}>{(e) => <Chain answer={e} heading={t('effectivePolicy.inForce')} />}</QueryState>
+      <QueryState query={query}>
+        {(e) => <EffectiveChain answer={e} heading={t('effectivePolicy.inForce')} />}
+      </QueryState>
     </Panel>
   );
 }
