@@ -128,7 +128,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
   it('lists the 100 customers with their status within a second, sorts and searches in the address', async () => {
     const page = await loginPage(MSP_ADMIN);
     await page.waitForURL('**/msp/overview');
-    const rows = page.getByTestId('customer-status-table').locator('tbody tr');
+    const rows = page.getByTestId('customers-table').locator('tbody tr');
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(CUSTOMERS);
     // Timed: from another page (loaded afresh: nothing cached), the menu's Overview link to the 100
     // rows and their status.
@@ -147,7 +147,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
         g.overviewTiming = {};
         g.document.addEventListener('click', () => (g.overviewTiming.clicked = g.performance.now()), true);
         const observer = new g.MutationObserver(() => {
-          const table = '[data-testid="customer-status-table"]';
+          const table = '[data-testid="customers-table"]';
           if (g.overviewTiming.clicked === undefined) return;
           if (g.document.querySelectorAll(`${table} tbody tr [data-state]`).length >= count) {
             g.overviewTiming.shown = g.performance.now();
@@ -159,7 +159,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
       const t0 = Date.now();
       await page.getByRole('link', { name: 'Overview', exact: true }).first().click();
       await page.waitForURL('**/msp/overview', { timeout: 5_000 });
-      await page.getByTestId('customer-status-table').waitFor();
+      await page.getByTestId('customers-table').waitFor();
       await expect.poll(() => rows.count(), { timeout: 5_000, interval: 20 }).toBe(CUSTOMERS);
       await page
         .locator('[data-state]')
@@ -184,7 +184,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     figures['overview-100-rows-driver-ms'] = runs.map((r) => r.driver).join(', ');
     expect(Math.min(...runs.map((r) => r.page))).toBeLessThan(1000);
     await expect.poll(() => page.getByTestId('customer-status-total').textContent()).toBe('100 customers');
-    const table = page.getByTestId('customer-status-table');
+    const table = page.getByTestId('customers-table');
     for (const header of ['Status', 'Last hour', 'Requests today', 'Blocked today', 'Protection level']) {
       await table.getByRole('columnheader', { name: header }).waitFor();
     }
@@ -232,7 +232,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
 
   it("drills from a customer's dashboard entry into History filtered to it", async () => {
     const page = await loginPage(MSP_ADMIN);
-    const table = page.getByTestId('customer-status-table');
+    const table = page.getByTestId('customers-table');
     await table.locator('tbody tr').first().waitFor();
     // Bulk actions first: two customers get the High level, and their reports are sent now.
     await page.getByRole('checkbox', { name: 'Select Customer 001' }).check();
@@ -284,7 +284,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     const phone = await loginPage(MSP_ADMIN, 390);
     await phone.waitForURL('**/msp/overview');
     await expect
-      .poll(() => phone.getByTestId('customer-status-table').locator('tbody tr').count(), { timeout: 15_000 })
+      .poll(() => phone.getByTestId('customers-table').locator('tbody tr').count(), { timeout: 15_000 })
       .toBe(CUSTOMERS);
     expect(await horizontalOverflow(phone)).toBeLessThanOrEqual(0);
     await shot(phone, '390-list');

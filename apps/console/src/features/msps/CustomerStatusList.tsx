@@ -70,7 +70,7 @@ export function CustomerStatusTable(props: {
             <DataTable
               rows={page.data}
               list={list}
-              testId="customer-status-table"
+              testId="customers-table"
               minWidth={980}
               rowKey={(c) => c.id}
               select={{ selection: props.selection, rowId: (c) => c.id, rowName: (c) => c.name }}
