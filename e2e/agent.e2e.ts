@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
 import { launchBrowser } from './support/browser.ts';
 import { CLI, type CordonProcess, REPO_ROOT, startCordon } from './support/cordon.ts';
@@ -262,6 +263,38 @@ describe('roaming agent story (issue 8)', () => {
       async () => (await viaAgent('social.example')) === BLOCK_ADDRESS,
     );
     expect(await viaAgent('games.example')).toBe('192.0.2.80');
+
+    // Issue 29 "Why was this blocked / allowed?": the device page names the group's policy and the
+    // chain that chose it (device → user → group), at 1280 and 390 px, axe clean.
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(`http://127.0.0.1:${httpPort}/`);
+    await page.getByLabel('Email').fill(CUSTOMER_EMAIL);
+    await page.getByLabel('Password').fill(CUSTOMER_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/customer/overview');
+    await page.goto(`http://127.0.0.1:${httpPort}/customer/environment/devices/${ids.device}`);
+    const panel = page.getByTestId('effective-policy');
+    await panel.getByText('When alice is signed in').waitFor();
+    const text = (await panel.textContent()) ?? '';
+    expect(text).toContain('When alice is signed in: Travel');
+    expect(text).toMatch(/Device alice-laptop: follows its user's policy or group, else the default policy/);
+    expect(text).toContain('User alice: no policy of its own');
+    expect(text).toMatch(/Group Travellers \(rank \d+\): chooses → Travel\s*In force/);
+    await expect
+      .poll(async () => panel.getByRole('link', { name: 'Travel' }).first().getAttribute('href'))
+      .toBe(`/customer/content_filtering/policies/${ids.travel}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'agent-03-device-policy-in-force.png'), fullPage: true });
+    await page.waitForLoadState('networkidle');
+    const wide = await axeViolations(page);
+    expect(wide, formatViolations(wide)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await panel.getByText('When alice is signed in').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'agent-04-device-policy-in-force-390.png'), fullPage: true });
+    await page.waitForLoadState('networkidle');
+    const narrow = await axeViolations(page);
+    expect(narrow, formatViolations(narrow)).toEqual([]);
+    await page.close();
   });
 
   it("sends an exception rule's domain to the resolver it names, and ByPass OTG names to the system resolver", async () => {

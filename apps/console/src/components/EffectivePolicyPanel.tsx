@@ -17,7 +17,7 @@ function PolicyLink({ policy }: { policy: PolicyRef | null }) {
   const { t } = useTranslation();
   if (policy === null) return <>{t('effectivePolicy.noPolicy')}</>;
   return (
-    <Anchor component={Link} to={POLICY(policy.id)}>
+    <Anchor component={Link} to={POLICY(policy.id)} fz="inherit">
       {policy.name}
     </Anchor>
   );
@@ -32,7 +32,7 @@ function StepSubject({ step }: { step: EffectiveStep }) {
       {to === null ? (
         <strong>{step.name}</strong>
       ) : (
-        <Anchor component={Link} to={to} fw={600}>
+        <Anchor component={Link} to={to} fw={600} fz="inherit">
           {step.name}
         </Anchor>
       )}
