@@ -187,7 +187,7 @@ export function CustomerStatusTable(props: {
                       component={Link}
                       to={`/msp/overview/${c.id}`}
                       variant="subtle"
-                      aria-label={t('customerStatus.detailsOf', { name: c.name })}
+                      aria-label={t('customerStatus.details')}
                       title={t('customerStatus.detailsOf', { name: c.name })}
                     >
                       <IconInfoCircle size={18} aria-hidden />
