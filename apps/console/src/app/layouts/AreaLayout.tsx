@@ -5,6 +5,7 @@ import { IconShieldCheck } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation } from 'react-router';
+import { ColorSchemePicker } from '../../components/ColorSchemePicker.tsx';
 import { LanguagePicker } from '../../components/LanguagePicker.tsx';
 import { useSession } from '../../session/context.ts';
 import { type Area, guardDecision } from '../../session/routeGuard.ts';
@@ -136,7 +137,8 @@ export function AreaLayout({ area }: { area: Area }) {
             ) : null}
           </Group>
           <Group gap="md" wrap="nowrap">
-            <Group visibleFrom="sm">
+            <Group visibleFrom="sm" gap="xs" wrap="nowrap">
+              <ColorSchemePicker />
               <LanguagePicker />
             </Group>
             <Anchor component={Link} to="/profile" size="sm">
@@ -162,6 +164,7 @@ export function AreaLayout({ area }: { area: Area }) {
             </Suspense>
           ) : null}
           <Group hiddenFrom="sm">
+            <ColorSchemePicker />
             <LanguagePicker />
           </Group>
           <Divider />

@@ -6,6 +6,7 @@ import { QueryState } from '../QueryState.tsx';
 import { type DashboardOwner, type DashboardPeriod, TOP_LISTS, useDashboardQuery } from './api.ts';
 import { StatsNumbers } from './StatsNumbers.tsx';
 import { TopList } from './TopList.tsx';
+import { sparkSeries, trendFor } from './trend.ts';
 
 const PERIODS: readonly DashboardPeriod[] = ['today', 'yesterday', '7days', '30days'];
 
@@ -71,6 +72,16 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
           <>
             <StatsNumbers
               stats={d.overview}
+              trends={{
+                requests: trendFor(period, d.history, 'requests'),
+                allowed: trendFor(period, d.history, 'allowed'),
+                blocked: trendFor(period, d.history, 'blocked'),
+              }}
+              series={{
+                requests: sparkSeries(d.traffic, 'requests'),
+                allowed: sparkSeries(d.traffic, 'allowed'),
+                blocked: sparkSeries(d.traffic, 'blocked'),
+              }}
               {...(drill
                 ? {
                     linkFor: (key) =>
