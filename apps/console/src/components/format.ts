@@ -183,7 +183,12 @@ function subscribe(listener: () => void) {
  */
 export function useFormat(): Formatter {
   const { i18n } = useTranslation();
-  const timeZone = useSyncExternalStore(subscribe, () => effectiveTimeZone());
+  // Rendered to a string (tests, no window): the tenant's zone only, there is no profile storage.
+  const timeZone = useSyncExternalStore(
+    subscribe,
+    () => effectiveTimeZone(),
+    () => tenantZone,
+  );
   const lang = i18n.language || 'en';
   return useMemo(() => createFormatter(lang, timeZone), [lang, timeZone]);
 }

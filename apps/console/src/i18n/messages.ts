@@ -35,12 +35,23 @@ export function messageKeys(tree: MessageTree, prefix = ''): string[] {
   );
 }
 
-/** True when `key` names a string of the tree (`policies.new`) or, with `subtree`, a subtree (`locations.types`). */
+/**
+ * True when `key` names a string of the tree (`policies.new`), or its plural forms as i18next
+ * resolves them with a `count` (`safeDelete.more` → `more_one` and `more_other`), or, with
+ * `subtree`, a subtree (`locations.types`).
+ */
 export function hasMessage(tree: MessageTree, key: string, subtree = false): boolean {
+  const parts = key.split('.');
+  const last = parts.pop() as string;
   let node: string | MessageTree | undefined = tree;
-  for (const part of key.split('.')) {
+  for (const part of parts) {
     if (node === undefined || typeof node === 'string') return false;
     node = node[part];
   }
-  return subtree ? typeof node === 'object' : typeof node === 'string';
+  if (node === undefined || typeof node === 'string') return false;
+  const leaf = node[last];
+  if (subtree) return typeof leaf === 'object';
+  return (
+    typeof leaf === 'string' || (typeof node[`${last}_one`] === 'string' && typeof node[`${last}_other`] === 'string')
+  );
 }
