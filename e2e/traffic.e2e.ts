@@ -208,6 +208,38 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('shows the dashboard in the dark scheme chosen in the header, remembered, axe clean (1280 and 390 px)', async () => {
+    const scheme = () =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { document: { documentElement: { getAttribute(n: string): string | null } } }
+        ).document.documentElement.getAttribute('data-mantine-color-scheme'),
+      );
+    await page.getByRole('combobox', { name: 'Colour scheme' }).click();
+    await page.getByRole('option', { name: 'Dark' }).click();
+    await expect.poll(scheme).toBe('dark');
+    // Remembered in the browser: a reload keeps it.
+    await page.reload();
+    await page.getByTestId('stat-requests').waitFor();
+    await page.getByTestId('traffic-chart').waitFor();
+    expect(await scheme()).toBe('dark');
+    expect(await page.getByTestId('stat-requests-spark').count()).toBe(1);
+    await page.waitForTimeout(500);
+    await shot(page, '03-customer-dashboard-dark');
+    const dark = await axeViolations(page);
+    expect(dark, formatViolations(dark)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(500);
+    await shot(page, '04-customer-dashboard-dark-390');
+    const dark390 = await axeViolations(page);
+    expect(dark390, formatViolations(dark390)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // Back to light for the steps after this one.
+    await page.getByRole('combobox', { name: 'Colour scheme' }).click();
+    await page.getByRole('option', { name: 'Light' }).click();
+    await expect.poll(scheme).toBe('light');
+  });
+
   it('searches the history, exports it as CSV named DD-MM-YYYY, and lists recent traffic', async () => {
     await page.goto(`http://127.0.0.1:${httpPort}/customer/reporting/history_reports`);
     await page.getByTestId('history-table').waitFor();
