@@ -225,12 +225,12 @@ describe('traffic, dashboards, reports and mail (issue #9)', () => {
     expect(await scheme()).toBe('dark');
     expect(await page.getByTestId('stat-requests-spark').count()).toBe(1);
     await page.waitForTimeout(500);
-    await shot(page, '03-customer-dashboard-dark');
+    await shot(page, '02b-customer-dashboard-dark');
     const dark = await axeViolations(page);
     expect(dark, formatViolations(dark)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(500);
-    await shot(page, '04-customer-dashboard-dark-390');
+    await shot(page, '02c-customer-dashboard-dark-390');
     const dark390 = await axeViolations(page);
     expect(dark390, formatViolations(dark390)).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 900 });

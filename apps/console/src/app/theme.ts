@@ -54,8 +54,8 @@ export const BRAND: MantineColorsTuple = [
   '#044365',
 ];
 
-/** System fonts only (no download, spec: the console works offline on an MSP's network). */
-const SANS =
+/** System fonts only (no download: the console works on an MSP's network without a font host); the charts use it too. */
+export const SANS =
   'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "Liberation Sans", Arial, sans-serif';
 const MONO = 'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace';
 

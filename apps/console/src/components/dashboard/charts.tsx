@@ -7,6 +7,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SANS } from '../../app/theme.ts';
 import { type Formatter, useFormat } from '../format.ts';
 
 // Only what these charts need, so the chart chunk stays small (bench/README.md).
@@ -50,7 +51,8 @@ function stackedOption(
 ) {
   return {
     color: [Constants.allowedColour, Constants.blockedColour],
-    textStyle: { color: c.text, fontFamily: 'inherit' },
+    // A named font (not 'inherit'): ECharts measures labels with it to hide overlapping ones.
+    textStyle: { color: c.text, fontFamily: SANS },
     tooltip: {
       trigger: 'axis',
       backgroundColor: c.tooltipBg,
