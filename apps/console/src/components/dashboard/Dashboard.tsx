@@ -1,6 +1,8 @@
+import type { StatsTop } from '@cordon/shared';
 import { Box, Paper, SegmentedControl, SimpleGrid, Skeleton, Title, useMatches } from '@mantine/core';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../categoryName.ts';
 import { type DrillTarget, historyLink, userKeyFilter } from '../historyLinks.ts';
 import { QueryState } from '../QueryState.tsx';
 import { type DashboardOwner, type DashboardPeriod, TOP_LISTS, useDashboardQuery } from './api.ts';
@@ -27,6 +29,11 @@ function topLink(dim: string, action: 'allowed' | 'blocked', period: DashboardPe
   return filter ? historyLink({ action, period, filter }) : null;
 }
 
+/** A top-categories list with each name in the interface language (the API names them in English; the key is the id). */
+function namedCategories(top: StatsTop, categoryName: (id: number, fallback?: string) => string): StatsTop {
+  return { ...top, data: top.data.map((item) => ({ ...item, name: categoryName(Number(item.key), item.name) })) };
+}
+
 /**
  * The traffic dashboard of a customer, an MSP or the system overview (spec-notes §3 "Stats", §9 dashboard
  * defaults: traffic 'today', history 5 days): a period switch, the four numbers, the hourly traffic
@@ -37,6 +44,7 @@ function topLink(dim: string, action: 'allowed' | 'blocked', period: DashboardPe
  */
 export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const [period, setPeriod] = useState<DashboardPeriod>('today');
   const compact = useMatches({ base: 'xs', sm: 'sm' });
   const query = useDashboardQuery(owner, period);
@@ -113,7 +121,11 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
                   key={`${dim}_${action}`}
                   testId={`top-${dim}-${action}`}
                   title={t(`dashboard.top.${dim}_${action}`)}
-                  top={d.top[`${dim}_${action}`]}
+                  top={
+                    dim === 'categories'
+                      ? namedCategories(d.top[`${dim}_${action}`], categoryName)
+                      : d.top[`${dim}_${action}`]
+                  }
                   action={action}
                   domains={dim === 'domains'}
                   {...(drill ? { linkFor: (item) => topLink(dim, action, period, item.key, item.name) } : {})}

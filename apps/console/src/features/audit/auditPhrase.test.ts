@@ -96,7 +96,7 @@ describe('describeAudit (issue 29: the audit log in words)', () => {
           { name: 'Students', filtering_level: 'moderate', blocked: [1, 20] },
         ),
       ),
-    ).toBe('Alice a modifié la politique « Students » : a bloqué Gambling');
+    ).toBe('Alice a modifié la politique « Students » : a bloqué Jeux d’argent');
     expect(say(row('policy.delete', 'policy', policy, null))).toBe('Alice a supprimé la politique « Students »');
     expect(say(row('auth.login', 'admin', null, null))).toBe("Alice s'est connecté");
   });

@@ -89,8 +89,9 @@ function entityLabel(entity: string, t: AuditT): string {
   return ENTITIES.has(entity) ? t(`audit.entities.${entity}`) : entity.replaceAll('_', ' ');
 }
 
-function categoryNames(ids: readonly number[]): string {
-  return ids.map((id) => categoryById(id)?.name ?? `#${id}`).join(', ');
+/** Category names in the interface language (`categoryNames.<id>`, as components/categoryName.ts); an unknown id as `#id`. */
+function categoryNames(ids: readonly number[], t: AuditT): string {
+  return ids.map((id) => (categoryById(id) ? t(`categoryNames.${id}`) : `#${id}`)).join(', ');
 }
 
 function numberList(v: unknown): number[] | null {
@@ -104,8 +105,8 @@ function categoryChanges(before: readonly number[], after: readonly number[], t:
   const blocked = after.filter((id) => !was.has(id));
   const allowed = before.filter((id) => !now.has(id));
   const out: string[] = [];
-  if (blocked.length > 0) out.push(t('audit.changes.blocked', { categories: categoryNames(blocked) }));
-  if (allowed.length > 0) out.push(t('audit.changes.allowed', { categories: categoryNames(allowed) }));
+  if (blocked.length > 0) out.push(t('audit.changes.blocked', { categories: categoryNames(blocked, t) }));
+  if (allowed.length > 0) out.push(t('audit.changes.allowed', { categories: categoryNames(allowed, t) }));
   return out;
 }
 

@@ -10,6 +10,7 @@ import {
 import { Button, Group, NumberInput, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { type UseFormReturnType, useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { schemaValidator, submitThrough } from '../../components/form.ts';
 import { showSuccessToast } from '../../components/toast.ts';
 import { useCreateFeedMutation, useUpdateFeedMutation } from './api.ts';
@@ -33,11 +34,10 @@ const prepare = (v: FeedFormValues) => ({
   enabled: v.enabled,
 });
 
-const CATEGORY_OPTIONS = CATEGORIES.map((c) => ({ value: String(c.id), label: c.name }));
-
 /** The fields of both forms. */
 function FeedFields({ form }: { form: Pick<UseFormReturnType<FeedFormValues>, 'getInputProps'> }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   return (
     <>
       <TextInput label={t('feeds.name')} required data-autofocus {...form.getInputProps('name')} />
@@ -54,7 +54,7 @@ function FeedFields({ form }: { form: Pick<UseFormReturnType<FeedFormValues>, 'g
         required
         allowDeselect={false}
         searchable
-        data={CATEGORY_OPTIONS}
+        data={CATEGORIES.map((c) => ({ value: String(c.id), label: categoryName(c.id) }))}
         {...form.getInputProps('category_id')}
       />
       <TextInput

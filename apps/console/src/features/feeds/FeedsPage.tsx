@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiCallError } from '../../api/client.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -176,6 +177,7 @@ function FeedActions({ feed, onDeleted }: { feed: Feed; onDeleted: () => void })
  */
 export function FeedsPage() {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const fmt = useFormat();
   const list = useListState<FeedSortKey>({ key: 'name', dir: 'asc' });
   const feedsQuery = useFeedsQuery(list.query);
@@ -226,7 +228,7 @@ export function FeedsPage() {
             sortKey: 'format',
             render: (f) => t(`feeds.formats.${f.format}`),
           },
-          { key: 'category', header: t('feeds.category'), render: (f) => f.category_name },
+          { key: 'category', header: t('feeds.category'), render: (f) => categoryName(f.category_id, f.category_name) },
           {
             key: 'schedule',
             header: t('feeds.schedule'),

@@ -2,6 +2,7 @@ import type { HistoryEntry } from '@cordon/shared';
 import { Stack, Text } from '@mantine/core';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { type DataColumn, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
 import { HistoryPolicy } from '../../components/EffectivePolicyPanel.tsx';
 import { formatLogTime } from '../../components/format.ts';
@@ -50,6 +51,7 @@ export function HistoryTable({
   list: ListState<HistorySortKey>;
 }) {
   const { t, i18n } = useTranslation();
+  const categoryName = useCategoryName();
   const columns: DataColumn<HistoryEntry, HistorySortKey>[] = [
     { key: 'time', header: t('history.time'), sortKey: 'time', render: (r) => formatLogTime(r.time, i18n.language) },
     {
@@ -79,7 +81,7 @@ export function HistoryTable({
     {
       key: 'categories',
       header: t('history.categories'),
-      render: (r) => r.categories.map((c) => c.name).join(', '),
+      render: (r) => r.categories.map((c) => categoryName(c.id, c.name)).join(', '),
     },
     { key: 'client_ip', header: t('history.client'), sortKey: 'client_ip', render: (r) => r.client_ip },
     {

@@ -1,6 +1,7 @@
 import type { CategoryLevel } from '@cordon/shared';
 import { Select, SimpleGrid, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { QueryState } from '../../components/QueryState.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import type { CategoryAllowance } from './categoryMapper.ts';
@@ -11,10 +12,11 @@ const NONE = 'none';
 /** One category's level select; a change is saved at once with `PUT /policies/default/categories/{id}`. */
 function CategoryLevelSelect({ category }: { category: CategoryAllowance }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const save = useSetCategoryLevelMutation(category.id);
   return (
     <Select
-      label={category.name}
+      label={categoryName(category.id, category.name)}
       allowDeselect={false}
       disabled={save.isPending}
       value={category.level ?? NONE}

@@ -18,6 +18,7 @@ import { useForm } from '@mantine/form';
 import { IconLock, IconLockOpen } from '@tabler/icons-react';
 import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { useFilteringLevelLabel } from '../../components/FilteringLevelSelect.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { showSuccessToast } from '../../components/toast.ts';
@@ -80,6 +81,7 @@ export function PolicyEditor({
 }) {
   const { t } = useTranslation();
   const levelLabel = useFilteringLevelLabel();
+  const categoryName = useCategoryName();
   const updatePolicy = useUpdatePolicyMutation(policy.id);
   const updateDefault = useUpdateDefaultPolicyMutation(owner ?? {});
   const update = owner ? updateDefault : updatePolicy;
@@ -89,8 +91,9 @@ export function PolicyEditor({
 
   const cats: EditorCategory[] = useMemo(
     // Unclassified (0) is the "Allow unclassified" switch's: no level blocks it, the editor does not list it.
-    () => categories.filter((c) => c.id !== 0).map((c) => ({ id: c.id, name: c.name, level: c.level })),
-    [categories],
+    () =>
+      categories.filter((c) => c.id !== 0).map((c) => ({ id: c.id, name: categoryName(c.id, c.name), level: c.level })),
+    [categories, categoryName],
   );
   const groups = useMemo(() => groupCategories(cats), [cats]);
   const [saved, setSaved] = useState(() => new Set(categories.filter((c) => !c.allowed).map((c) => c.id)));

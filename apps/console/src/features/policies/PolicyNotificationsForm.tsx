@@ -11,6 +11,7 @@ import { Button, Group, MultiSelect, Paper, Select, SimpleGrid, Stack, TagsInput
 import type { FormErrors } from '@mantine/form';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { formatDateTime } from '../../components/format.ts';
 import { QueryState } from '../../components/QueryState.tsx';
@@ -26,10 +27,12 @@ export interface NotificationValues {
   emails: string[];
 }
 
-/** The categories one can be notified about: the taxonomy without "Unclassified", by name. */
-const CATEGORY_OPTIONS = CATEGORIES.filter((c) => c.id !== UNCLASSIFIED_CATEGORY_ID)
-  .map((c) => ({ value: String(c.id), label: c.name }))
-  .sort((a, b) => a.label.localeCompare(b.label));
+/** The categories one can be notified about: the taxonomy without "Unclassified", by name in the interface language. */
+function categoryOptions(categoryName: (id: number) => string, lang: string): { value: string; label: string }[] {
+  return CATEGORIES.filter((c) => c.id !== UNCLASSIFIED_CATEGORY_ID)
+    .map((c) => ({ value: String(c.id), label: categoryName(c.id) }))
+    .sort((a, b) => a.label.localeCompare(b.label, lang));
+}
 
 /** Stored settings → form values. */
 export function toValues(
@@ -88,7 +91,8 @@ export function PolicyNotificationsForm({
   owner: NotificationsOwner;
   settings: PolicyNotifications;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const categoryName = useCategoryName();
   const save = useSaveNotificationsMutation(owner);
   const form = useForm<NotificationValues>({ initialValues: toValues(settings), validate });
   const submit = form.onSubmit((values) => {
@@ -110,7 +114,7 @@ export function PolicyNotificationsForm({
           label={t('notifications.categories')}
           description={t('notifications.categoriesHelp')}
           placeholder={t('notifications.pickCategories')}
-          data={CATEGORY_OPTIONS}
+          data={categoryOptions(categoryName, i18n.language)}
           searchable
           clearable
           hidePickedOptions

@@ -3,6 +3,7 @@ import { Button, Group, Paper, Select, Table, Text, TextInput, Title } from '@ma
 import { IconDownload, IconFileTypePdf } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { ListSearch, SortableTh, useListState } from '../../components/DataTable.tsx';
 import { saveTextFile } from '../../components/domainList/logic.ts';
 import { useFormat } from '../../components/format.ts';
@@ -115,6 +116,7 @@ function ReportTable({ report }: { report: Report }) {
  */
 export function ReportPage({ type }: { type: ReportType }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const fmt = useFormat();
   const customerId = useCustomerId();
   const session = useSessionStore();
@@ -214,23 +216,30 @@ export function ReportPage({ type }: { type: ReportType }) {
       </Group>
       {valid ? (
         <QueryState query={query}>
-          {(report) => (
-            <Paper withBorder p="md" radius="md">
-              <Title order={2} size="h4">
-                {t(`reports.codes.${report.code}`)}
-              </Title>
-              <Text size="sm" c="dimmed" mb="sm" data-testid="report-period">
-                {t('reports.period', { start: report.start, end: report.end, timezone: report.timezone })} ·{' '}
-                <span title={String(report.total)}>
-                  {t('reports.total', { count: report.total, total: fmt.count(report.total) })}
-                </span>
-              </Text>
-              {report.rows.length > 0 && report.total > 0 ? (
-                <ReportChart report={report} label={t(`reports.codes.${report.code}`)} />
-              ) : null}
-              <ReportTable key={`${report.code} ${report.start} ${report.end}`} report={report} />
-            </Paper>
-          )}
+          {(fetched) => {
+            // The API names category rows in English: their key is the id, shown in the interface language.
+            const report =
+              fetched.dimension === 'category'
+                ? { ...fetched, rows: fetched.rows.map((r) => ({ ...r, name: categoryName(Number(r.key), r.name) })) }
+                : fetched;
+            return (
+              <Paper withBorder p="md" radius="md">
+                <Title order={2} size="h4">
+                  {t(`reports.codes.${report.code}`)}
+                </Title>
+                <Text size="sm" c="dimmed" mb="sm" data-testid="report-period">
+                  {t('reports.period', { start: report.start, end: report.end, timezone: report.timezone })} ·{' '}
+                  <span title={String(report.total)}>
+                    {t('reports.total', { count: report.total, total: fmt.count(report.total) })}
+                  </span>
+                </Text>
+                {report.rows.length > 0 && report.total > 0 ? (
+                  <ReportChart report={report} label={t(`reports.codes.${report.code}`)} />
+                ) : null}
+                <ReportTable key={`${report.code} ${report.start} ${report.end}`} report={report} />
+              </Paper>
+            );
+          }}
         </QueryState>
       ) : null}
     </>

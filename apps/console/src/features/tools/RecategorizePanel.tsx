@@ -9,6 +9,7 @@ import { Badge, Button, Group, Paper, Select, Stack, Text, Textarea, TextInput, 
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { useFormat } from '../../components/format.ts';
@@ -42,6 +43,7 @@ const STATUS_COLOR: Readonly<Record<RecategorizeStatus, string>> = {
 /** The request form: a domain, the category it should have, a comment. */
 function RequestForm() {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const ask = useRequestRecategorizationMutation();
   const form = useForm<RequestValues>({
     initialValues: { domain: '', category: null, comment: '' },
@@ -70,7 +72,7 @@ function RequestForm() {
             required
             allowDeselect={false}
             searchable
-            data={CATEGORIES.filter((c) => c.id !== 0).map((c) => ({ value: String(c.id), label: c.name }))}
+            data={CATEGORIES.filter((c) => c.id !== 0).map((c) => ({ value: String(c.id), label: categoryName(c.id) }))}
             {...form.getInputProps('category')}
             error={form.errors['category'] ?? form.errors['category_id']}
           />
@@ -134,6 +136,7 @@ function ReviewButtons({ request }: { request: RecategorizeRequest }) {
  */
 export function RecategorizePanel({ canReview }: { canReview: boolean }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const fmt = useFormat();
   const list = useListState<RecategorizeSortKey>({ key: 'created_at', dir: 'desc' });
   const [status, setStatus] = useState<RecategorizeStatus | null>(canReview ? 'pending' : null);
@@ -181,13 +184,17 @@ export function RecategorizePanel({ canReview }: { canReview: boolean }) {
                   <Group gap={4}>
                     {r.current_categories.map((c) => (
                       <Badge key={c.id} variant="outline" color="gray" size="sm">
-                        {c.name}
+                        {categoryName(c.id, c.name)}
                       </Badge>
                     ))}
                   </Group>
                 ),
             },
-            { key: 'asked', header: t('tools.newCategory'), render: (r) => r.category.name },
+            {
+              key: 'asked',
+              header: t('tools.newCategory'),
+              render: (r) => categoryName(r.category.id, r.category.name),
+            },
             { key: 'by', header: t('tools.requestedBy'), render: (r) => r.requested_by },
             {
               key: 'created',

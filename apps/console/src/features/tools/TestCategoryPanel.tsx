@@ -4,6 +4,7 @@ import { useForm } from '@mantine/form';
 import { IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { applyServerErrors, schemaValidator } from '../../components/form.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { useCustomerPoliciesQuery, useMspCustomersQuery, useTestCategoryMutation } from './api.ts';
@@ -21,8 +22,9 @@ const prepare = (v: TestValues) => ({
 });
 
 /** The answer: the name, its categories, the policy and the decision with the step that made it. */
-function ResultView({ result }: { result: TestCategoryResult }) {
+export function ResultView({ result }: { result: TestCategoryResult }) {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   return (
     <Paper withBorder p="md" radius="md" data-testid="test-category-result" aria-live="polite">
       <Table variant="vertical" layout="fixed" withRowBorders={false}>
@@ -40,7 +42,7 @@ function ResultView({ result }: { result: TestCategoryResult }) {
                 <Group gap={6}>
                   {result.categories.map((c) => (
                     <Badge key={c.id} variant="outline" color="gray" data-category-id={c.id}>
-                      {c.name}
+                      {categoryName(c.id, c.name)}
                     </Badge>
                   ))}
                 </Group>
