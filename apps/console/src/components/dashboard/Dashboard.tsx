@@ -49,6 +49,8 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
   const compact = useMatches({ base: 'xs', sm: 'sm' });
   const query = useDashboardQuery(owner, period);
   const periodLabel = t(`dashboard.periods.${period}`);
+  // Over 7 and 30 days one bar per day, the hours summed in the formatter's zone (issue 29).
+  const daily = period === '7days' || period === '30days';
   const drill = owner.kind === 'customer';
   return (
     <Box component="section" aria-label={t('dashboard.label')} data-testid="dashboard" mb="xl">
@@ -103,7 +105,11 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
                   {t('dashboard.traffic', { period: periodLabel })}
                 </Title>
                 <Suspense fallback={<Skeleton height={300} />}>
-                  <TrafficChart traffic={d.traffic} label={t('dashboard.trafficLabel', { period: periodLabel })} />
+                  <TrafficChart
+                    traffic={d.traffic}
+                    daily={daily}
+                    label={t(daily ? 'dashboard.trafficDailyLabel' : 'dashboard.trafficLabel', { period: periodLabel })}
+                  />
                 </Suspense>
               </Paper>
               <Paper withBorder p="md" radius="md">

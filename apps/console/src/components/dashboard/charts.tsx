@@ -9,6 +9,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SANS } from '../../app/theme.ts';
 import { type Formatter, useFormat } from '../format.ts';
+import { dailyTraffic } from './dailyTraffic.ts';
 
 // Only what these charts need, so the chart chunk stays small (bench/README.md).
 echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
@@ -89,23 +90,46 @@ function stackedOption(
   };
 }
 
-/** Allowed vs blocked requests per hour (spec-notes §3 "Stats" traffic). */
-export function TrafficChart({ traffic, label }: { traffic: StatsTraffic; label: string }) {
+/**
+ * Allowed vs blocked requests (spec-notes §3 "Stats" traffic): per hour, or with `daily` (the 7- and
+ * 30-day periods, issue 29) the hours summed into one bar per day, both in the formatter's zone.
+ */
+export function TrafficChart({
+  traffic,
+  label,
+  daily = false,
+}: {
+  traffic: StatsTraffic;
+  label: string;
+  daily?: boolean;
+}) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const scheme = useComputedColorScheme('light');
   const option = useMemo(() => {
+    const names: [string, string] = [t('dashboard.allowed'), t('dashboard.blocked')];
+    if (daily) {
+      const days = dailyTraffic(traffic, fmt.timeZone);
+      return stackedOption(
+        days.map((d) => fmt.day(d.date)),
+        days.map((d) => d.allowed),
+        days.map((d) => d.blocked),
+        names,
+        fmt,
+        SCHEME_COLOURS[scheme],
+      );
+    }
     // Hours in the formatter's zone (the profile's, else the tenant's), like every other time shown.
     const withDate = traffic.data.length > 25;
     return stackedOption(
       traffic.data.map((p) => fmt.hour(p.time, withDate)),
       traffic.data.map((p) => p.allowed),
       traffic.data.map((p) => p.blocked),
-      [t('dashboard.allowed'), t('dashboard.blocked')],
+      names,
       fmt,
       SCHEME_COLOURS[scheme],
     );
-  }, [traffic, t, fmt, scheme]);
+  }, [traffic, daily, t, fmt, scheme]);
   if (traffic.data.every((p) => p.allowed === 0 && p.blocked === 0)) {
     return <Text c="dimmed">{t('dashboard.noTraffic')}</Text>;
   }
