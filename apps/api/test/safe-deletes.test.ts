@@ -9,10 +9,11 @@ import {
   snapshot,
   type TenantFixture,
   type TestApp,
+  uploadFile,
 } from './helpers.ts';
 
 /**
- * Deletes of groups, device exceptions, customers and MSPs in use (docs/api.md "Deletes of things in
+ * Deletes of groups, device exceptions, customers, MSPs and category feeds in use (docs/api.md "Deletes of things in
  * use"; issue 29; policies: apps/api/src/modules/policies/policy-deletes.test.ts): 409 ERR_IN_USE with
  * the counts unless the request says where the dependants go (or, for a cascade, names the tenant).
  */
@@ -140,5 +141,56 @@ describe.each(testDialects())('deletes of things in use on %s', (dialect) => {
     expect((await root('DELETE', `/restapi/msp/${b.mspId}`)).statusCode).toBe(409);
     expect((await root('DELETE', `/restapi/msp/${b.mspId}?confirm_name=MSP%202`)).json()).toEqual({ deleted: true });
     expect((await root('GET', `/restapi/users/${b.customerId}`)).statusCode).toBe(404);
+  });
+  it('a feed that brought names: 409 with their count, deleted once named; an empty feed goes at once', async () => {
+    const root = (method: string, url: string, body?: unknown) => call(t.app, t.rootToken, method, url, body);
+    const feed = (await root('POST', '/restapi/feeds', { name: 'Ad hosts', format: 'domains', category_id: 6 })).json();
+    const url = `/restapi/feeds/${feed.id}`;
+    expect((await root('GET', `${url}/dependants`)).json()).toEqual({ in_use: false, dependants: {} });
+    const file = 'z.example\nb.example\na.example\nc.example\nd.example\ne.example\n';
+    const up = await uploadFile(t.app, t.rootToken, `${url}/upload`, file, {
+      field: 'file',
+      filename: 'list.txt',
+      contentType: 'text/plain',
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const names = { count: 6, names: ['a.example', 'b.example', 'c.example', 'd.example', 'e.example'] };
+    expect((await root('GET', `${url}/dependants`)).json()).toEqual({ in_use: true, dependants: { domains: names } });
+    expect((await cust('GET', `${url}/dependants`)).statusCode).toBe(403);
+    expect((await root('GET', '/restapi/feeds/999999/dependants')).statusCode).toBe(404);
+
+    const before = await snapshot(t.handle);
+    const refused = await root('DELETE', url);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'ERR_IN_USE',
+      error:
+        '“Ad hosts” is in use (6 domains). Its names leave their category with it: confirm with its name (confirm_name).',
+      dependants: { domains: names },
+    });
+    const wrong = await root('DELETE', `${url}?confirm_name=ad%20hosts`);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().fields).toEqual({ confirm_name: 'Type the exact name to confirm.' });
+    expect((await cust('DELETE', `${url}?confirm_name=Ad%20hosts`)).statusCode).toBe(403);
+    expect(await snapshot(t.handle)).toBe(before);
+
+    t.published.length = 0;
+    expect((await root('DELETE', `${url}?confirm_name=Ad%20hosts`)).json()).toEqual({ deleted: true });
+    expect(t.published).toEqual(['categories']);
+    const left = await t.handle.db
+      .selectFrom('category_domains')
+      .select('domain')
+      .where('source', '=', `feed:${feed.id}`)
+      .execute();
+    expect(left).toEqual([]);
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select('after_json')
+      .where('action', '=', 'feed.delete')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(String(audit.after_json))).toEqual({ deleted_with: { domains: names } });
+
+    const empty = (await root('POST', '/restapi/feeds', { name: 'Empty', format: 'domains', category_id: 6 })).json();
+    expect((await root('DELETE', `/restapi/feeds/${empty.id}`)).json()).toEqual({ deleted: true });
   });
 });

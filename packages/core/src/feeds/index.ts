@@ -5,6 +5,7 @@ export {
   deleteFeed,
   FEED_ROUND_MS,
   type FeedRunOptions,
+  feedDependants,
   feedsJob,
   getFeed,
   listFeeds,

@@ -1,4 +1,4 @@
-import { nowIso } from '@cordon/db';
+import { type Database, nowIso } from '@cordon/db';
 import {
   FeedFetchError,
   type FeedImportReport,
@@ -8,6 +8,9 @@ import {
 } from '@cordon/feeds';
 import {
   ApiError,
+  type ConfirmNameQuery,
+  type Dependants,
+  type DependantsResponse,
   type Feed,
   type FeedCreate,
   type FeedFormat,
@@ -16,7 +19,9 @@ import {
   type FeedUpdate,
   Role,
 } from '@cordon/shared';
+import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
+import { dependantsOf, inUse, inUseError, kindOf } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import type { WorkerJob } from '../worker/index.ts';
 import * as repo from './repository.ts';
@@ -134,12 +139,42 @@ export async function updateFeed(deps: CoreDeps, caller: Caller, id: number, bod
   );
 }
 
+/** The names feed `id` brought to the category database (kind `domains`), first ones by name. */
+async function namesOf(db: Kysely<Database>, id: number): Promise<Dependants> {
+  return dependantsOf({
+    domains: await kindOf(
+      db.selectFrom('category_domains').where('category_domains.source', '=', repo.feedSource(id)),
+      'category_domains.domain',
+    ),
+  });
+}
+
 /**
- * `DELETE /feeds/{feedId}`: removes the feed and every categorisation it brought, in one
- * transaction; published as `categories`. Audit `feed.delete`.
+ * `GET /feeds/{feedId}/dependants` (docs/api.md "Deletes of things in use"; issue 29): the names a
+ * delete of the feed takes out of its category, `in_use` true when the DELETE needs `confirm_name`.
  * @throws ApiError ERR_FORBIDDEN as {@link listFeeds}; ERR_NOT_FOUND
  */
-export async function deleteFeed(deps: CoreDeps, caller: Caller, id: number): Promise<{ deleted: true }> {
+export async function feedDependants(deps: CoreDeps, caller: Caller, id: number): Promise<DependantsResponse> {
+  requireSystem(caller);
+  if (!(await repo.getFeed(deps.handle.db, id))) throw new ApiError('ERR_NOT_FOUND');
+  const dependants = await namesOf(deps.handle.db, id);
+  return { in_use: inUse(dependants), dependants };
+}
+
+/**
+ * `DELETE /feeds/{feedId}[?confirm_name=]`: removes the feed and every categorisation it brought, in
+ * one transaction; published as `categories`. A feed that brought names is refused with 409
+ * ERR_IN_USE (their count, first names) unless `confirm_name` is its name exactly (docs/api.md
+ * "Deletes of things in use"). Audit `feed.delete` (after: the names removed, when any).
+ * @throws ApiError ERR_FORBIDDEN as {@link listFeeds}; ERR_NOT_FOUND; ERR_VALIDATION (`confirm_name`
+ *   not the name); InUseError
+ */
+export async function deleteFeed(
+  deps: CoreDeps,
+  caller: Caller,
+  id: number,
+  query: ConfirmNameQuery = {},
+): Promise<{ deleted: true }> {
   requireSystem(caller);
   await mutate(
     deps,
@@ -148,9 +183,22 @@ export async function deleteFeed(deps: CoreDeps, caller: Caller, id: number): Pr
     async (trx, note) => {
       const before = await repo.getFeed(trx, id);
       if (!before) throw new ApiError('ERR_NOT_FOUND');
+      if (query.confirm_name !== undefined && query.confirm_name !== before.name) {
+        const message = 'Type the exact name to confirm.';
+        throw new ApiError('ERR_VALIDATION', message, { confirm_name: message });
+      }
+      const dependants = await namesOf(trx, id);
+      if (inUse(dependants) && query.confirm_name === undefined) {
+        throw inUseError(
+          before.name,
+          dependants,
+          'Its names leave their category with it: confirm with its name (confirm_name).',
+        );
+      }
       await trx.deleteFrom('category_domains').where('source', '=', repo.feedSource(id)).execute();
       await trx.deleteFrom('category_feeds').where('id', '=', id).execute();
       Object.assign(note, { entityId: id, before: auditView(before) });
+      if (inUse(dependants)) note.after = { deleted_with: dependants };
     },
   );
   return { deleted: true };

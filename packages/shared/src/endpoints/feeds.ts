@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, listOf } from '../schemas/common.ts';
+import { confirmNameQuerySchema, dependantsResponseSchema } from '../schemas/dependants.ts';
 import {
   feedCreateSchema,
   feedListQuerySchema,
@@ -65,11 +66,25 @@ export const feedEndpoints = {
     method: 'DELETE',
     path: '/feeds/:feedId',
     params: feedParamsSchema,
+    query: confirmNameQuerySchema,
     response: deletedResponseSchema,
     status: 200,
     access,
     tag,
-    summary: 'Delete a feed source and the categorisations it brought.',
+    summary:
+      'Delete a feed source and the categorisations it brought; one that brought names needs confirm_name (its name), else 409 ERR_IN_USE (docs/api.md "Deletes of things in use").',
+  }),
+  /** Ours (issue 29): the names a delete of the feed takes out of the category database. */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/feeds/:feedId/dependants',
+    params: feedParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary:
+      'The names (kind domains) a delete of the feed removes from its category (docs/api.md "Deletes of things in use").',
   }),
   run: defineEndpoint({
     method: 'POST',

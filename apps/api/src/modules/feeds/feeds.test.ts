@@ -71,7 +71,9 @@ describe.each(testDialects())('category feeds API on %s', (dialect) => {
       .execute();
     expect(rows).toEqual([{ domain: 'ads.example', category_id: 6 }]);
 
-    expect((await call(t.app, t.rootToken, 'DELETE', `${URL}/${id}`)).statusCode).toBe(200);
+    expect((await call(t.app, t.rootToken, 'DELETE', `${URL}/${id}?confirm_name=StevenBlack%20hosts`)).statusCode).toBe(
+      200,
+    );
     expect((await call(t.app, t.rootToken, 'GET', `${URL}/${id}`)).statusCode).toBe(404);
     expect(
       await t.handle.db.selectFrom('category_domains').select('domain').where('source', '=', `feed:${id}`).execute(),

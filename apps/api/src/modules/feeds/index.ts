@@ -17,6 +17,7 @@ export const feedModule = defineModule({
       { params: () => ({ feedId: 1 }), body: () => ({ name: 'x' }), msp: 403, customer: 403, sales: 403 },
     ],
     'feeds.remove': [{ params: () => ({ feedId: 1 }), msp: 403, customer: 403, sales: 403 }],
+    'feeds.dependants': [{ params: () => ({ feedId: 1 }), msp: 403, customer: 403, sales: 403 }],
     'feeds.run': [{ params: () => ({ feedId: 1 }), msp: 403, customer: 403, sales: 403 }],
     'feeds.upload': [{ params: () => ({ feedId: 1 }), msp: 403, customer: 403, sales: 403 }],
   },

@@ -15,7 +15,8 @@ export async function registerFeedRoutes(app: FastifyInstance, deps: AppDeps): P
   registerEndpoint(app, e.create, ({ caller, body }) => feeds.createFeed(deps, caller, body));
   registerEndpoint(app, e.get, ({ caller, params }) => feeds.getFeed(deps, caller, params.feedId));
   registerEndpoint(app, e.update, ({ caller, params, body }) => feeds.updateFeed(deps, caller, params.feedId, body));
-  registerEndpoint(app, e.remove, ({ caller, params }) => feeds.deleteFeed(deps, caller, params.feedId));
+  registerEndpoint(app, e.remove, ({ caller, params, query }) => feeds.deleteFeed(deps, caller, params.feedId, query));
+  registerEndpoint(app, e.dependants, ({ caller, params }) => feeds.feedDependants(deps, caller, params.feedId));
   registerEndpoint(app, e.run, ({ caller, params }) => feeds.runFeed(deps, caller, params.feedId));
   await app.register(async (scoped) => {
     await acceptUploads(scoped);
