@@ -17,7 +17,9 @@ import { type Formatter, useFormat } from '../../components/format.ts';
 import { QueryState } from '../../components/QueryState.tsx';
 import type { RowSelection } from '../../components/RowSelection.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
+import { useMspId } from '../../session/context.ts';
 import { CUSTOMER_STATUS_PAGE_SIZE, useApplyLevelMutation, useSendReportsMutation } from './customerStatusApi.ts';
+import { MspWideActions } from './MspWideActions.tsx';
 
 /** A day in ms: a customer whose last traffic is older is "silent" (docs/api.md "Stats"). */
 const DAY_MS = 86_400_000;
@@ -221,11 +223,13 @@ export function CustomerStatusTable(props: {
 /**
  * The bulk actions on the selected customers (issue 29): apply a protection level to their default
  * policies, and send their scheduled reports now. Each is one or two `/batch` calls; a toast says
- * what was done.
+ * what was done. Next to them the MSP-wide actions (a global entry, enforcing 2FA), which the API
+ * only offers per MSP.
  */
 export function CustomerBulkActions({ rows, selection }: { rows: readonly CustomerStatus[]; selection: RowSelection }) {
   const { t } = useTranslation();
   const levelLabel = useFilteringLevelLabel();
+  const mspId = useMspId();
   const [level, setLevel] = useState<FilteringLevel | null>(null);
   const apply = useApplyLevelMutation();
   const send = useSendReportsMutation();
@@ -294,6 +298,7 @@ export function CustomerBulkActions({ rows, selection }: { rows: readonly Custom
       >
         {t('customerStatus.sendReports', { count })}
       </Button>
+      <MspWideActions mspId={mspId} />
     </Group>
   );
 }
