@@ -5,16 +5,17 @@ import { IconEdit, IconPlayerPlay, IconPlus, IconTrash, IconUpload } from '@tabl
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiCallError } from '../../api/client.ts';
-import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { useCategoryName } from '../../components/categoryName.ts';
 import { ListToolbar, QueryDataTable, useListState } from '../../components/DataTable.tsx';
 import { useFormat } from '../../components/format.ts';
 import { PageHeader } from '../../components/PageHeader.tsx';
+import { SafeDeleteDialog } from '../../components/SafeDeleteDialog.tsx';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { showSuccessToast } from '../../components/toast.ts';
 import {
   type FeedSortKey,
   useDeleteFeedMutation,
+  useFeedDependantsFetcher,
   useFeedsQuery,
   useRunFeedMutation,
   useUploadFeedMutation,
@@ -104,11 +105,14 @@ function UploadForm({ feed, onDone }: { feed: Feed; onDone: () => void }) {
   );
 }
 
-/** A row's actions: run now (feeds with an address), upload, edit, delete (confirmed). */
+/** A row's actions: run now (feeds with an address), upload, edit, delete (the names it takes shown; typed name when any). */
 function FeedActions({ feed, onDeleted }: { feed: Feed; onDeleted: () => void }) {
   const { t } = useTranslation();
   const run = useRunFeedMutation(feed.id);
-  const remove = useDeleteFeedMutation(feed.id);
+  // A feed holding names is deleted once its name is typed (docs/api.md "Deletes of things in use").
+  const holdsNames = (feed.last_rows ?? 0) > 0;
+  const remove = useDeleteFeedMutation(feed.id, holdsNames ? feed.name : undefined);
+  const fetchDependants = useFeedDependantsFetcher();
   const [modal, setModal] = useState<'upload' | 'edit' | 'delete' | null>(null);
   const close = () => setModal(null);
   const name = feed.name;
@@ -152,12 +156,15 @@ function FeedActions({ feed, onDeleted }: { feed: Feed; onDeleted: () => void })
       <Modal opened={modal === 'edit'} onClose={close} title={t('feeds.edit')} size="lg">
         <FeedEditForm feed={feed} onDone={close} />
       </Modal>
-      <ConfirmDialog
+      <SafeDeleteDialog
         opened={modal === 'delete'}
         onClose={close}
         title={t('feeds.confirmDeleteTitle')}
         text={t('feeds.confirmDeleteText', { name })}
-        confirmLabel={t('common.delete')}
+        items={[{ id: feed.id, name }]}
+        kind="feeds"
+        fetchDependants={fetchDependants}
+        {...(holdsNames ? { confirmName: name } : {})}
         loading={remove.isPending}
         onConfirm={() =>
           remove.mutateAsync(undefined).then(() => {

@@ -1,4 +1,4 @@
-import { Endpoints, type FEED_SORT_KEYS } from '@cordon/shared';
+import { type DependantsResponse, Endpoints, type FEED_SORT_KEYS } from '@cordon/shared';
 import { keepPreviousData, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -36,9 +36,22 @@ export function useUpdateFeedMutation(feedId: number) {
   return useEndpointMutation(Endpoints.feeds.update, { params: { feedId } });
 }
 
-/** `DELETE /feeds/{feedId}`: the feed and the categorisations it brought. */
-export function useDeleteFeedMutation(feedId: number) {
-  return useEndpointMutation(Endpoints.feeds.remove, { params: { feedId } });
+/**
+ * `DELETE /feeds/{feedId}[?confirm_name=]`: the feed and the categorisations it brought. `name` (sent
+ * as `confirm_name`) once typed in the dialog of a feed holding names; without it such a feed is
+ * refused (409 ERR_IN_USE; docs/api.md "Deletes of things in use").
+ */
+export function useDeleteFeedMutation(feedId: number, name?: string) {
+  return useEndpointMutation(Endpoints.feeds.remove, {
+    params: { feedId },
+    ...(name !== undefined ? { query: { confirm_name: name } } : {}),
+  });
+}
+
+/** `GET /feeds/{feedId}/dependants`: the names a delete of the feed takes out of its category. */
+export function useFeedDependantsFetcher(): (feedId: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return (feedId) => api.call(Endpoints.feeds.dependants, { params: { feedId } });
 }
 
 /**
