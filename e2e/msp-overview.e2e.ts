@@ -299,4 +299,31 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     await expectAxeClean(phone, 'history-390');
     await phone.context().close();
   });
+
+  // Last: enforcing 2FA sends the admins to set it up at their next login, which the steps above would meet.
+  it('adds a global entry for every customer and enforces 2FA MSP-wide, from the customer list', async () => {
+    const page = await loginPage(MSP_ADMIN);
+    await page.getByTestId('customers-table').locator('tbody tr').first().waitFor();
+    await page.getByRole('button', { name: 'Add a global entry' }).click();
+    const dialog = page.getByRole('dialog', { name: "Add an entry to the MSP's global list" });
+    expect(await dialog.getByTestId('global-entry-scope').textContent()).toContain('every customer of this MSP');
+    await dialog.getByLabel('Domain').fill('bulk-blocked.example');
+    await page.keyboard.press('Enter');
+    await page.getByText('bulk-blocked.example added to the global blocklist of every customer.').waitFor();
+    const globals = (await root.call('GET', `/global/domains/block?msp_id=${mspId}`)).body as {
+      data: { domain: string }[];
+    };
+    expect(globals.data.map((e) => e.domain)).toContain('bulk-blocked.example');
+
+    await page.getByRole('button', { name: 'Enforce 2FA' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Enforce two-factor authentication' });
+    expect(await confirm.textContent()).toContain('set it up at their next login');
+    await confirm.getByRole('button', { name: 'Enforce 2FA' }).click();
+    await page.getByText("2FA is now enforced for the MSP's and its customers' administrators.").waitFor();
+    await page.getByRole('button', { name: '2FA enforced' }).waitFor();
+    const enforced = await root.call('GET', `/auth/msp/${mspId}/two-factor-auth/enforce`);
+    expect(enforced.body).toEqual({ enforce_twofa: true });
+    await shot(page, '1280-msp-wide');
+    await page.context().close();
+  });
 });
