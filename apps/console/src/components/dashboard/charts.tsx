@@ -41,6 +41,14 @@ const SCHEME_COLOURS = {
 
 type SchemeColours = (typeof SCHEME_COLOURS)[keyof typeof SCHEME_COLOURS];
 
+/**
+ * The scheme the charts draw in, read at the first render (the charts render in the browser only):
+ * read in an effect, "auto" on a dark system drew light, then redrew dark with the bars animating again.
+ */
+function useChartScheme(): 'light' | 'dark' {
+  return useComputedColorScheme('light', { getInitialValueInEffect: false });
+}
+
 /** Stacked allowed/blocked bars in the spec's colours (spec-notes §9: allowed #4BA7EE, blocked #DE3617). */
 function stackedOption(
   labels: string[],
@@ -105,7 +113,7 @@ export function TrafficChart({
 }) {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const scheme = useComputedColorScheme('light');
+  const scheme = useChartScheme();
   const option = useMemo(() => {
     const names: [string, string] = [t('dashboard.allowed'), t('dashboard.blocked')];
     if (daily) {
@@ -144,7 +152,7 @@ export function TrafficChart({
 export function HistoryChart({ history, label }: { history: StatsHistory; label: string }) {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const scheme = useComputedColorScheme('light');
+  const scheme = useChartScheme();
   const option = useMemo(
     () =>
       stackedOption(
