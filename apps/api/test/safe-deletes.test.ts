@@ -13,9 +13,10 @@ import {
 } from './helpers.ts';
 
 /**
- * Deletes of groups, device exceptions, customers, MSPs and category feeds in use (docs/api.md "Deletes of things in
- * use"; issue 29; policies: apps/api/src/modules/policies/policy-deletes.test.ts): 409 ERR_IN_USE with
- * the counts unless the request says where the dependants go (or, for a cascade, names the tenant).
+ * Deletes of groups, device exceptions, customers, MSPs and category feeds in use, and what a
+ * location's delete breaks (docs/api.md "Deletes of things in use"; issue 29; policies:
+ * apps/api/src/modules/policies/policy-deletes.test.ts): 409 ERR_IN_USE with the counts unless the
+ * request says where the dependants go (or, for a cascade, names the tenant or feed).
  */
 describe.each(testDialects())('deletes of things in use on %s', (dialect) => {
   let t: TestApp;
@@ -192,5 +193,46 @@ describe.each(testDialects())('deletes of things in use on %s', (dialect) => {
 
     const empty = (await root('POST', '/restapi/feeds', { name: 'Empty', format: 'domains', category_id: 6 })).json();
     expect((await root('DELETE', `/restapi/feeds/${empty.id}`)).json()).toEqual({ deleted: true });
+  });
+  it('a location: its addresses and the devices seen there in 24 hours are named, the delete is not refused', async () => {
+    const config = (await call(t.app, t.rootToken, 'GET', `${base}/devices/config`)).json();
+    const agent = (url: string, payload: unknown) =>
+      t.app.inject({ method: 'POST', url, payload: payload as Record<string, unknown>, remoteAddress: '10.1.2.3' });
+    const enrolled = (
+      await agent('/restapi/agent/enrol', {
+        install_key: config.install_key,
+        name: 'Desk 7',
+        os_type: 'linux',
+        version: '1.0.0',
+      })
+    ).json();
+    const beat = await agent('/restapi/agent/heartbeat', { device_key: enrolled.device_key });
+    expect(beat.statusCode, beat.body).toBeLessThan(300);
+    const url = `${base}/locations/staticip/${a.locationId}/dependants`;
+    expect((await cust('GET', url)).json()).toEqual({
+      in_use: false,
+      dependants: { addresses: { count: 1, names: ['10.1.0.0/16'] }, devices: { count: 1, names: ['Desk 7'] } },
+    });
+    // The same location under another type, another customer's location, a foreign customer: 404.
+    expect((await cust('GET', `${base}/locations/virtual/${a.locationId}/dependants`)).statusCode).toBe(404);
+    expect((await cust('GET', `${base}/locations/staticip/${b.locationId}/dependants`)).statusCode).toBe(404);
+    expect(
+      (await cust('GET', `/restapi/users/${b.customerId}/locations/staticip/${b.locationId}/dependants`)).statusCode,
+    ).toBe(404);
+    expect((await cust('GET', `${base}/locations/virtual/${env.virtualLocationId}/dependants`)).json()).toEqual({
+      in_use: false,
+      dependants: {},
+    });
+
+    // Its last contact there 25 hours ago (the clock turned back for the heartbeat only).
+    t.clock.now -= 25 * 3_600_000;
+    await agent('/restapi/agent/heartbeat', { device_key: enrolled.device_key });
+    t.clock.now += 25 * 3_600_000;
+    expect((await cust('GET', url)).json()).toEqual({
+      in_use: false,
+      dependants: { addresses: { count: 1, names: ['10.1.0.0/16'] } },
+    });
+    expect((await cust('DELETE', `${base}/locations/staticip/${a.locationId}`)).json()).toEqual({ deleted: true });
+    expect((await cust('GET', url)).statusCode).toBe(404);
   });
 });

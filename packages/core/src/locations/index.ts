@@ -16,6 +16,7 @@ export {
   listAddresses,
   listDynamicDnsLocations,
   listLocations,
+  locationDependants,
   newLocationKey,
   updateLocationOfType,
   updateStaticLocation,

@@ -5,6 +5,7 @@ import {
   ApiError,
   type ClaimLimits,
   claimRefusal,
+  type DependantsResponse,
   type ListQuery,
   type Location,
   type LocationListQuery,
@@ -22,6 +23,7 @@ import {
 } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
+import { dependantsOf, kindOf } from '../dependants/index.ts';
 import { mutate } from '../mutation/index.ts';
 import { policyOfCustomer } from '../policies/index.ts';
 import { scopeOf, type TenantScope } from '../tenancy/index.ts';
@@ -263,6 +265,47 @@ export async function deleteStaticLocation(
     },
   );
   return { deleted: true };
+}
+
+/** How far back a device's last contact counts as "seen at" a location for its dependants, ms. */
+const SEEN_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * `GET /users/{id}/locations/{type}/{locId}/dependants` (docs/api.md "Deletes of things in use";
+ * issue 29): what a delete of the location breaks, though nothing refuses it (`in_use` false, the
+ * DELETE needs no parameter): `addresses`, its claims, which stop identifying the customer's queries
+ * (they are then refused, or fall to another claim), and `devices` of the customer last seen there
+ * within 24 hours of `deps.now()` (they keep working by key; their location is cleared).
+ * @throws ApiError ERR_NOT_FOUND (a location of another type, customer or tenant included)
+ */
+export async function locationDependants(
+  deps: CoreDeps,
+  caller: Caller,
+  customerId: number,
+  type: LocationType,
+  locId: number,
+): Promise<DependantsResponse> {
+  await locationOfType(deps, caller, customerId, type, locId);
+  const db = deps.handle.db;
+  const since = new Date(deps.now() - SEEN_WINDOW_MS).toISOString();
+  const dependants = dependantsOf({
+    addresses: await kindOf(
+      db
+        .selectFrom('location_addresses')
+        .where('location_addresses.location_id', '=', locId)
+        .where('location_addresses.customer_id', '=', customerId),
+      'location_addresses.ip',
+    ),
+    devices: await kindOf(
+      db
+        .selectFrom('devices')
+        .where('devices.location_id', '=', locId)
+        .where('devices.customer_id', '=', customerId)
+        .where('devices.last_contact_at', '>=', since),
+      'devices.name',
+    ),
+  });
+  return { in_use: false, dependants };
 }
 
 /** `GET /users/{id}/locations/staticip/{locId}/addresses`: `{ data, total }` of `{ id, ip }`. */

@@ -1,5 +1,6 @@
 import { Role } from '../roles.ts';
 import { deletedResponseSchema, idParamsSchema, listOf } from '../schemas/common.ts';
+import { dependantsResponseSchema, locationDependantsParamsSchema } from '../schemas/dependants.ts';
 import {
   dynDnsUpdateQuerySchema,
   dynDnsUpdateResponseSchema,
@@ -163,6 +164,22 @@ export const locationEndpoints = {
     access,
     tag,
     summary: 'Delete a dynamic-IP, dynamic-DNS, roaming or virtual location (spec-notes §7 Locations).',
+  }),
+  /**
+   * Ours (issue 29): what a delete of the location breaks. Nothing is refused (`in_use` false):
+   * devices seen there keep working by key; the answer names the addresses that stop identifying
+   * the customer and the devices seen there in the last 24 hours, for the console's dialog.
+   */
+  dependants: defineEndpoint({
+    method: 'GET',
+    path: '/users/:id/locations/:type/:locId/dependants',
+    params: locationDependantsParamsSchema,
+    response: dependantsResponseSchema,
+    status: 200,
+    access,
+    tag,
+    summary:
+      'The addresses a delete of the location stops filtering and the devices seen there in the last 24 hours (docs/api.md "Deletes of things in use").',
   }),
   dynDnsUpdate: defineEndpoint({
     method: 'GET',

@@ -55,6 +55,17 @@ export const deviceExceptionDeleteQuerySchema = z.object({
 });
 export type DeviceExceptionDeleteQuery = z.infer<typeof deviceExceptionDeleteQuerySchema>;
 
+/**
+ * Path params `{ id, type, locId }` of `GET /users/{id}/locations/{type}/{locId}/dependants` (any
+ * location type, `staticip` included).
+ */
+export const locationDependantsParamsSchema = z.object({
+  id: idSchema,
+  type: z.enum(['staticip', 'dynamicip', 'dynamicdns', 'roaming', 'virtual']),
+  locId: idSchema,
+});
+export type LocationDependantsParams = z.infer<typeof locationDependantsParamsSchema>;
+
 /** Query of a location's DELETE: `detach=true` when devices were last seen there (they keep no location). */
 export const locationDeleteQuerySchema = z.object({ detach: queryFlag.optional() });
 export type LocationDeleteQuery = z.infer<typeof locationDeleteQuerySchema>;

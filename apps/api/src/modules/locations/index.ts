@@ -153,6 +153,20 @@ export const locationModule = defineModule({
         customer: 404,
       },
     ],
+    'locations.dependants': [
+      {
+        params: (_, b) => ({ id: b.customerId, type: 'staticip', locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+        sales: 403,
+      },
+      {
+        note: 'own customer, foreign location',
+        params: (a, b) => ({ id: a.customerId, type: 'staticip', locId: b.locationId }),
+        msp: 404,
+        customer: 404,
+      },
+    ],
   },
   topics: ['locations'],
 });

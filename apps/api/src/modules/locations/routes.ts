@@ -53,6 +53,9 @@ export function registerLocationRoutes(app: FastifyInstance, deps: AppDeps): voi
   registerEndpoint(app, e.remove, ({ caller, params }) =>
     locations.deleteLocationOfType(deps, caller, params.id, params.type, params.locId),
   );
+  registerEndpoint(app, e.dependants, ({ caller, params }) =>
+    locations.locationDependants(deps, caller, params.id, params.type, params.locId),
+  );
 }
 
 /**
