@@ -211,7 +211,7 @@ describe.each(testDialects())('deletes of things in use on %s', (dialect) => {
     const url = `${base}/locations/staticip/${a.locationId}/dependants`;
     expect((await cust('GET', url)).json()).toEqual({
       in_use: false,
-      dependants: { addresses: { count: 1, names: ['10.1.0.0/16'] }, devices: { count: 1, names: ['Desk 7'] } },
+      dependants: { addresses: { count: 1, names: ['10.1.0.0/16'] }, recent_devices: { count: 1, names: ['Desk 7'] } },
     });
     // The same location under another type, another customer's location, a foreign customer: 404.
     expect((await cust('GET', `${base}/locations/virtual/${a.locationId}/dependants`)).statusCode).toBe(404);

@@ -274,7 +274,7 @@ const SEEN_WINDOW_MS = 24 * 3_600_000;
  * `GET /users/{id}/locations/{type}/{locId}/dependants` (docs/api.md "Deletes of things in use";
  * issue 29): what a delete of the location breaks, though nothing refuses it (`in_use` false, the
  * DELETE needs no parameter): `addresses`, its claims, which stop identifying the customer's queries
- * (they are then refused, or fall to another claim), and `devices` of the customer last seen there
+ * (they are then refused, or fall to another claim), and `recent_devices`, the customer's devices last seen there
  * within 24 hours of `deps.now()` (they keep working by key; their location is cleared).
  * @throws ApiError ERR_NOT_FOUND (a location of another type, customer or tenant included)
  */
@@ -296,7 +296,7 @@ export async function locationDependants(
         .where('location_addresses.customer_id', '=', customerId),
       'location_addresses.ip',
     ),
-    devices: await kindOf(
+    recent_devices: await kindOf(
       db
         .selectFrom('devices')
         .where('devices.location_id', '=', locId)
