@@ -23,6 +23,7 @@ import { showSuccessToast } from '../../components/toast.ts';
 import { useCustomerId } from '../../session/context.ts';
 import {
   useDeleteLocationMutation,
+  useLocationDependantsFetcher,
   useOtherLocationQuery,
   useRateLimitsQuery,
   useStaticLocationQuery,
@@ -236,6 +237,7 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
   );
   const query = isStatic ? staticQuery : otherQuery;
   const remove = useDeleteLocationMutation(customerId, type, id);
+  const fetchDependants = useLocationDependantsFetcher(customerId, () => type);
   usePageSubtitle(query.data?.name);
   return (
     <>
@@ -265,7 +267,20 @@ function LocationDetail({ type, id }: { type: LocationType; id: number }) {
               <ConfirmDeleteButton
                 label={t('common.delete')}
                 title={t('locations.confirmDeleteTitle')}
-                text={t('locations.confirmDeleteText', { name: location.name })}
+                text={[
+                  t('locations.confirmDeleteText', { name: location.name }),
+                  ...(location.addresses.length > 0
+                    ? [
+                        t('locations.confirmDeleteAddresses', {
+                          addresses: location.addresses.map((a) => a.ip).join(', '),
+                          name: location.name,
+                        }),
+                      ]
+                    : []),
+                ].join(' ')}
+                item={{ id: location.id, name: location.name }}
+                kind="locations"
+                fetchDependants={fetchDependants}
                 loading={remove.isPending}
                 onConfirm={async () => {
                   const outcome = await remove.run();

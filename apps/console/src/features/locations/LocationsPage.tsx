@@ -9,7 +9,12 @@ import { ListToolbar, QueryDataTable, useListState } from '../../components/Data
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useCustomerId } from '../../session/context.ts';
-import { type LocationSortKey, useDeleteLocationsMutation, useLocationsQuery } from './api.ts';
+import {
+  type LocationSortKey,
+  useDeleteLocationsMutation,
+  useLocationDependantsFetcher,
+  useLocationsQuery,
+} from './api.ts';
 import { LocationCreateForm } from './LocationCreateForm.tsx';
 import { locationPath, locationWhere } from './paths.ts';
 
@@ -28,6 +33,8 @@ export function LocationsPage() {
   const rows = locations.data?.data ?? [];
   const selection = useRowSelection(rows.map((l) => l.id));
   const remove = useDeleteLocationsMutation(customerId);
+  // The dialog names what each delete breaks (addresses, devices seen there): docs/api.md "Deletes of things in use".
+  const fetchDependants = useLocationDependantsFetcher(customerId, (id) => rows.find((l) => l.id === id)?.type);
   const toastResult = useMultiDeleteToasts();
   const onDelete = async () => {
     const byId = new Map(rows.map((l) => [l.id, l]));
@@ -77,6 +84,8 @@ export function LocationsPage() {
               loading={remove.isPending}
               onConfirm={onDelete}
               items={rows.filter((l) => selection.selected.includes(l.id)).map((l) => ({ id: l.id, name: l.name }))}
+              kind="locations"
+              fetchDependants={fetchDependants}
             />
           </>
         }

@@ -1,6 +1,7 @@
-import { Endpoints, type LocationType, type OtherLocationType } from '@cordon/shared';
+import { type DependantsResponse, Endpoints, type LocationType, type OtherLocationType } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { batchItem, useBatchMutation } from '../../api/batch.ts';
+import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** The location list's sort keys the page offers (docs/api.md "Locations, devices, groups and users"). */
@@ -97,6 +98,23 @@ export function useUpdateOtherLocationMutation(customerId: number, type: OtherLo
     params: { id: customerId, type, locId },
     invalidates: ['policies'],
   });
+}
+
+/**
+ * `GET /users/{id}/locations/{type}/{locId}/dependants`: what a delete of the location breaks (its
+ * addresses, the devices seen there in 24 hours; never refused: docs/api.md "Deletes of things in
+ * use"), for the delete dialog. `typeOf` gives each location's type (undefined: nothing is read).
+ */
+export function useLocationDependantsFetcher(
+  customerId: number,
+  typeOf: (locId: number) => LocationType | undefined,
+): (locId: number) => Promise<DependantsResponse> {
+  const api = useApi();
+  return async (locId) => {
+    const type = typeOf(locId);
+    if (type === undefined) return { in_use: false, dependants: {} };
+    return api.call(Endpoints.locations.dependants, { params: { id: customerId, type, locId } });
+  };
 }
 
 /** The location id page's delete: `DELETE /users/{id}/locations/{type}/{locId}` (staticip has its own path). */
