@@ -308,6 +308,7 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     const dialog = page.getByRole('dialog', { name: "Add an entry to the MSP's global list" });
     expect(await dialog.getByTestId('global-entry-scope').textContent()).toContain('every customer of this MSP');
     await dialog.getByLabel('Domain').fill('bulk-blocked.example');
+    await expectAxeClean(page, 'global-entry-1280');
     await page.keyboard.press('Enter');
     await page.getByText('bulk-blocked.example added to the global blocklist of every customer.').waitFor();
     const globals = (await root.call('GET', `/global/domains/block?msp_id=${mspId}`)).body as {
@@ -318,6 +319,8 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     await page.getByRole('button', { name: 'Enforce 2FA' }).click();
     const confirm = page.getByRole('dialog', { name: 'Enforce two-factor authentication' });
     expect(await confirm.textContent()).toContain('set it up at their next login');
+    await shot(page, '1280-enforce-2fa');
+    await expectAxeClean(page, 'enforce-2fa-1280');
     await confirm.getByRole('button', { name: 'Enforce 2FA' }).click();
     await page.getByText("2FA is now enforced for the MSP's and its customers' administrators.").waitFor();
     await page.getByRole('button', { name: '2FA enforced' }).waitFor();

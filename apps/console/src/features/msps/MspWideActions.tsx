@@ -4,7 +4,6 @@ import { IconLock, IconWorld } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../../api/context.ts';
-import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
 import { useEnforcementQuery } from '../admins/api.ts';
 import { enforceTwoFactor, useAddGlobalEntryMutation } from './customerStatusApi.ts';
@@ -130,15 +129,24 @@ function EnforceTwoFactorButton({ mspId }: { mspId: number }) {
       >
         {enforced ? t('customerStatus.enforce2fa.already') : t('customerStatus.enforce2fa.open')}
       </Button>
-      <ConfirmDialog
-        opened={opened}
-        onClose={() => setOpened(false)}
-        title={t('customerStatus.enforce2fa.title')}
-        text={t('customerStatus.enforce2fa.text')}
-        confirmLabel={t('customerStatus.enforce2fa.confirm')}
-        loading={pending}
-        onConfirm={confirm}
-      />
+      {/* Not the red ConfirmDialog: enforcing 2FA loses nothing, so the confirmation is a primary button. */}
+      <Modal opened={opened} onClose={() => setOpened(false)} title={t('customerStatus.enforce2fa.title')} centered>
+        <Text mb="md">{t('customerStatus.enforce2fa.text')}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setOpened(false)} disabled={pending}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            data-autofocus
+            loading={pending}
+            onClick={() => {
+              void confirm().finally(() => setOpened(false));
+            }}
+          >
+            {t('customerStatus.enforce2fa.confirm')}
+          </Button>
+        </Group>
+      </Modal>
     </>
   );
 }
