@@ -126,7 +126,9 @@ describe.each(testDialects())('category feeds on %s', (dialect) => {
         enabled: true,
       }),
     ).rejects.toMatchObject({ code: 'ERR_CONFLICT', fields: { name: 'A feed with this name already exists.' } });
-    await feeds.deleteFeed(deps, OPERATOR, feed.id);
+    // It holds names: the delete names the feed to confirm (docs/api.md "Deletes of things in use").
+    await expect(feeds.deleteFeed(deps, OPERATOR, feed.id)).rejects.toMatchObject({ code: 'ERR_IN_USE' });
+    await feeds.deleteFeed(deps, OPERATOR, feed.id, { confirm_name: 'Casinos' });
     expect(await names(feed.id)).toEqual([]);
     await expect(feeds.getFeed(deps, OPERATOR, feed.id)).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' });
   });

@@ -13,6 +13,7 @@ import {
   type TableProps,
   type VariantColorsResolver,
 } from '@mantine/core';
+import { MONO, SANS } from '../components/fonts.ts';
 
 /**
  * One component's default props in the theme. The theme names the component rather than importing
@@ -56,11 +57,6 @@ export const BRAND: MantineColorsTuple = [
   '#0b557d',
   '#044365',
 ];
-
-/** System fonts only (no download: the console works on an MSP's network without a font host); the charts use it too. */
-export const SANS =
-  'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "Liberation Sans", Arial, sans-serif';
-const MONO = 'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace';
 
 /**
  * Filled red buttons (the confirmations of deletes and resets) on red 9 (#c92a2a): white text on it

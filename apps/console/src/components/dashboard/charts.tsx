@@ -7,7 +7,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/lib/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SANS } from '../../app/theme.ts';
+import { SANS } from '../fonts.ts';
 import { type Formatter, useFormat } from '../format.ts';
 import { dailyTraffic } from './dailyTraffic.ts';
 
