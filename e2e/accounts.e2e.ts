@@ -335,20 +335,20 @@ describe('accounts and security story (issue #10)', () => {
     await page.goto(`${base}/msp/global_settings/audit_log`);
     const table = page.getByTestId('audit-table');
     await table.waitFor();
-    // Each event, found with the search box (it matches actions, e-mails and addresses).
-    for (const action of [
-      'auth.password_reset',
-      'auth.login_failed',
-      'auth.recovery_code_used',
-      'admin.2fa_enable',
-      'admin.register',
-      'msp.2fa_enforce',
-    ]) {
+    // Each event, found with the search box (it matches actions, e-mails and addresses), said in words.
+    for (const [action, words] of [
+      ['auth.password_reset', 'reset their password'],
+      ['auth.login_failed', 'Failed login for'],
+      ['auth.recovery_code_used', 'logged in with a recovery code'],
+      ['admin.2fa_enable', 'turned on two-factor authentication'],
+      ['admin.register', 'registered'],
+      ['msp.2fa_enforce', 'changed the two-factor requirement of MSP'],
+    ] as const) {
       await page.getByLabel('Search').fill(action);
-      await expect.poll(() => table.textContent(), { timeout: 10_000 }).toContain(action);
+      await expect.poll(() => table.textContent(), { timeout: 10_000 }).toContain(words);
     }
     await page.getByLabel('Search').fill(COLLEAGUE);
-    await expect.poll(() => table.textContent(), { timeout: 10_000 }).toContain('auth.login');
+    await expect.poll(() => table.textContent(), { timeout: 10_000 }).toContain(`${COLLEAGUE} logged in`);
     await shot('13-msp-audit');
     await logout();
     await fillLogin(ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -356,9 +356,9 @@ describe('accounts and security story (issue #10)', () => {
     await page.goto(`${base}/system/global_settings/audit_log`);
     await page.getByTestId('audit-table').waitFor();
     await page.getByLabel('Search').fill('mail.update');
-    await expect.poll(() => page.getByTestId('audit-table').textContent()).toContain('mail.update');
+    await expect.poll(() => page.getByTestId('audit-table').textContent()).toContain('changed the e-mail settings');
     await page.getByLabel('Search').fill('');
-    await expect.poll(() => page.getByTestId('audit-table').textContent()).toContain('auth.login');
+    await expect.poll(() => page.getByTestId('audit-table').textContent()).toContain('logged in');
     await shot('14-system-audit');
     // The system's administrators page at a phone's width.
     await page.setViewportSize({ width: 390, height: 844 });
