@@ -219,7 +219,9 @@ export async function postgresTemplateScript(url: string): Promise<string | unde
       execFile(
         'pg_dump',
         ['--dbname', url, '--schema', schema, '--no-owner', '--no-privileges', '--inserts'],
-        { maxBuffer: 64 * 1024 * 1024 },
+        // Without the sanitizer run's LD_PRELOAD (packages/udp-batch/test/sanitize.sh): pg_dump under a
+        // preloaded libasan hangs; a 60 s bound turns any other hang into "no template".
+        { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, env: { ...process.env, LD_PRELOAD: '' } },
         (err, stdout) => resolve(err ? undefined : stdout),
       );
     });
