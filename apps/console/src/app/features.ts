@@ -3,6 +3,7 @@ import { auditFeature } from '../features/audit/manifest.ts';
 import { authFeature } from '../features/auth/manifest.ts';
 import { blockPageFeature } from '../features/blockpage/manifest.ts';
 import { brandingFeature } from '../features/branding/manifest.ts';
+import { categoriesFeature } from '../features/categories/manifest.ts';
 import { certificatesFeature } from '../features/certificates/manifest.ts';
 import { cloudKeysFeature } from '../features/cloudkeys/manifest.ts';
 import { customersFeature } from '../features/customers/manifest.ts';
@@ -60,4 +61,5 @@ export const FEATURES: readonly FeatureManifest[] = [
   toolsFeature,
   webhooksFeature,
   logStreamsFeature,
+  categoriesFeature,
 ];

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useApi } from '../../api/context.ts';
+import { useCategoryName } from '../../components/categoryName.ts';
 import { ListSearch } from '../../components/DataTable.tsx';
 import { saveTextFile } from '../../components/domainList/logic.ts';
 import {
@@ -61,6 +62,7 @@ function DrillFilters({ filters, onRemove }: { filters: readonly DrillValue[]; o
  */
 export function HistoryPage() {
   const { t } = useTranslation();
+  const categoryName = useCategoryName();
   const api = useApi();
   const customerId = useCustomerId();
   const list = useUrlListState<HistorySortKey>(
@@ -113,7 +115,7 @@ export function HistoryPage() {
         params: { id: customerId, action, date },
         query: { ...base, limit: HISTORY_LIMIT, offset: 0 },
       });
-      saveTextFile(historyCsv(page.data as HistoryEntry[]), `history-${ddmmyyyy(new Date())}.csv`);
+      saveTextFile(historyCsv(page.data as HistoryEntry[], categoryName), `history-${ddmmyyyy(new Date())}.csv`);
       showSuccessToast(t('history.exported', { count: page.data.length }));
     } catch (err) {
       showErrorToast(isQueryTimeout(err) ? t('history.timeoutText') : err instanceof Error ? err.message : String(err));

@@ -150,7 +150,7 @@ export function ReportPage({ type }: { type: ReportType }) {
   };
   const csv = () => {
     if (!query.data) return;
-    saveTextFile(reportCsv(query.data), reportCsvName(query.data, new Date()));
+    saveTextFile(reportCsv(query.data, categoryName), reportCsvName(query.data, new Date()));
     showSuccessToast(t('reports.csvReady'));
   };
 

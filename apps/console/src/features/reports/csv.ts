@@ -1,10 +1,16 @@
 import { csvText, ddmmyyyy, type Report } from '@cordon/shared';
 
-/** A report's rows as CSV (RFC 4180, CRLF): key, name, requests, allowed, blocked. */
-export function reportCsv(report: Report): string {
+/**
+ * A report's rows as CSV (RFC 4180, CRLF): key, name, requests, allowed, blocked. A category
+ * report's names are `categoryName(id, API name)` (the interface language, issue 29 "French
+ * complete, category names included": its key is the category id); without it, the API's (English).
+ */
+export function reportCsv(report: Report, categoryName?: (id: number, fallback?: string) => string): string {
+  const name = (r: Report['rows'][number]) =>
+    categoryName && report.dimension === 'category' ? categoryName(Number(r.key), r.name) : r.name;
   return csvText(
     ['key', 'name', 'requests', 'allowed', 'blocked'],
-    report.rows.map((r) => [r.key, r.name, r.requests, r.allowed, r.blocked]),
+    report.rows.map((r) => [r.key, name(r), r.requests, r.allowed, r.blocked]),
   );
 }
 
