@@ -33,6 +33,7 @@ export interface AxeOptions {
  * Content-Security-Policy does not apply to; safe to call again on the same page.
  */
 export async function axeViolations(page: Page, options: AxeOptions = {}): Promise<AxeViolation[]> {
+  await settleAnimations(page);
   const loaded = await page.evaluate(() => typeof (globalThis as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(AXE_SOURCE);
   return page.evaluate(
@@ -54,6 +55,31 @@ export async function axeViolations(page: Page, options: AxeOptions = {}): Promi
     },
     { include: options.include ?? null, disableRules: [...(options.disableRules ?? [])] },
   );
+}
+
+/**
+ * Waits until no finite CSS transition or animation runs (a modal fading in is half transparent,
+ * and axe would measure its text's contrast against the page behind it). Infinite ones (loaders)
+ * are ignored; gives up after 3 s. Quiet means three animation frames in a row with none running,
+ * since Mantine starts a transition two frames after it mounts the element. The browser of these
+ * tests asks for reduced motion (support/browser.ts), so this is a second guard.
+ */
+async function settleAnimations(page: Page): Promise<void> {
+  await page.evaluate(`(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    const running = () => document.getAnimations().filter((a) => {
+      const end = a.effect ? a.effect.getComputedTiming().endTime : 0;
+      return a.playState === 'running' && Number.isFinite(end);
+    });
+    const deadline = performance.now() + 3000;
+    let quiet = 0;
+    while (quiet < 3 && performance.now() < deadline) {
+      const now = running();
+      if (now.length === 0) { quiet += 1; await frame(); continue; }
+      quiet = 0;
+      await Promise.race([Promise.all(now.map((a) => a.finished.catch(() => undefined))), new Promise((r) => setTimeout(r, 500))]);
+    }
+  })()`);
 }
 
 /** A readable summary of violations for an assertion message: one line per rule and node. */

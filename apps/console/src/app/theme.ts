@@ -87,6 +87,8 @@ export function createConsoleTheme(closeLabel: string, clearLabel = 'Clear') {
     primaryColor: 'brand',
     primaryShade: { light: 7, dark: 6 },
     variantColorResolver: resolveVariantColors,
+    // WCAG 2.1 2.3.3: a user who asks the system for less motion gets dialogs and menus without fades.
+    respectReducedMotion: true,
     fontFamily: SANS,
     fontFamilyMonospace: MONO,
     defaultRadius: 'md',
