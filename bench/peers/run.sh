@@ -12,6 +12,8 @@
 #   PEERS_SERVERS="cordon unbound dnsmasq dnsdist knot-resolver pdns-recursor"
 #   PEERS_MIXES="blocked distinct cached mixed"   (a) (b) (c) (d) of bench/README.md
 #   PEERS_FIXED_QPS=10000   offered load of the latency runs (dnsperf -Q … -v)
+#   PEERS_STEADY_SECONDS=60 the steady run per mix: PEERS_FIXED_QPS held this long, every query logged
+#                           (Cordon), p50/p99/p99.9 and CPU per answered query over it (0 skips it)
 #   PEERS_SETTLE_MAX=60     a latency run starts once the server is idle after the saturating run
 #                           before it (< 2 % of a core for 0.5 s), waiting at most this many seconds
 #   PEERS_CLIENTS=8 PEERS_OUTSTANDING=100    dnsperf -c / -q of the saturating runs
@@ -33,6 +35,7 @@ runs=${PEERS_RUNS:-3}
 servers=${PEERS_SERVERS:-cordon unbound dnsmasq dnsdist knot-resolver pdns-recursor}
 mixes=${PEERS_MIXES:-blocked distinct cached mixed}
 fixed_qps=${PEERS_FIXED_QPS:-10000}
+steady_secs=${PEERS_STEADY_SECONDS:-60}
 settle_max=${PEERS_SETTLE_MAX:-60}
 clients=${PEERS_CLIENTS:-8}
 outstanding=${PEERS_OUTSTANDING:-100}
@@ -296,6 +299,31 @@ mem_mb() {
 }
 now() { date +%s.%N; }
 
+# One run at $fixed_qps (dnsperf -Q … -v) on the server $srv_pid, for mix $m: $1 = row kind
+# (fixed|steady), $2 = run, $3 = query file, $4 = seconds, $5 = dnsperf output. Prints the row
+#   <server> <mix> <kind> <run> <p50 ms> <p99 ms> <lost> <p99.9 ms> <CPU µs per answered query> <answered> <load average>
+# The CPU time is the whole process's (utime + stime of every thread, /proc/PID/stat) from just before
+# the run until the server is idle again after it (settle): work a server defers past the run — Cordon's
+# query-log writer thread at idle priority — is counted too. Divided by the queries dnsperf got answers to.
+fixed_run() {
+  local kind=$1 r=$2 qf=$3 len=$4 f=$5 t0 t1 hz done pct p50 p99 p999 cpu
+  hz=$(getconf CLK_TCK)
+  t0=$(cpu_ticks "$srv_pid")
+  perf -p "$port" -d "$qf" -l "$len" -c "$clients" -Q "$fixed_qps" -t 2 -v >"$f" 2>&1 || true
+  settle "$srv_pid" >/dev/null
+  t1=$(cpu_ticks "$srv_pid")
+  done=$(field 'Queries completed' "$f")
+  cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="${done:-0}" 'BEGIN { if (n > 0 && b >= a) printf "%.2f", (b - a) / hz * 1e6 / n; else print "n/a" }')
+  pct=$(node "$repo/bench/dnsperf-percentiles.mjs" "$f")
+  p50=$(sed -n 's|.* p50 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
+  p99=$(sed -n 's|.* p99 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
+  p999=$(sed -n 's|.* p99\.9 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
+  # The -v output is large (one line per answer); keep only the summary.
+  grep -v '^> ' "$f" >"$f.sum" && mv "$f.sum" "$f"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$s" "$m" "$kind" "$r" "$p50" "$p99" "$(field 'Queries lost' "$f")" \
+    "$p999" "$cpu" "${done:-0}" "$(cut -d ' ' -f 1 /proc/loadavg)"
+}
+
 for s in $servers; do
   log "== $s: loading"
   t0=$(now)
@@ -359,18 +387,26 @@ for s in $servers; do
           # The saturating run may leave work behind (Cordon's query-log writer writes its backlog at
           # idle priority on the same core): the latency at a fixed load is measured once it is done.
           log "$s $m fixed run $r: started after $(settle "$srv_pid") s of settling"
-          perf -p "$port" -d "$qf" -l "$secs" -c "$clients" -Q "$fixed_qps" -t 2 -v >"$f" 2>&1 || true
-          pct=$(node "$repo/bench/dnsperf-percentiles.mjs" "$f")
-          p50=$(sed -n 's|.* p50 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
-          p99=$(sed -n 's|.* p99 \([0-9.n/a]*\) .*|\1|p' <<<"$pct")
-          row=$(printf '%s\t%s\tfixed\t%s\t%s\t%s\t%s' "$s" "$m" "$r" "$p50" "$p99" "$(field 'Queries lost' "$f")")
-          # The -v output is large (one line per answer); keep only the summary.
-          grep -v '^> ' "$f" >"$f.sum" && mv "$f.sum" "$f"
+          row=$(fixed_run fixed "$r" "$qf" "$secs" "$f")
         fi
         printf '%s\n' "$row" >>"$tsv"
         log "$s $m $kind run $r: $(cut -f 5- <<<"$row" | tr '\t' ' ')"
       done
     done
+    if [ "$steady_secs" -gt 0 ]; then
+      # The steady state an operator lives in: $fixed_qps held for $steady_secs s, not only right after a settle.
+      inv=$((inv + 1))
+      if [ "$m" = distinct ]; then
+        sed "s/^/r$inv/" "$data/q-distinct.txt" >"$work/q-run.txt"
+        qf=$work/q-run.txt
+      else
+        qf=$q
+      fi
+      log "$s $m steady run ($steady_secs s at $fixed_qps QPS): started after $(settle "$srv_pid") s of settling"
+      row=$(fixed_run steady 1 "$qf" "$steady_secs" "$work/$s/$m-steady.txt")
+      printf '%s\n' "$row" >>"$tsv"
+      log "$s $m steady run: $(cut -f 5- <<<"$row" | tr '\t' ' ')"
+    fi
   done
   rm -f "$work/q-run.txt"
   printf '%s\tmem_after\t%s\n' "$s" "$(mem_mb "$srv_pid")" >>"$tsv"
@@ -408,9 +444,9 @@ versions() {
 {
   echo "Machine: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "Versions: $(versions); dnsperf $(dnsperf -h 2>&1 | sed -n 's/^Version *//p' | head -n 1)"
-  echo "Settings: $runs run(s) of ${secs} s per mix; server on CPU $server_cpu, dnsperf on CPU $perf_cpu (-c $clients), upstream on CPU ${up_cpu:-any}; latency at -Q $fixed_qps, each run once the server is idle after the saturating run before it (< 2 % of a core for 0.5 s, at most ${settle_max} s)"
+  echo "Settings: $runs run(s) of ${secs} s per mix; server on CPU $server_cpu, dnsperf on CPU $perf_cpu (-c $clients), upstream on CPU ${up_cpu:-any}; latency at -Q $fixed_qps, each run once the server is idle after the saturating run before it (< 2 % of a core for 0.5 s, at most ${settle_max} s); steady run ${steady_secs} s at -Q $fixed_qps per mix; load average at the end $(cut -d ' ' -f 1-3 /proc/loadavg)"
   echo
-  node "$here/table.mjs" "$tsv" "$servers" "$mixes" "$(wc -l <"$data/blocked.txt")"
+  node "$here/table.mjs" "$tsv" "$servers" "$mixes" "$(wc -l <"$data/blocked.txt")" "$fixed_qps" "$steady_secs"
 } >"$results"
 cat "$results"
 log "results written to $results"

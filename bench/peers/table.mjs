@@ -5,15 +5,17 @@
 //     (USS: Private_Clean + Private_Dirty of /proc/PID/smaps_rollup, what the process costs alone)
 //   <server> check ok|FAILED <text>    <server> failed <why>        upstream sat <run> <qps>
 //   <server> <mix> sat <run> <qps> <lost> <sent>
-//   <server> <mix> fixed <run> <p50 ms> <p99 ms> <lost>
+//   <server> <mix> fixed|steady <run> <p50 ms> <p99 ms> <lost> <p99.9 ms> <CPU µs per answered query>
+//     <answered> <load average>   (fixed: PEERS_SECONDS at the fixed load; steady: PEERS_STEADY_SECONDS)
 //   <server> <mix> rcodes <dnsperf's "Response codes" of a saturating run>
 //   cordon querylog <rows written> <rows dropped> <queries answered>
 // Each cell is the median over the runs (the range in brackets when there are several).
 //
-//   node bench/peers/table.mjs <results.tsv> "<servers>" "<mixes>" <blocked-domain-count>
+//   node bench/peers/table.mjs <results.tsv> "<servers>" "<mixes>" <blocked-domain-count> [fixed-qps] [steady-seconds]
 import { readFileSync } from 'node:fs';
 
-const [file, serverList, mixList, blockedCount] = process.argv.slice(2);
+const [file, serverList, mixList, blockedCount, fixedQps = '10000', steadySeconds = '60'] = process.argv.slice(2);
+const qpsText = Number(fixedQps).toLocaleString('en-US');
 const servers = serverList.split(/\s+/).filter(Boolean);
 const mixes = mixList.split(/\s+/).filter(Boolean);
 const rows = readFileSync(file, 'utf8')
@@ -85,6 +87,27 @@ for (const m of mixes) {
       return `${fmt(median(sat))} / ${fmt(median(fixed))}`;
     }),
   );
+  out.push(
+    line(`${name}: CPU per answered query at ${qpsText} QPS, fixed runs / steady run (µs)`, (s) => {
+      const fixed = cell(
+        get(s, m, 'fixed').map((r) => r[5]),
+        2,
+      );
+      const steady = cell(
+        get(s, m, 'steady').map((r) => r[5]),
+        2,
+      );
+      return `${fixed} / ${steady}`;
+    }),
+  );
+  out.push(
+    line(`${name}: steady ${steadySeconds} s at ${qpsText} QPS: p50 / p99 / p99.9 (ms), lost`, (s) => {
+      const r = get(s, m, 'steady')[0];
+      if (!r) return '—';
+      const ms = (v) => fmt(num(v), 3);
+      return `${ms(r[1])} / ${ms(r[2])} / ${ms(r[4])}, ${fmt(num(r[3]))}`;
+    }),
+  );
 }
 console.log(out.join('\n'));
 // Cordon against the best peer of each mix (median saturating QPS), the figure issue 12 sets out to lead.
@@ -92,11 +115,36 @@ if (servers.includes('cordon') && servers.length > 1) {
   const qps = (s, m) => median(get(s, m, 'sat').map((r) => num(r[1])));
   const parts = mixes.map((m) => {
     const peers = servers.filter((s) => s !== 'cordon' && !Number.isNaN(qps(s, m)));
-    if (peers.length === 0) return `${MIX_NAMES[m] ?? m}: —`;
+    if (peers.length === 0 || Number.isNaN(qps('cordon', m))) return `${MIX_NAMES[m] ?? m}: —`;
     const best = peers.reduce((a, b) => (qps(b, m) > qps(a, m) ? b : a));
     return `${MIX_NAMES[m] ?? m} ${(qps('cordon', m) / qps(best, m)).toFixed(2)}× (${best})`;
   });
   console.log(`\nCordon ÷ best peer, saturating QPS: ${parts.join('; ')}.`);
+}
+// CPU per answered query at the fixed load (the steady run's, else the fixed runs' median): what an operator pays.
+const cpuPerQuery = (s, m) => {
+  const steady = num(get(s, m, 'steady')[0]?.[5]);
+  return Number.isNaN(steady) ? median(get(s, m, 'fixed').map((r) => num(r[5]))) : steady;
+};
+if (servers.includes('cordon') && servers.length > 1) {
+  const parts = mixes.map((m) => {
+    const peers = servers.filter((s) => s !== 'cordon' && !Number.isNaN(cpuPerQuery(s, m)));
+    if (peers.length === 0 || Number.isNaN(cpuPerQuery('cordon', m))) return `${MIX_NAMES[m] ?? m}: —`;
+    const best = peers.reduce((a, b) => (cpuPerQuery(b, m) < cpuPerQuery(a, m) ? b : a));
+    return (
+      `${MIX_NAMES[m] ?? m} ${fmt(cpuPerQuery('cordon', m), 2)} µs ÷ ${fmt(cpuPerQuery(best, m), 2)} µs ` +
+      `= ${(cpuPerQuery('cordon', m) / cpuPerQuery(best, m)).toFixed(2)}× (${best})`
+    );
+  });
+  console.log(
+    `\nCordon's CPU per answered query ÷ the best peer's at ${qpsText} QPS (the steady run's; whole process, ` +
+      `every thread, until idle after the run): ${parts.join('; ')}.`,
+  );
+}
+const loads = rows.filter((r) => r[2] === 'fixed' || r[2] === 'steady').map((r) => num(r[10]));
+if (loads.some((x) => !Number.isNaN(x))) {
+  const v = loads.filter((x) => !Number.isNaN(x));
+  console.log(`\nLoad average (1 min) after the fixed-load runs: ${fmt(Math.min(...v), 2)}–${fmt(Math.max(...v), 2)}.`);
 }
 const up = get('upstream', 'sat').map((r) => r[1]);
 console.log(
