@@ -1,5 +1,6 @@
 /** @cordon/db — Cordon's schema, dialect factory and migrations (docs/decisions.md). */
 export * from './address-claims.ts';
+export * from './category-stamp.ts';
 export * from './changes.ts';
 export * from './connection.ts';
 export * from './dialect-kind.ts';

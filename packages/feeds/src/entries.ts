@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@cordon/db';
+import { bumpCategoryStamp, type DatabaseHandle } from '@cordon/db';
 import { isDomainName, isIpAddress, normalizeDomain } from '@cordon/shared';
 
 /** One line of a domain feed, classified. */
@@ -62,5 +62,7 @@ export async function replaceSourceRows(
       return true;
     });
     await flush();
+    // The resolver's resync compares this stamp, not the rows (docs/architecture.md "Data plane").
+    await bumpCategoryStamp(trx);
   });
 }

@@ -1,4 +1,5 @@
-import type { SnapshotPart } from './part.ts';
+import { sql } from 'kysely';
+import { big, type SnapshotPart, tableDigest } from './part.ts';
 
 /** The texts of one level's block page ('' = not set at this level). */
 export interface BlockPageTexts {
@@ -102,4 +103,9 @@ export const brandingPart: SnapshotPart<BrandingSnapshot> = {
     }
     return { customer, msp, system, supportByMsp, systemSupport };
   },
+  digest: (handle) =>
+    tableDigest(handle, [
+      { table: 'blockpages', rows: [big(sql.ref('id'))], stamps: ['updated_at'] },
+      { table: 'ui_support', rows: [sql`coalesce(${big(sql.ref('msp_id'))}, 0)`], stamps: ['updated_at'] },
+    ]),
 };

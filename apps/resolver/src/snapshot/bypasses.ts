@@ -1,5 +1,6 @@
 import type { ActiveBypass } from '@cordon/policy';
-import type { SnapshotPart } from './part.ts';
+import { sql } from 'kysely';
+import { big, type SnapshotPart, tableDigest } from './part.ts';
 
 /** Client address (canonical) → its active cloud-key bypass (decision order step 1). */
 export type BypassesSnapshot = ReadonlyMap<string, ActiveBypass>;
@@ -28,4 +29,12 @@ export const bypassesPart: SnapshotPart<BypassesSnapshot> = {
     }
     return out;
   },
+  // Every row, expired ones too (one dropping out needs no reload: the rule checks its end).
+  digest: (handle) =>
+    tableDigest(handle, [
+      {
+        table: 'bypasses',
+        rows: [sql`${big(sql.ref('id'))} * 1024 + length(client_ip)`, big(sql.ref('expires_at'))],
+      },
+    ]),
 };

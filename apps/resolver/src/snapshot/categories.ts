@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@cordon/db';
+import { CATEGORY_STAMP_KEY, type DatabaseHandle } from '@cordon/db';
 import { CategoryIndex, CategoryIndexBuilder } from '@cordon/policy';
 import { sql } from 'kysely';
 import type { SnapshotPart } from './part.ts';
@@ -59,13 +59,31 @@ export async function loadCategoryIndex(handle: DatabaseHandle): Promise<Categor
 }
 
 /**
+ * The category database's digest: its change stamp (`CATEGORY_STAMP_KEY` of @cordon/db), which every
+ * writer of `category_domains` rewrites in its transaction. One row, ≈ 0.1 ms, where a count of
+ * 1,000,000 rows holds SQLite's thread 20–30 ms and a sum over them ≈ 350 ms (docs/architecture.md
+ * "Data plane"); a row changed by hand is seen once its writer bumps the stamp or publishes
+ * `categories`. Empty text before the first write.
+ */
+export async function categoryDigest(handle: DatabaseHandle): Promise<string> {
+  const row = await handle.db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', CATEGORY_STAMP_KEY)
+    .executeTakeFirst();
+  return row?.value ?? '';
+}
+
+/**
  * The categories part (topic `categories`: feed imports, level edits): the whole index, rebuilt in
  * the background while queries keep the old one. Not incremental: an import replaces a source's
- * rows wholesale, and the index is one packed structure.
+ * rows wholesale, and the index is one packed structure. Its resync digest is the category stamp
+ * ({@link categoryDigest}).
  */
 export const categoriesPart: SnapshotPart<CategoryIndex> = {
   name: 'categories',
   topics: ['categories'],
   empty: () => CategoryIndex.empty(),
   load: (handle) => loadCategoryIndex(handle),
+  digest: categoryDigest,
 };

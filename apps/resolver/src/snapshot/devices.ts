@@ -1,7 +1,7 @@
 import type { Database, DatabaseHandle } from '@cordon/db';
 import { type Kysely, sql } from 'kysely';
 import { PackedKeys } from './packed-keys.ts';
-import { big, changedKeys, chunks, digestColumns, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
+import { big, changedKeys, chunks, digestColumns, INCREMENTAL_LIMIT, type SnapshotPart, tableDigest } from './part.ts';
 
 /**
  * A device's or the customer's policy choice (spec-notes §4 "Policy inheritance choices"): inherit the
@@ -519,4 +519,36 @@ export const devicesPart: SnapshotPart<DevicesSnapshot> = {
           reloadedCustomers: partial ? changed.size : now.size,
         };
       }),
+  // A heartbeat moves a device's location_id without updated_at: the encodings see it.
+  digest: (handle) => {
+    const id = big(sql.ref('id'));
+    return tableDigest(handle, [
+      { table: 'customers', rows: [sql`${big(sql.ref('id'))} * 1048576 + msp_id`] },
+      {
+        table: 'devices',
+        rows: [
+          sql`${id} * 4 + ${MODE_CODE}`,
+          sql`${id} * 1048576 + coalesce(policy_id, 0)`,
+          sql`${id} * 1048576 + coalesce(device_exception_id, 0)`,
+          sql`${id} * 1048576 + coalesce(location_id, 0)`,
+          sql`${id} * 1024 + length(key)`,
+        ],
+        stamps: ['updated_at'],
+      },
+      { table: 'device_users', rows: [sql`${big(sql.ref('device_id'))} * 1048576 + user_id`] },
+      {
+        table: 'device_settings',
+        rows: [
+          sql`(${big(sql.ref('customer_id'))} * 4 + ${MODE_CODE}) * 1048576 + coalesce(policy_id, 0)`,
+          sql`${big(sql.ref('customer_id'))} * 1048576 + coalesce(device_exception_id, 0)`,
+        ],
+        stamps: ['updated_at'],
+      },
+      {
+        table: 'device_exception_rules',
+        rows: [sql`${big(sql.ref('id'))} * 1048576 + device_exception_id`],
+        stamps: ['updated_at'],
+      },
+    ]);
+  },
 };

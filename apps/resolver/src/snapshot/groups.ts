@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '@cordon/db';
-import type { SnapshotPart } from './part.ts';
+import { sql } from 'kysely';
+import { big, type SnapshotPart, tableDigest } from './part.ts';
 
 /** An internal user as the precedence rule needs it (docs/architecture.md "Identification"). */
 export interface UserRow {
@@ -87,4 +88,21 @@ export const groupsPart: SnapshotPart<GroupsSnapshot> = {
         }
         return { users, size };
       }),
+  digest: (handle) =>
+    tableDigest(handle, [
+      {
+        table: 'user_groups',
+        rows: [
+          sql`(${big(sql.ref('id'))} * 1048576 + coalesce(policy_id, 0)) * 2 + disabled`,
+          sql`${big(sql.ref('id'))} * 65536 + weight`,
+        ],
+        stamps: ['updated_at'],
+      },
+      { table: 'user_group_members', rows: [sql`${big(sql.ref('user_id'))} * 1048576 + group_id`] },
+      {
+        table: 'internal_users',
+        rows: [sql`(${big(sql.ref('id'))} * 1048576 + coalesce(policy_id, 0)) * 256 + length(name)`],
+        stamps: ['updated_at'],
+      },
+    ]),
 };

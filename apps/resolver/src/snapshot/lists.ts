@@ -10,7 +10,7 @@ import {
   withLists,
 } from '@cordon/policy';
 import { type Kysely, sql } from 'kysely';
-import { changedKeys, chunks, INCREMENTAL_LIMIT, type SnapshotPart } from './part.ts';
+import { changedKeys, chunks, INCREMENTAL_LIMIT, type SnapshotPart, tableDigest } from './part.ts';
 
 /**
  * The lists part (decision order steps 3–4, docs/architecture.md): every policy's allow and block
@@ -370,6 +370,16 @@ export function createListsPart(options: ListsPartOptions = {}): SnapshotPart<Li
             reloadedOwners: partial ? policies.size + globals.size : policy.size + global.size + (system ? 1 : 0),
           };
         }),
+    // Core's owner stamps, and every entry's id, action, flag, name length and updated_at (a hand edit).
+    digest: async (handle) => {
+      const stamps = [...(await readStamps(handle.db))].map(([k, v]) => `${k}=${v}`).join(',');
+      const row = sql`((cast(id as bigint) * 2 + (case when action = 'block' then 1 else 0 end)) * 2 + include_subdomains) * 1024 + length(domain)`;
+      const tables = await tableDigest(handle, [
+        { table: 'policy_domains', rows: [row], stamps: ['updated_at'] },
+        { table: 'global_domains', rows: [row], stamps: ['updated_at'] },
+      ]);
+      return `${stamps}|${tables}`;
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import {
   digestColumns,
   INCREMENTAL_LIMIT,
   type SnapshotPart,
+  tableDigest,
 } from './part.ts';
 
 /** A location as the resolver needs it. `policyId` null: the location inherits the customer default. */
@@ -156,6 +157,20 @@ export const locationsPart: SnapshotPart<LocationsSnapshot> = {
         for (const l of fresh.rows) byId.set(l.locationId, l);
         return { byId, claims, digests: now, keys, reloadedCustomers: partial ? changed.size : now.size };
       }),
+  // Keys, names and types are text edited through core, which sets updated_at; addresses are replaced (new ids).
+  digest: (handle) =>
+    tableDigest(handle, [
+      { table: 'customers', rows: [sql`${big(sql.ref('id'))} * 1048576 + msp_id`], stamps: ['updated_at'] },
+      {
+        table: 'locations',
+        rows: [sql`(${big(sql.ref('id'))} * 1048576 + coalesce(policy_id, 0)) * 1024 + coalesce(length(key), 0)`],
+        stamps: ['updated_at', 'addresses_updated_at'],
+      },
+      {
+        table: 'location_addresses',
+        rows: [sql`(${big(sql.ref('id'))} * 1000003 + location_id) * 64 + length(ip)`],
+      },
+    ]),
 };
 
 /**

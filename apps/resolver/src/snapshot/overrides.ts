@@ -1,5 +1,6 @@
 import type { CategoryOverrides } from '@cordon/policy';
-import type { SnapshotPart } from './part.ts';
+import { sql } from 'kysely';
+import { big, type SnapshotPart, tableDigest } from './part.ts';
 
 export type { CategoryOverrides } from '@cordon/policy';
 
@@ -16,4 +17,13 @@ export const overridesPart: SnapshotPart<CategoryOverrides> = {
     const rows = await handle.db.selectFrom('category_overrides').select(['domain', 'category_id']).execute();
     return new Map(rows.map((r) => [r.domain, Object.freeze([r.category_id])]));
   },
+  // An approval deletes and inserts its row (a new created_at): count, category and name length.
+  digest: (handle) =>
+    tableDigest(handle, [
+      {
+        table: 'category_overrides',
+        rows: [sql`${big(sql.ref('category_id'))} * 1024 + length(domain)`],
+        stamps: ['created_at'],
+      },
+    ]),
 };

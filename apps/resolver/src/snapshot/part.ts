@@ -31,6 +31,53 @@ export interface SnapshotPart<T> {
    * @throws when the database cannot be read (the store keeps the previous value)
    */
   load(handle: DatabaseHandle, logger: Logger, previous: T | null): Promise<T>;
+  /**
+   * A cheap digest of everything `load` reads (aggregates over indexes and change stamps, never the
+   * rows themselves; {@link tableDigest}). The safety-net resync reads it first and rebuilds the part
+   * only when it differs from the one read before the part's last full load (docs/architecture.md
+   * "Data plane"). Unset: every resync rebuilds the part.
+   * @throws when the database cannot be read
+   */
+  digest?(handle: DatabaseHandle): Promise<string>;
+}
+
+/** One table's share of a part's digest ({@link tableDigest}). */
+export interface TableDigestSpec {
+  readonly table: string;
+  /**
+   * Integer expressions encoding each row's columns the part reads (ids, foreign keys, flags, text
+   * lengths), each summed with its square, modulo a prime.
+   */
+  readonly rows: readonly RawBuilder<unknown>[];
+  /** Columns whose maximum joins the digest: the `updated_at` every writer sets (text edits in place). */
+  readonly stamps?: readonly string[];
+}
+
+/**
+ * A portable digest (SQLite and PostgreSQL) of whole tables: per table one aggregate query, the row
+ * count, for each `rows` expression its sum and sum of squares modulo a prime, and the maximum of
+ * each `stamps` column; joined as text. A row added, removed, or changed in an encoded column or a
+ * stamp changes it, except by a coincidence of the sums; what no encoding or stamp covers (a text
+ * edited in place by hand without its `updated_at`) is the one change it cannot see.
+ * @throws when the database cannot be read
+ */
+export async function tableDigest(handle: DatabaseHandle, specs: readonly TableDigestSpec[]): Promise<string> {
+  const out: string[] = [];
+  for (const spec of specs) {
+    const columns = [sql`count(*)`];
+    for (const v of spec.rows) {
+      // Modulo before summing: a million large encodings would overflow SQLite's 64-bit sum.
+      const m = sql`((${v}) % ${sql.lit(P)})`;
+      columns.push(sql`sum(${m})`, sql`sum(${m} * ${m} % ${sql.lit(P)})`);
+    }
+    for (const c of spec.stamps ?? []) columns.push(sql`max(${sql.ref(c)})`);
+    const { rows } = await sql<Record<string, unknown>>`select ${sql.join(
+      columns.map((c, i) => sql`${c} as ${sql.ref(`c${i}`)}`),
+    )} from ${sql.table(spec.table)}`.execute(handle.db);
+    const row = rows[0] ?? {};
+    out.push(`${spec.table}:${columns.map((_, i) => String(row[`c${i}`] ?? '')).join('/')}`);
+  }
+  return out.join('|');
 }
 
 const P = 1_000_000_007;

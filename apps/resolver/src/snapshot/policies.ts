@@ -9,6 +9,7 @@ import {
   digestColumns,
   INCREMENTAL_LIMIT,
   type SnapshotPart,
+  tableDigest,
 } from './part.ts';
 
 /** The policies part: every policy compiled, and each customer's default. */
@@ -121,4 +122,15 @@ export const policiesPart: SnapshotPart<PoliciesSnapshot> = {
         }
         return { byId, defaultOf, digests: now, reloadedCustomers: partial ? changed.size : now.size };
       }),
+  digest: (handle) =>
+    tableDigest(handle, [
+      {
+        table: 'policies',
+        rows: [
+          sql`(${big(sql.ref('id'))} * 8 + safe_search * 4 + is_default * 2 + allow_unclassified) * 1048576 + customer_id`,
+        ],
+        stamps: ['updated_at'],
+      },
+      { table: 'policy_categories', rows: [sql`${big(sql.ref('policy_id'))} * 1024 + category_id`] },
+    ]),
 };

@@ -1,5 +1,6 @@
 import { type Decision, type DomainIndex, staticRouteIndexes } from '@cordon/policy';
-import type { SnapshotPart } from './part.ts';
+import { sql } from 'kysely';
+import { big, type SnapshotPart, tableDigest } from './part.ts';
 
 /** Customer id → its static routes (domain suffix → a `static_route` decision), decision order step 2. */
 export type StaticRoutesSnapshot = ReadonlyMap<number, DomainIndex<Decision>>;
@@ -23,4 +24,12 @@ export const staticRoutesPart: SnapshotPart<StaticRoutesSnapshot> = {
       .execute();
     return staticRouteIndexes(rows);
   },
+  digest: (handle) =>
+    tableDigest(handle, [
+      {
+        table: 'static_routes',
+        rows: [sql`(${big(sql.ref('id'))} * 65536 + resolver_port) * 256 + length(domain) + length(resolver_ip)`],
+        stamps: ['updated_at'],
+      },
+    ]),
 };

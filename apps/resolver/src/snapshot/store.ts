@@ -18,12 +18,12 @@ import { type DevicesSnapshot, devicesPart } from './devices.ts';
 import { type Recorder, readPartFile, recordingHandle, removeStaleTemps, replayHandle } from './disk.ts';
 import { type GroupsSnapshot, groupsPart } from './groups.ts';
 import { type IdentifiedBy, Identities, type WhoAsks } from './identities.ts';
-import { listsPart } from './lists.ts';
+import { type ListsSnapshot, listsPart } from './lists.ts';
 import { type LocationsSnapshot, locationsPart } from './locations.ts';
 import { overridesPart } from './overrides.ts';
 import type { SnapshotPart } from './part.ts';
 import { type PoliciesSnapshot, policiesPart } from './policies.ts';
-import { staticRoutesPart } from './static-routes.ts';
+import { type StaticRoutesSnapshot, staticRoutesPart } from './static-routes.ts';
 
 /** Counters of snapshot reloads, for metrics. */
 export interface SnapshotStats {
@@ -31,8 +31,16 @@ export interface SnapshotStats {
   tenantReloads: number;
   categoryReloads: number;
   reloadFailures: number;
-  /** Full resyncs run by the safety-net timer. */
+  /** Safety-net resyncs run (the timer's, or {@link SnapshotStore.resync} called). */
   resyncs: number;
+  /**
+   * Parts the resyncs rebuilt (their digest differed from the one read before their last full load,
+   * or they had none) and parts they skipped (same digest: nothing read but the digest).
+   */
+  resyncRebuilt: number;
+  resyncSkipped: number;
+  /** Duration of the last resync, digests and rebuilds, ms. */
+  lastResyncMs: number;
   /** Customers re-read by the last locations / policies load (all of them on a full load). */
   lastLocationCustomers: number;
   lastPolicyCustomers: number;
@@ -57,9 +65,10 @@ export interface SnapshotStats {
   /** True while the snapshot served is the one read from disk at start (the database unreachable). */
   servingFromDisk: boolean;
   /**
-   * Per part (its name): reads from the database that succeeded, and when the last one ended (epoch
-   * ms; 0 before the first). The safety-net resync re-reads every part every 5 minutes, so an age well
-   * past that means the part is stale (docs/operations.md "Monitoring").
+   * Per part (its name): reads from the database that succeeded, when the part was last known
+   * current (epoch ms, the end of its last load or of a resync that found its digest unchanged; 0
+   * before the first), and the resync outcomes. The safety-net resync checks every part every 5
+   * minutes, so an age well past that means the part is stale (docs/operations.md "Monitoring").
    */
   parts: Record<string, PartReads>;
 }
@@ -68,7 +77,19 @@ export interface SnapshotStats {
 export interface PartReads {
   loads: number;
   loadedAt: number;
+  /** Resyncs that rebuilt the part, and those that found its digest unchanged and kept it. */
+  resyncRebuilt: number;
+  resyncSkipped: number;
 }
+
+/** What one {@link SnapshotStore.resync} did, by part name. */
+export interface ResyncOutcome {
+  rebuilt: string[];
+  skipped: string[];
+  failed: string[];
+}
+
+const noReads = (): PartReads => ({ loads: 0, loadedAt: 0, resyncRebuilt: 0, resyncSkipped: 0 });
 
 /** Settings of {@link SnapshotStore}. */
 export interface SnapshotStoreOptions {
@@ -87,6 +108,8 @@ export interface SnapshotStoreOptions {
   snapshotDebounceMs?: number;
   /** Backoff of the database retries while serving from disk, ms: doubles from the first to the last; default [500, 10,000]. */
   retryMs?: readonly [number, number];
+  /** The clock of the parts' `loadedAt`, epoch ms (default `Date.now`). */
+  now?: () => number;
   /**
    * The coalescing window of the parts that declare one (`SnapshotPart.settleMs`: the lists part's
    * 200 ms), ms; unset: each part's own. 0 reloads at once.
@@ -98,8 +121,17 @@ export interface SnapshotStoreOptions {
 class Slot<T> {
   value: T;
   /** Its entry in {@link SnapshotStats.parts}, set by the store. */
-  reads: PartReads = { loads: 0, loadedAt: 0 };
+  reads: PartReads = noReads();
+  /**
+   * The part's digest read just before its last full load (a read of everything); null: none yet
+   * (or the part has no digest). Incremental loads leave it: any change since that full load, one
+   * applied incrementally included, makes the next resync's digest differ, so that resync rebuilds
+   * the part in full once (the incremental result verified) and records the new digest.
+   */
+  digest: string | null = null;
   readonly reload: (full: boolean) => Promise<void>;
+  /** A resync of this part: its digest, and a full load only when it differs from {@link digest}. */
+  readonly resync: () => Promise<void>;
   private readonly announce: (value: unknown) => void;
   /** The reload that the changes seen in the current settle window will share; null: no window open. */
   private settling: { timer: NodeJS.Timeout; done: Promise<void> } | null = null;
@@ -107,19 +139,37 @@ class Slot<T> {
     readonly part: SnapshotPart<T>,
     load: (part: SnapshotPart<T>, previous: T | null) => Promise<T>,
     onLoaded: (value: T) => void,
+    digestOf: (part: SnapshotPart<T>) => Promise<string>,
+    now: () => number,
   ) {
     // Typed loosely so a Slot<T> is a Slot<unknown> in the store's list.
     this.announce = onLoaded as (value: unknown) => void;
     this.value = part.empty();
     let loaded = false;
     let wantFull = false;
+    let wantChange = false;
+    let wantResync = false;
     const run = coalesced(async () => {
-      const full = wantFull || !loaded;
+      // A resync alone may keep the value; joined with a change or a full load, it loads in full.
+      const resyncOnly = wantResync && !wantFull && !wantChange && loaded;
+      const resync = wantResync;
+      const full = wantFull || wantResync || !loaded;
       wantFull = false;
+      wantChange = false;
+      wantResync = false;
+      // Read before the load: a change committed between the two shows at the next resync.
+      const digest = part.digest && (full || !part.incremental) ? await digestOf(part) : null;
+      if (resyncOnly && digest !== null && digest === this.digest) {
+        this.reads.resyncSkipped++;
+        this.reads.loadedAt = now();
+        return;
+      }
       const value = await load(part, full ? null : this.value);
       loaded = true;
+      if (digest !== null) this.digest = digest;
       this.reads.loads++;
-      this.reads.loadedAt = Date.now();
+      this.reads.loadedAt = now();
+      if (resync) this.reads.resyncRebuilt++;
       if (value !== this.value) {
         this.value = value;
         onLoaded(value);
@@ -127,6 +177,11 @@ class Slot<T> {
     });
     this.reload = (full) => {
       if (full) wantFull = true;
+      else wantChange = true;
+      return run();
+    };
+    this.resync = () => {
+      wantResync = true;
       return run();
     };
   }
@@ -158,6 +213,7 @@ class Slot<T> {
   /** Serves `value` (read from disk) until the next load, which stays a full one. */
   restore(value: T): void {
     this.value = value;
+    this.digest = null;
     this.announce(value);
   }
 }
@@ -189,6 +245,9 @@ export class SnapshotStore implements EngineSnapshot {
     categoryReloads: 0,
     reloadFailures: 0,
     resyncs: 0,
+    resyncRebuilt: 0,
+    resyncSkipped: 0,
+    lastResyncMs: 0,
     lastLocationCustomers: 0,
     lastPolicyCustomers: 0,
     listReloads: 0,
@@ -215,26 +274,10 @@ export class SnapshotStore implements EngineSnapshot {
   private readonly overridesSlot: Slot<CategoryOverrides>;
   /** The index under the overrides, rebuilt when either changes (the index itself when there is none). */
   private categoryLookup: CategoryLookup = CategoryIndex.empty();
-  private readonly lists = new Slot(
-    listsPart,
-    (p, prev) => this.loadPart(p, prev),
-    (v) => {
-      this.stats.listReloads++;
-      this.stats.lastListOwners = v.reloadedOwners;
-      this.relink();
-    },
-  );
-  private readonly routes = new Slot(
-    staticRoutesPart,
-    (p, prev) => this.loadPart(p, prev),
-    () => undefined,
-  );
+  private readonly lists: Slot<ListsSnapshot>;
+  private readonly routes: Slot<StaticRoutesSnapshot>;
   private readonly bypassSlot: Slot<BypassesSnapshot>;
-  private readonly brandingSlot = new Slot(
-    brandingPart,
-    (p, prev) => this.loadPart(p, prev),
-    () => undefined,
-  );
+  private readonly brandingSlot: Slot<BrandingSnapshot>;
   private readonly slots: readonly Slot<unknown>[];
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -256,24 +299,32 @@ export class SnapshotStore implements EngineSnapshot {
     private readonly options: SnapshotStoreOptions = {},
   ) {
     const load = <T>(p: SnapshotPart<T>, prev: T | null) => this.loadPart(p, prev);
-    this.locations = new Slot(locationsPart, load, (v) => {
+    const digestOf = <T>(p: SnapshotPart<T>) => p.digest!(this.handle);
+    const now = options.now ?? Date.now;
+    const slot = <T>(
+      part: SnapshotPart<T>,
+      onLoaded: (value: T) => void,
+      loader: (p: SnapshotPart<T>, prev: T | null) => Promise<T> = load,
+    ) => new Slot(part, loader, onLoaded, digestOf, now);
+    this.lists = slot(listsPart, (v) => {
+      this.stats.listReloads++;
+      this.stats.lastListOwners = v.reloadedOwners;
+      this.relink();
+    });
+    this.routes = slot(staticRoutesPart, () => undefined);
+    this.brandingSlot = slot(brandingPart, () => undefined);
+    this.locations = slot(locationsPart, (v) => {
       this.stats.tenantReloads++;
       this.stats.lastLocationCustomers = v.reloadedCustomers;
       this.relink('devices');
     });
-    this.policies = new Slot(policiesPart, load, (v) => {
+    this.policies = slot(policiesPart, (v) => {
       this.stats.tenantReloads++;
       this.stats.lastPolicyCustomers = v.reloadedCustomers;
       this.relink();
     });
-    this.categoriesSlot = new Slot(
+    this.categoriesSlot = slot(
       categoriesPart,
-      async (p, prev) => {
-        const t0 = performance.now();
-        const index = await this.loadPart(p, prev);
-        this.stats.categoryLoadMs = Math.round(performance.now() - t0);
-        return index;
-      },
       (index) => {
         this.stats.categoryReloads++;
         this.relinkCategories();
@@ -283,17 +334,23 @@ export class SnapshotStore implements EngineSnapshot {
           'category index loaded',
         );
       },
+      async (p, prev) => {
+        const t0 = performance.now();
+        const index = await this.loadPart(p, prev);
+        this.stats.categoryLoadMs = Math.round(performance.now() - t0);
+        return index;
+      },
     );
-    this.overridesSlot = new Slot(overridesPart, load, () => this.relinkCategories());
-    this.devices = new Slot(devicesPart, load, (v) => {
+    this.overridesSlot = slot(overridesPart, () => this.relinkCategories());
+    this.devices = slot(devicesPart, (v) => {
       this.stats.lastDeviceCustomers = v.reloadedCustomers;
       this.relink('places');
     });
-    this.groups = new Slot(groupsPart, load, (v) => {
+    this.groups = slot(groupsPart, (v) => {
       this.stats.users = v.size;
       this.relink('places');
     });
-    this.bypassSlot = new Slot(bypassesPart, load, () => undefined);
+    this.bypassSlot = slot(bypassesPart, () => undefined);
     this.slots = [
       this.locations,
       this.policies,
@@ -306,9 +363,9 @@ export class SnapshotStore implements EngineSnapshot {
       this.bypassSlot,
       this.brandingSlot,
     ];
-    for (const slot of this.slots) {
-      slot.reads = { loads: 0, loadedAt: 0 };
-      this.stats.parts[slot.part.name] = slot.reads;
+    for (const s of this.slots) {
+      s.reads = noReads();
+      this.stats.parts[s.part.name] = s.reads;
     }
   }
 
@@ -475,12 +532,40 @@ export class SnapshotStore implements EngineSnapshot {
     this.unsubscribe = changes.subscribe((topic) => this.onChange(topic));
     const every = this.options.resyncMs ?? 300_000;
     if (every > 0) {
-      this.timer = setInterval(() => {
-        this.stats.resyncs++;
-        this.load().catch((err: unknown) => this.failed(err, 'resync'));
-      }, every);
+      this.timer = setInterval(() => void this.resync(), every);
       this.timer.unref();
     }
+  }
+
+  /**
+   * One safety-net resync (docs/architecture.md "Data plane"): every part's digest, and a full load
+   * of each part whose digest differs from the one read before its last full load (a change the
+   * feed never announced, or one applied incrementally since) or that has none; the other parts
+   * keep their value, nothing else read. The `resyncMs` timer calls it; so may tests and tools.
+   * Never rejects: a part that cannot be read keeps its value and is logged and counted.
+   * @returns the parts rebuilt, skipped (digest unchanged) and failed, by name
+   */
+  async resync(): Promise<ResyncOutcome> {
+    this.stats.resyncs++;
+    const t0 = performance.now();
+    const before = this.slots.map((s) => s.reads.resyncRebuilt);
+    const settled = await Promise.allSettled(this.slots.map((s) => s.resync()));
+    const out: ResyncOutcome = { rebuilt: [], skipped: [], failed: [] };
+    settled.forEach((r, i) => {
+      const slot = this.slots[i]!;
+      if (r.status === 'rejected') {
+        out.failed.push(slot.part.name);
+        this.failed(r.reason, `resync ${slot.part.name}`);
+      } else if (slot.reads.resyncRebuilt > before[i]!) out.rebuilt.push(slot.part.name);
+      else out.skipped.push(slot.part.name);
+    });
+    this.stats.resyncRebuilt += out.rebuilt.length;
+    this.stats.resyncSkipped += out.skipped.length;
+    this.stats.lastResyncMs = Math.round(performance.now() - t0);
+    if (out.rebuilt.length > 0 || out.failed.length > 0) {
+      this.logger.info({ ...out, ms: this.stats.lastResyncMs }, 'snapshot resync');
+    }
+    return out;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type Database, nowIso } from '@cordon/db';
+import { bumpCategoryStamp, type Database, nowIso } from '@cordon/db';
 import {
   FeedFetchError,
   type FeedImportReport,
@@ -130,6 +130,7 @@ export async function updateFeed(deps: CoreDeps, caller: Caller, id: number, bod
           .set({ category_id: body.category_id })
           .where('source', '=', repo.feedSource(id))
           .execute();
+        await bumpCategoryStamp(trx, deps.now());
       }
       const after = await repo.getFeed(trx, id);
       if (!after) throw new ApiError('ERR_NOT_FOUND');
@@ -196,6 +197,7 @@ export async function deleteFeed(
         );
       }
       await trx.deleteFrom('category_domains').where('source', '=', repo.feedSource(id)).execute();
+      await bumpCategoryStamp(trx, deps.now());
       await trx.deleteFrom('category_feeds').where('id', '=', id).execute();
       Object.assign(note, { entityId: id, before: auditView(before) });
       if (inUse(dependants)) note.after = { deleted_with: dependants };

@@ -1,5 +1,5 @@
 import type { Database, RecategorizeRequestsTable } from '@cordon/db';
-import { nowIso } from '@cordon/db';
+import { bumpCategoryStamp, nowIso } from '@cordon/db';
 import {
   ApiError,
   categoryById,
@@ -184,6 +184,7 @@ export async function reviewRecategorization(
           .insertInto('category_domains')
           .values({ domain: before.domain, category_id: before.category_id, source: OVERRIDE_SOURCE })
           .execute();
+        await bumpCategoryStamp(trx, deps.now());
         await trx.deleteFrom('category_overrides').where('domain', '=', before.domain).execute();
         await trx
           .insertInto('category_overrides')
