@@ -39,3 +39,22 @@ export function categoryNameIn(lang: NameLanguage, id: number, fallback?: string
   }
   return categoryById(id)?.name ?? fallback ?? `#${id}`;
 }
+
+/**
+ * The first language of names an `Accept-Language` header asks for (RFC 9110 §12.5.4: tags by
+ * descending `q`, ties in header order; `q=0` refuses a tag): `fr-CA,en;q=0.8` → `fr`. Null when the
+ * header is absent or names none of {@link NAME_LANGUAGES} (`*` included), so the caller falls back.
+ */
+export function acceptedNameLanguage(header: string | null | undefined): NameLanguage | null {
+  if (!header) return null;
+  const ranked = header
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
+      return { base: tag.trim().toLowerCase().split(/[-_]/)[0] ?? '', q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((e) => e.q > 0 && (NAME_LANGUAGES as readonly string[]).includes(e.base))
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  return (ranked[0]?.base as NameLanguage | undefined) ?? null;
+}

@@ -1,9 +1,11 @@
 import type { Database } from '@cordon/db';
 import { nowIso } from '@cordon/db';
 import { categoryById, NOTIFICATION_MS, type NotificationInterval, type NotificationWindow } from '@cordon/shared';
+import { categoryNameIn, type NameLanguage } from '@cordon/shared/category-names';
 import type { Kysely } from 'kysely';
 import type { CoreDeps } from '../context.ts';
 import { sendMail } from '../mail/index.ts';
+import { recipientsLanguage } from '../reports/scheduled.ts';
 import type { WorkerJob, WorkerLog } from '../worker/index.ts';
 
 /** The most (category, domain) lines a digest lists; the totals count every hit. */
@@ -114,6 +116,19 @@ function localTime(at: number, timeZone: string): string {
     minute: '2-digit',
     hourCycle: 'h23',
   }).format(at);
+}
+
+/**
+ * `figures` with each category named in `lang` (issue 29 "French complete, category names included";
+ * docs/decisions.md "Category names in the reader's language").
+ */
+export function digestInLanguage(figures: DigestFigures, lang: NameLanguage): DigestFigures {
+  const name = (id: number, english: string) => categoryNameIn(lang, id, english);
+  return {
+    ...figures,
+    byCategory: figures.byCategory.map((c) => ({ ...c, category: name(c.categoryId, c.category) })),
+    lines: figures.lines.map((l) => ({ ...l, category: name(l.categoryId, l.category) })),
+  };
 }
 
 /**
@@ -230,7 +245,9 @@ export async function runDigests(deps: CoreDeps, now: number, log?: WorkerLog): 
       const figures = await digestFigures(db, r.customerId, r.policyId, categories, from, now);
       total = figures.total;
       if (total > 0) {
-        const message = digestMessage(figures, { policy: r.policyName, customer: r.customerName }, r.timezone || 'UTC');
+        // Category names in the language of the recipients' admin accounts (else English).
+        const named = digestInLanguage(figures, await recipientsLanguage(db, r.customerId, emails));
+        const message = digestMessage(named, { policy: r.policyName, customer: r.customerName }, r.timezone || 'UTC');
         await sendMail(deps, { mspId: r.mspId }, { to: emails, ...message });
         status = 'sent';
       }

@@ -13,6 +13,7 @@ import {
   type ScheduledReportUpdate,
   zonedDate,
 } from '@cordon/shared';
+import { acceptedNameLanguage, categoryNameIn, type NameLanguage, nameLanguage } from '@cordon/shared/category-names';
 import type { Kysely, Selectable } from 'kysely';
 import { type Caller, type CoreDeps, OPERATOR } from '../context.ts';
 import { getCustomer } from '../customers/index.ts';
@@ -251,8 +252,71 @@ async function brandingOf(db: Kysely<Database>, customerId: number): Promise<Pdf
 }
 
 /**
+ * A report with its category rows named in `lang` (a category report's key is the category id;
+ * issue 29 "French complete, category names included"); any other report unchanged.
+ */
+export function withCategoryNames(report: Report, lang: NameLanguage): Report {
+  if (report.dimension !== 'category') return report;
+  return { ...report, rows: report.rows.map((r) => ({ ...r, name: categoryNameIn(lang, Number(r.key), r.name) })) };
+}
+
+/**
+ * The language a scheduled report's recipients read (docs/decisions.md "Category names in the reader's
+ * language"): the saved console language of the first recipient, in the schedule's order, who is an
+ * admin of the customer, of its MSP or of the system and has chosen one; else English.
+ */
+export async function recipientsLanguage(
+  db: Kysely<Database>,
+  customerId: number,
+  recipients: readonly string[],
+): Promise<NameLanguage> {
+  if (recipients.length === 0) return 'en';
+  const customer = await db.selectFrom('customers').select('msp_id').where('id', '=', customerId).executeTakeFirst();
+  if (!customer) return 'en';
+  const admins = await db
+    .selectFrom('admins')
+    .select(['email', 'lang'])
+    .where(
+      'email',
+      'in',
+      recipients.map((r) => r.toLowerCase()),
+    )
+    .where('lang', '!=', '')
+    // The customer's tenant chain only: an address another tenant's admin uses says nothing here.
+    .where((eb) =>
+      eb.or([
+        eb('customer_id', '=', customerId),
+        eb.and([eb('customer_id', 'is', null), eb('msp_id', '=', customer.msp_id)]),
+        eb.and([eb('customer_id', 'is', null), eb('msp_id', 'is', null)]),
+      ]),
+    )
+    .execute();
+  const byEmail = new Map(admins.map((a) => [a.email.toLowerCase(), a.lang]));
+  const first = recipients.map((r) => byEmail.get(r.toLowerCase())).find((l) => l !== undefined);
+  return nameLanguage(first);
+}
+
+/**
+ * The language a one-off PDF's requester reads: the first supported language of the request's
+ * `Accept-Language` (the console sends its interface language), else the calling admin's saved
+ * console language, else English (docs/decisions.md "Category names in the reader's language").
+ */
+export async function requesterLanguage(
+  db: Kysely<Database>,
+  caller: Caller,
+  acceptLanguage?: string | null,
+): Promise<NameLanguage> {
+  const asked = acceptedNameLanguage(acceptLanguage);
+  if (asked) return asked;
+  if (caller.adminId === null) return 'en';
+  const admin = await db.selectFrom('admins').select('lang').where('id', '=', caller.adminId).executeTakeFirst();
+  return nameLanguage(admin?.lang);
+}
+
+/**
  * Builds the PDF of report `code` over `period` for customer `customerId` (as the operator: the
- * caller was checked before). The rows of a category report are limited to `categories` when given.
+ * caller was checked before), its category names in `lang`. The rows of a category report are
+ * limited to `categories` when given.
  */
 export async function reportPdf(
   deps: CoreDeps,
@@ -260,8 +324,9 @@ export async function reportPdf(
   code: ReportCode,
   period: ReportPeriod,
   categories: readonly number[] = [],
+  lang: NameLanguage = 'en',
 ): Promise<{ pdf: Buffer; report: Report }> {
-  const report = await buildReport(deps, OPERATOR, customerId, code, period, 100);
+  const report = withCategoryNames(await buildReport(deps, OPERATOR, customerId, code, period, 100), lang);
   if (categories.length > 0 && report.dimension === 'category') {
     const keep = new Set(categories.map(String));
     report.rows = report.rows.filter((r) => keep.has(r.key));
@@ -271,7 +336,8 @@ export async function reportPdf(
 }
 
 /**
- * Builds, mails and archives one scheduled report for local days `start`–`end`: the PDF goes to the
+ * Builds, mails and archives one scheduled report for local days `start`–`end`: the PDF, its
+ * category names in the recipients' language ({@link recipientsLanguage}), goes to the
  * recipients through the MSP's mail settings (else the system's); the outcome is `sent`, or
  * `report not sent` with the reason (no mail settings, the server's refusal), stored on the
  * schedule and in the archive.
@@ -297,6 +363,7 @@ export async function sendScheduled(deps: CoreDeps, row: Row, start: string, end
       entry.code,
       periodOf(timeZone, start, end),
       JSON.parse(row.categories),
+      await recipientsLanguage(db, row.customer_id, recipients),
     );
     pdf = built.pdf;
     const title = reportTitle(built.report);
@@ -470,7 +537,8 @@ export function scheduledReportsJob(): WorkerJob {
 
 /**
  * `GET /users/{id}/reports/{code}/pdf?start&end`: a one-off PDF of the report over the requested local
- * days (default the last 7), and its file name `r_…_START_END.pdf`.
+ * days (default the last 7), and its file name `r_…_START_END.pdf`. Category names are in the
+ * requester's language ({@link requesterLanguage}; `acceptLanguage` is the request's header).
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (dates)
  */
 export async function oneOffPdf(
@@ -479,9 +547,11 @@ export async function oneOffPdf(
   customerId: number,
   code: ReportCode,
   query: { start?: string | undefined; end?: string | undefined },
+  acceptLanguage?: string | null,
 ): Promise<{ pdf: Buffer; fileName: string }> {
   const customer = await getCustomer(deps, caller, customerId);
   const period = requestedPeriod(customer.timezone || 'UTC', deps.now(), query.start, query.end);
-  const { pdf } = await reportPdf(deps, customerId, code, period);
+  const lang = await requesterLanguage(deps.handle.db, caller, acceptLanguage);
+  const { pdf } = await reportPdf(deps, customerId, code, period, [], lang);
   return { pdf, fileName: `${code}_${period.start}_${period.end}.pdf` };
 }

@@ -265,6 +265,68 @@ describe.each(testDialects())('category notifications on %s', (dialect) => {
     await w.close();
   });
 
+  it("names the digest's categories in the language its admin recipient saved (French), English otherwise", async () => {
+    const hit = (iso: string, categories: string) => ({
+      ts: Date.parse(iso),
+      customer_id: a.customerId,
+      location_id: null,
+      policy_id: a.policyId,
+      client_ip: '10.1.0.66',
+      qname: 'evil-malware.example',
+      qtype: 'A',
+      protocol: 'udp',
+      action: 'blocked',
+      reason: 'category',
+      categories,
+      rcode: 'NOERROR',
+      answer_source: 'policy',
+      latency_us: 50,
+      user_id: null,
+      group_id: null,
+      device_id: null,
+      user_name: '',
+    });
+    await insertQueryLogRows(t.handle, [hit('2025-06-15T12:10:00Z', '6'), hit('2025-06-15T12:20:00Z', '5,6')]);
+    await call(t.app, t.rootToken, 'POST', '/restapi/mail', {
+      server: '127.0.0.1',
+      port: smtp.port,
+      security: 'none',
+      sender: 'Cordon',
+      from_email: 'noreply@cordon.test',
+      notification_period: 'daily',
+      username: '',
+    });
+    // The customer admin (cust1@example.test) chose French in the profile.
+    expect((await call(t.app, a.customerToken, 'PUT', '/restapi/auth/profile', { lang: 'fr' })).statusCode).toBe(200);
+    const saved = await call(t.app, a.customerToken, 'POST', path(a.policyId), {
+      categories: [5, 6],
+      interval: 'hourly',
+      period: 'hour',
+      emails: ['cust1@example.test'],
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const deps: CoreDeps = { handle: t.handle, changes: t.changes, now: () => t.clock.now, secrets: t.secrets };
+    const since = smtp.mails.length;
+    const outcomes = await notifications.runDigests(deps, Date.parse('2025-06-15T13:00:00Z'));
+    expect(outcomes[0]).toMatchObject({ policyId: a.policyId, status: 'sent', total: 2 });
+    const french = await smtp.waitFor('cust1@example.test', { since, timeoutMs: 5000 });
+    expect(french.text).toContain('Logiciels espions et sites malveillants: 2');
+    expect(french.text).toContain('Hameçonnage et fraude | evil-malware.example | 1 | 10.1.0.66 (1)');
+    expect(french.html).toContain('Logiciels espions et sites malveillants</td>');
+    expect(french.text).not.toContain('Spyware');
+    // Another address (no admin): English, as before.
+    await call(t.app, a.customerToken, 'POST', path(a.policyId), {
+      categories: [5, 6],
+      interval: 'hourly',
+      period: 'day',
+      emails: ['ops@example.test'],
+    });
+    const again = smtp.mails.length;
+    await notifications.runDigests(deps, Date.parse('2025-06-15T14:00:00Z'));
+    const english = await smtp.waitFor('ops@example.test', { since: again, timeoutMs: 5000 });
+    expect(english.text).toContain('Spyware and Malicious Sites: 2');
+  });
+
   it('retries a digest whose send failed at the next tick, its window still starting where the failed one did', async () => {
     const row = (iso: string, qname: string) => ({
       ts: Date.parse(iso),

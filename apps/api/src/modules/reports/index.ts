@@ -20,8 +20,11 @@ function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, e.archivePdf, async ({ caller, params, reply }) =>
     sendPdf(reply, await reports.archivedPdf(deps, caller, params.id, params.aid)),
   );
-  registerEndpoint(app, e.pdf, async ({ caller, params, query, reply }) =>
-    sendPdf(reply, await reports.oneOffPdf(deps, caller, params.id, params.code, query)),
+  registerEndpoint(app, e.pdf, async ({ caller, params, query, reply, request }) =>
+    sendPdf(
+      reply,
+      await reports.oneOffPdf(deps, caller, params.id, params.code, query, request.headers['accept-language']),
+    ),
   );
   registerEndpoint(app, e.get, ({ caller, params, query }) =>
     reports.getReport(deps, caller, params.id, params.code, query),

@@ -128,6 +128,35 @@ describe.each(testDialects())('reports on %s', (dialect) => {
     expect(text).toMatch(/evil-malware\.example\s+2\s+0\s+2/);
   });
 
+  it("names a one-off PDF's categories in the requester's language: Accept-Language, else the saved profile, else English", async () => {
+    const url = `/restapi/users/${a.customerId}/reports/r_blocked_category/pdf${week}`;
+    const pdfIn = async (headers: Record<string, string>) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${a.customerToken}`, ...headers },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return pdfText(res.rawPayload);
+    };
+    // English: no header, no saved language (the figures as before).
+    const english = await pdfIn({});
+    expect(english).toMatch(/Spyware and Malicious Sites\s+2\s+0\s+2/);
+    expect(english).toMatch(/Phishing\/Fraud\s+1\s+0\s+1/);
+    expect(english).not.toContain('Hameçonnage');
+    // The console sends its interface language.
+    const french = await pdfIn({ 'accept-language': 'fr' });
+    expect(french).toMatch(/Logiciels espions et sites malveillants\s+2\s+0\s+2/);
+    expect(french).toMatch(/Hameçonnage et fraude\s+1\s+0\s+1/);
+    expect(french).not.toContain('Spyware');
+    // A client without the header (automation): the admin's saved console language.
+    const saved = await call(t.app, a.customerToken, 'PUT', '/restapi/auth/profile', { lang: 'fr' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(await pdfIn({})).toContain('Hameçonnage et fraude');
+    // An explicit English request wins over the saved French.
+    expect(await pdfIn({ 'accept-language': 'en-GB,fr;q=0.5' })).toContain('Phishing/Fraud');
+  });
+
   it("brands the PDF with the MSP's interface title and logo", async () => {
     const at = new Date(t.clock.now).toISOString();
     await t.handle.db
@@ -254,6 +283,59 @@ describe.each(testDialects())('reports on %s', (dialect) => {
       `/restapi/users/${b.customerId}/reports/archive/${archive.data[0].id}/pdf`,
     );
     expect(other.statusCode).toBe(404);
+  });
+
+  it("mails a category report's PDF in the language its admin recipient saved; English for other addresses", async () => {
+    await call(t.app, t.rootToken, 'POST', '/restapi/mail', {
+      server: '127.0.0.1',
+      port: smtp.port,
+      security: 'none',
+      sender: 'Cordon',
+      from_email: 'noreply@cordon.test',
+      notification_period: 'daily',
+      username: '',
+    });
+    const saved = await call(t.app, a.customerToken, 'PUT', '/restapi/auth/profile', { lang: 'fr' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    // Tenant b's admin also says French: an address of another tenant does not choose a's language.
+    expect((await call(t.app, b.customerToken, 'PUT', '/restapi/auth/profile', { lang: 'fr' })).statusCode).toBe(200);
+    // "Run now" covers the last full week: 2025-06-02..08.
+    await insertQueryLogRows(t.handle, [
+      row(a.customerId, '2025-06-03T09:00:00Z', 'evil-malware.example', 'blocked', '6'),
+      row(a.customerId, '2025-06-03T10:00:00Z', 'evil-malware.example', 'blocked', '6'),
+      row(a.customerId, '2025-06-04T10:00:00Z', 'bank-login.example', 'blocked', '5'),
+    ]);
+    const base = `/restapi/users/${a.customerId}/scheduledreports`;
+    const schedule = async (name: string, recipients: string[]) => {
+      const created = await call(t.app, a.customerToken, 'POST', base, {
+        name,
+        type: 'r_blocked_category',
+        frequency: 'weekly',
+        recipients,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      return created.json().id as number;
+    };
+    const mailedPdf = async (id: number, to: string) => {
+      const since = smtp.mails.length;
+      const sent = await call(t.app, a.customerToken, 'POST', `${base}/${id}/run`);
+      expect(sent.json()).toMatchObject({ status: 'sent' });
+      const mailed = await smtp.waitFor(to, { since, timeoutMs: 5000 });
+      return pdfText(mailed.attachments[0]!.content);
+    };
+    // The first recipient is no admin, the second is a's customer admin (saved French).
+    const french = await mailedPdf(
+      await schedule('Blocked FR', ['ops@example.test', 'cust1@example.test']),
+      'ops@example.test',
+    );
+    expect(french).toMatch(/Logiciels espions et sites malveillants\s+2\s+0\s+2/);
+    expect(french).toMatch(/Hameçonnage et fraude\s+1\s+0\s+1/);
+    const english = await mailedPdf(
+      await schedule('Blocked EN', ['ops@example.test', 'cust2@example.test']),
+      'ops@example.test',
+    );
+    expect(english).toMatch(/Spyware and Malicious Sites\s+2\s+0\s+2/);
+    expect(english).not.toContain('Hameçonnage');
   });
 
   it('the worker sends a weekly report on Monday in the customer time zone, once', async () => {

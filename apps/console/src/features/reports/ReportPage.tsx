@@ -115,7 +115,7 @@ function ReportTable({ report }: { report: Report }) {
  * then the report as a chart and a paged, sortable, searchable table, with CSV (DD-MM-YYYY name) and one-off PDF downloads.
  */
 export function ReportPage({ type }: { type: ReportType }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const categoryName = useCategoryName();
   const fmt = useFormat();
   const customerId = useCustomerId();
@@ -140,6 +140,7 @@ export function ReportPage({ type }: { type: ReportType }) {
         session.getState().token,
         `/users/${customerId}/reports/${code}/pdf`,
         shown === null ? {} : { start: shown.start, end: shown.end },
+        i18n.language,
       );
       showSuccessToast(t('reports.pdfReady'));
     } catch (err) {

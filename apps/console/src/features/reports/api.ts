@@ -65,14 +65,21 @@ export function useArchiveQuery(customerId: number, page: { limit: number; offse
 /**
  * Downloads a PDF answer of the API (`/reports/{code}/pdf`, `/reports/archive/{aid}/pdf`) with the
  * session's bearer token and saves it under the server's file name. The typed client reads text,
- * which would corrupt the bytes, so this one call fetches the blob itself.
+ * which would corrupt the bytes, so this one call fetches the blob itself. `lang`, the interface
+ * language, goes as `Accept-Language`: a one-off PDF names its categories in it (docs/decisions.md
+ * "Category names in the reader's language"); an archived PDF stays as it was mailed.
  * @throws Error with the server's error text when the answer is not a PDF
  */
-export async function downloadPdf(token: string | null, path: string, query?: Record<string, string>): Promise<void> {
-  const res = await fetch(`${API_BASE}${withQuery(path, query)}`, {
-    credentials: 'include',
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
+export async function downloadPdf(
+  token: string | null,
+  path: string,
+  query?: Record<string, string>,
+  lang?: string,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  if (token) headers['Authorization'] = `Bearer ${token}`;
+  if (lang) headers['Accept-Language'] = lang;
+  const res = await fetch(`${API_BASE}${withQuery(path, query)}`, { credentials: 'include', headers });
   if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('application/pdf')) {
     let text = `${res.status}`;
     try {
