@@ -185,6 +185,11 @@ describe('environment console story (issue #8)', () => {
     await page.getByRole('checkbox', { name: 'Select Kiosk 1' }).check();
     await page.getByRole('checkbox', { name: 'Select Kiosk 2' }).check();
     await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    // The confirmation names both kiosks and what stops working (issue 29), not only a count.
+    expect(await page.getByRole('dialog').getByTestId('delete-items').textContent()).toMatch(/Kiosk 1.*Kiosk 2/);
+    expect(await page.getByRole('dialog').getByTestId('delete-consequence').textContent()).toContain(
+      'will no longer be filtered for this customer',
+    );
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Deleted: 2').waitFor();
     const left = await customer.call('GET', `/users/${customerId}/locations/all?limit=100`);
@@ -284,6 +289,10 @@ describe('environment console story (issue #8)', () => {
     await page.getByTestId('device-exceptions-table').getByRole('link', { name: 'Intranet' }).click();
     await page.getByRole('checkbox', { name: 'Select intranet.lakeside.test' }).check();
     await page.getByRole('button', { name: 'Delete selected (1)' }).click();
+    expect(await page.getByRole('dialog').getByTestId('delete-items').textContent()).toBe('intranet.lakeside.test');
+    expect(await page.getByRole('dialog').getByTestId('delete-consequence').textContent()).toContain(
+      'no longer apply these rules',
+    );
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Deleted: 1').waitFor();
     await page.getByRole('checkbox', { name: 'Select printers.lakeside.test' }).check();

@@ -143,6 +143,10 @@ describe('safe deletes story (issue #29)', () => {
     expect(summary).toContain('1 location (Main campus)');
     expect(summary).toContain('1 group (Year 7)');
     expect(await dialog.getByTestId('delete-items').textContent()).toContain('Pupils');
+    // It says what stops working, not only how many (issue 29).
+    expect(await dialog.getByTestId('delete-consequence').textContent()).toContain(
+      'will be filtered by the policy you choose below instead',
+    );
     // Nothing moves until a policy is chosen: Delete waits.
     const del = dialog.getByRole('button', { name: 'Delete', exact: true });
     expect(await del.isDisabled()).toBe(true);

@@ -1,5 +1,5 @@
 import { Constants, type DependantsResponse } from '@cordon/shared';
-import { Button, Checkbox, Group, List, Modal, Text } from '@mantine/core';
+import { Button, Checkbox, List } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { IconTrash } from '@tabler/icons-react';
@@ -74,18 +74,22 @@ export function RowCheckbox({ selection, id, name }: { selection: RowSelection; 
 }
 
 /**
- * "Delete selected (n)": disabled with nothing selected; asks for confirmation in a dialog naming the
- * count, then runs `onConfirm` (one `/batch`, spec-notes §7 Batch) and closes once it settles. Given the
- * selected `items`, the dialog names them and, with `fetchDependants`, shows what depends on each and
- * the totals, offering `move` (where the dependants go) when any is in use (issue 29; docs/api.md
- * "Deletes of things in use"); `onConfirm` then gets the choice.
+ * "Delete selected (n)": disabled with nothing selected; asks for confirmation in a dialog that names
+ * the selected `items` (the first five, then "and N more") and says what stops working once they
+ * are gone (`safeDelete.consequences.<kind>`, or `consequence`), then runs `onConfirm` (one `/batch`,
+ * spec-notes §7 Batch) and closes once it settles. With `fetchDependants` it also shows what depends
+ * on each and the totals, offering `move` (where the dependants go) when any is in use (issue 29;
+ * docs/api.md "Deletes of things in use"); `onConfirm` then gets the choice.
  */
 export function DeleteSelectedButton(props: {
   count: number;
   loading: boolean;
   onConfirm: (choice: DeleteChoice) => Promise<void>;
-  items?: readonly DeleteItem[];
-  kind?: string;
+  items: readonly DeleteItem[];
+  /** The kind of item: the dependants read's cache key and the `safeDelete.consequences` key. */
+  kind: DeleteKind;
+  /** What stops working, when the kind's sentence does not fit (e.g. it depends on the list shown). */
+  consequence?: string;
   fetchDependants?: (id: number) => Promise<DependantsResponse>;
   move?: MoveChoice;
 }) {
@@ -102,42 +106,41 @@ export function DeleteSelectedButton(props: {
       >
         {t('common.deleteSelected', { count: props.count })}
       </Button>
-      {props.items ? (
-        <SafeDeleteDialog
-          opened={opened}
-          onClose={close}
-          title={t('common.confirmDeleteTitle')}
-          text={t('common.confirmDeleteText', { count: props.count })}
-          items={props.items}
-          kind={props.kind ?? 'items'}
-          {...(props.fetchDependants ? { fetchDependants: props.fetchDependants } : {})}
-          {...(props.move ? { move: props.move } : {})}
-          loading={props.loading}
-          onConfirm={props.onConfirm}
-        />
-      ) : (
-        <Modal opened={opened} onClose={close} title={t('common.confirmDeleteTitle')} centered>
-          <Text mb="md">{t('common.confirmDeleteText', { count: props.count })}</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close} disabled={props.loading}>
-              {t('common.cancel')}
-            </Button>
-            <Button
-              color="red"
-              loading={props.loading}
-              onClick={() => {
-                void props.onConfirm({ moveTo: null }).finally(close);
-              }}
-              data-autofocus
-            >
-              {t('common.delete')}
-            </Button>
-          </Group>
-        </Modal>
-      )}
+      <SafeDeleteDialog
+        opened={opened}
+        onClose={close}
+        title={t('common.confirmDeleteTitle')}
+        text={t('common.confirmDeleteText', { count: props.count })}
+        items={props.items}
+        consequence={props.consequence ?? t(`safeDelete.consequences.${props.kind}`)}
+        kind={props.kind}
+        {...(props.fetchDependants ? { fetchDependants: props.fetchDependants } : {})}
+        {...(props.move ? { move: props.move } : {})}
+        loading={props.loading}
+        onConfirm={props.onConfirm}
+      />
     </>
   );
 }
+
+/** The kinds of item a list deletes in bulk, each with its `safeDelete.consequences` sentence (English and French). */
+export const DELETE_KINDS = [
+  'policies',
+  'groups',
+  'device_exceptions',
+  'locations',
+  'customers',
+  'msps',
+  'devices',
+  'internal_users',
+  'admins',
+  'cloudkeys',
+  'exception_rules',
+  'domains_allow',
+  'domains_block',
+  'domains_all',
+] as const;
+export type DeleteKind = (typeof DELETE_KINDS)[number];
 
 /** The result of a multi-delete: how many were deleted, and each failure with the row's name and the server's text. */
 export interface MultiDeleteResult {

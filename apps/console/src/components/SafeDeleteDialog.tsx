@@ -49,6 +49,17 @@ function useItemDependants(
   });
 }
 
+/** How many items a delete dialog names before "and N more". */
+export const NAMED_ITEMS = 5;
+
+/**
+ * The items a delete dialog names: the first {@link NAMED_ITEMS} in list order, and how many more
+ * were selected (issue 29: a bulk confirmation names the items, not only their count).
+ */
+export function namedItems(items: readonly DeleteItem[]): { shown: readonly DeleteItem[]; more: number } {
+  return { shown: items.slice(0, NAMED_ITEMS), more: Math.max(0, items.length - NAMED_ITEMS) };
+}
+
 /** The sum of every item's dependants, kind by kind (names: the first five met). */
 export function totalDependants(all: readonly Dependants[]): Dependants {
   const total: Record<string, { count: number; names: string[] }> = {};
@@ -84,7 +95,8 @@ function DependantLines({ dependants }: { dependants: Dependants }) {
 
 /**
  * The confirmation of a delete that knows what it breaks (issue 29; docs/api.md "Deletes of things in
- * use"): names the items, reads what depends on each (`fetchDependants`) and shows the counts and
+ * use"): names the items (the first five, then "and N more"), says what stops working
+ * (`consequence`), reads what depends on each (`fetchDependants`) and shows the counts and
  * first names with the totals; when anything is in use, `move` offers where the dependants go and
  * the Delete button waits for a choice; `confirmName` (cascading customer and MSP deletes) asks to
  * type the name first. `onConfirm` runs the delete with the choice; the dialog closes when it settles.
@@ -96,6 +108,8 @@ export function SafeDeleteDialog(props: {
   /** The question above the list: "Delete the selected items (2)?". */
   text: string;
   items: readonly DeleteItem[];
+  /** What stops working once they are gone, in words ("These administrators can no longer sign in…"). */
+  consequence?: string;
   /** A key naming the kind of item for the dependants read's cache (`policies`, `groups`…). */
   kind: string;
   fetchDependants?: (id: number) => Promise<DependantsResponse>;
@@ -110,6 +124,7 @@ export function SafeDeleteDialog(props: {
   const [moveTo, setMoveTo] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
   const listId = useId();
+  const named = namedItems(props.items);
   const deps = useItemDependants(props.kind, props.items, props.fetchDependants, props.opened);
   const inUse = (deps.data ?? []).filter((d) => Object.values(d.dependants).some((k) => k.count > 0));
   const total = totalDependants(inUse.map((d) => d.dependants));
@@ -128,10 +143,16 @@ export function SafeDeleteDialog(props: {
       <Stack gap="sm">
         <Text id={listId}>{props.text}</Text>
         <List size="sm" aria-labelledby={listId} data-testid="delete-items">
-          {props.items.map((item) => (
+          {named.shown.map((item) => (
             <List.Item key={item.id}>{item.name}</List.Item>
           ))}
+          {named.more > 0 ? <List.Item>{t('safeDelete.more', { count: named.more })}</List.Item> : null}
         </List>
+        {props.consequence ? (
+          <Text size="sm" fw={500} data-testid="delete-consequence">
+            {props.consequence}
+          </Text>
+        ) : null}
         {props.fetchDependants && deps.isPending ? (
           <Group gap="xs">
             <Loader size="xs" aria-hidden />

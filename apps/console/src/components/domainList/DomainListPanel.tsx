@@ -122,7 +122,13 @@ export function DomainListPanel({ owner, area }: { owner: DomainListOwner; area:
             >
               {t('domainList.export')}
             </Button>
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows.filter((e) => selection.selected.includes(e.id)).map((e) => ({ id: e.id, name: e.domain }))}
+              kind={`domains_${kind}`}
+            />
           </>
         }
       />

@@ -77,7 +77,13 @@ function AdminsList({ level }: { level: AdminLevel }) {
       <ListToolbar
         list={list}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={rows.filter((a) => selection.selected.includes(a.id)).map((a) => ({ id: a.id, name: a.email }))}
+            kind="admins"
+          />
         }
       />
       <QueryDataTable

@@ -59,7 +59,13 @@ export function CloudKeysPage() {
       <ListToolbar
         list={list}
         actions={
-          <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+          <DeleteSelectedButton
+            count={selection.selected.length}
+            loading={remove.isPending}
+            onConfirm={onDelete}
+            items={rows.filter((k) => selection.selected.includes(k.id)).map((k) => ({ id: k.id, name: k.key }))}
+            kind="cloudkeys"
+          />
         }
       />
       <QueryDataTable

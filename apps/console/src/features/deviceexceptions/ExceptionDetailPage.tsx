@@ -119,7 +119,15 @@ function RulesPanel({ exceptionId }: { exceptionId: number }) {
             {t('deviceExceptions.rules')}
           </Title>
           <Group gap="xs">
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows
+                .filter((r) => selection.selected.includes(r.id))
+                .map((r) => ({ id: r.id, name: r.domain || r.ip }))}
+              kind="exception_rules"
+            />
             <Button leftSection={<IconPlus size={16} />} onClick={openAdd}>
               {t('deviceExceptions.newRule')}
             </Button>

@@ -82,7 +82,13 @@ export function DevicesPage() {
               value={location}
               onChange={setLocation}
             />
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows.filter((d) => selection.selected.includes(d.id)).map((d) => ({ id: d.id, name: d.name }))}
+              kind="devices"
+            />
           </>
         }
       />

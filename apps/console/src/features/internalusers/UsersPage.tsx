@@ -52,7 +52,13 @@ export function UsersPage() {
               value={group}
               onChange={setGroup}
             />
-            <DeleteSelectedButton count={selection.selected.length} loading={remove.isPending} onConfirm={onDelete} />
+            <DeleteSelectedButton
+              count={selection.selected.length}
+              loading={remove.isPending}
+              onConfirm={onDelete}
+              items={rows.filter((u) => selection.selected.includes(u.id)).map((u) => ({ id: u.id, name: u.name }))}
+              kind="internal_users"
+            />
           </>
         }
       />
