@@ -58,7 +58,7 @@ const DAY_MS = 86_400_000;
  * contiguous run `[start, end)` (the first run found), or null. A location's stats never use it (the
  * daily table has no location).
  */
-async function dailyRun(
+export async function dailyRun(
   db: Kysely<Database>,
   subject: StatsSubject,
   h: { from: number; to: number },

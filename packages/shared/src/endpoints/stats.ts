@@ -13,6 +13,8 @@ import {
   mspStatsParamsSchema,
   mspTopParamsSchema,
   mspTrafficParamsSchema,
+  statsBreakdownQuerySchema,
+  statsBreakdownSchema,
   statsHistorySchema,
   statsOverviewSchema,
   statsTopQuerySchema,
@@ -102,6 +104,18 @@ export const statsEndpoints = {
     summary:
       "The MSP overview's customer list in one call: each customer's status (last hour, last traffic, silent locations and devices), today's requests and blocked, default protection level (issue 29; docs/api.md).",
   }),
+  mspBreakdown: defineEndpoint({
+    method: 'GET',
+    path: '/msp/:id/stats/breakdown',
+    params: idParamsSchema,
+    query: statsBreakdownQuerySchema,
+    response: statsBreakdownSchema,
+    status: 200,
+    access: mspAccess,
+    tag,
+    summary:
+      "Which of the MSP's customers made the queries of one domain or category over a period, with their counts, from the roll-ups, each customer's period in its own time zone as its history reads it (issue 29 drill-down; docs/api.md).",
+  }),
   mspHistory: defineEndpoint({
     method: 'GET',
     path: '/msp/:id/stats/history/:days',
@@ -143,6 +157,17 @@ export const statsEndpoints = {
     access: systemAccess,
     tag,
     summary: 'Hourly traffic summed over every MSP (spec-notes §7 Stats).',
+  }),
+  systemBreakdown: defineEndpoint({
+    method: 'GET',
+    path: '/stats/breakdown',
+    query: statsBreakdownQuerySchema,
+    response: statsBreakdownSchema,
+    status: 200,
+    access: systemAccess,
+    tag,
+    summary:
+      'Which MSPs made the queries of one domain or category over a period (UTC, as the system dashboard), with their counts, from the per-MSP roll-ups (issue 29 drill-down; docs/api.md).',
   }),
   systemHistory: defineEndpoint({
     method: 'GET',

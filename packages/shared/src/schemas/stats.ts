@@ -195,3 +195,55 @@ export const customerStatusListSchema = z.object({
   as_of: z.string(),
 });
 export type CustomerStatusList = z.infer<typeof customerStatusListSchema>;
+
+/** The sort keys of a stats breakdown (`GET /msp/{id}/stats/breakdown`, `GET /stats/breakdown`). */
+export const STATS_BREAKDOWN_SORT_KEYS = ['count', 'name'] as const;
+export type StatsBreakdownSortKey = (typeof STATS_BREAKDOWN_SORT_KEYS)[number];
+
+/**
+ * Query of a stats breakdown (issue 29 drill-down; docs/api.md "Stats"): exactly one of `domain` (the
+ * qname, as the history's filter) or `category` (an id), the history's `action` (`all`, `allowed`:
+ * bypassed included, `blocked`; default all) and a stats `date` (default today); a page (`limit`
+ * 1–500, default 25) sorted by `count` (default, most first) or `name`.
+ */
+export const statsBreakdownQuerySchema = z.object({
+  // As the history's exact filters (schemas/history.ts), so a breakdown row links to the same rows.
+  domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1, { error: 'domain must not be empty.' })
+    .max(253, { error: 'domain must be at most 253 characters.' })
+    .optional(),
+  category: idSchema.optional(),
+  action: z.enum(['all', 'allowed', 'blocked'], { error: 'action must be all, allowed or blocked.' }).default('all'),
+  date: statsDateSchema.default('today'),
+  limit: z.coerce
+    .number({ error: 'limit must be a whole number from 1 to 500.' })
+    .int({ error: 'limit must be a whole number from 1 to 500.' })
+    .min(1, { error: 'limit must be a whole number from 1 to 500.' })
+    .max(500, { error: 'limit must be a whole number from 1 to 500.' })
+    .default(25),
+  offset: z.coerce
+    .number({ error: 'offset must be a whole number of at least 0.' })
+    .int({ error: 'offset must be a whole number of at least 0.' })
+    .min(0, { error: 'offset must be a whole number of at least 0.' })
+    .default(0),
+  sortkey: z
+    .enum(STATS_BREAKDOWN_SORT_KEYS, { error: `sortkey must be one of: ${STATS_BREAKDOWN_SORT_KEYS.join(', ')}.` })
+    .default('count'),
+  sortdir: z.enum(['asc', 'desc'], { error: 'sortdir must be asc or desc.' }).default('desc'),
+});
+export type StatsBreakdownQuery = z.infer<typeof statsBreakdownQuerySchema>;
+
+/**
+ * A stats breakdown: who made the queries of one domain or category over a period, from the roll-ups
+ * (docs/api.md "Stats"). `data` is a page of customers (an MSP's breakdown) or MSPs (the system's),
+ * each `{ id, name, count }` with count ≥ 1; `total` how many there are, `count` their queries in all.
+ */
+export const statsBreakdownSchema = z.object({
+  data: z.array(z.object({ id: z.number().int(), name: z.string(), count: z.number().int() })),
+  total: z.number().int(),
+  count: z.number().int(),
+});
+export type StatsBreakdown = z.infer<typeof statsBreakdownSchema>;

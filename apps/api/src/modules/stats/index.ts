@@ -21,6 +21,9 @@ export const statsModule = defineModule({
     ],
     'stats.customerOverview': [{ params: (_, b) => ({ id: b.customerId, date: 'today' }), ...foreignCustomer }],
     'stats.mspCustomers': [{ params: (_, b) => ({ id: b.mspId }), ...mspOnly }],
+    'stats.mspBreakdown': [
+      { params: (_, b) => ({ id: b.mspId }), query: () => ({ domain: 'example.com', date: '7days' }), ...mspOnly },
+    ],
     'stats.mspTraffic': [{ params: (_, b) => ({ id: b.mspId, day: 'today' }), ...mspOnly }],
     'stats.mspHistory': [{ params: (_, b) => ({ id: b.mspId, days: 5 }), ...mspOnly }],
     'stats.mspTop': [
@@ -28,6 +31,7 @@ export const statsModule = defineModule({
     ],
     // Sales admins read every MSP's totals (spec-notes §2 Sales).
     'stats.mspOverview': [{ params: (_, b) => ({ id: b.mspId, date: 'today' }), msp: 404, customer: 403 }],
+    'stats.systemBreakdown': [{ query: () => ({ category: 1 }), ...systemOnly }],
     'stats.systemTraffic': [{ params: () => ({ day: 'today' }), ...systemOnly }],
     'stats.systemHistory': [{ params: () => ({ days: 5 }), ...systemOnly }],
     'stats.systemTop': [{ params: () => ({ dim: 'users', action: 'blocked', date: 'today' }), ...systemOnly }],

@@ -32,6 +32,9 @@ export function registerStatsRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerEndpoint(app, e.mspCustomers, ({ caller, params, query }) =>
     stats.customerStatuses(deps, caller, params.id, query),
   );
+  registerEndpoint(app, e.mspBreakdown, ({ caller, params, query }) =>
+    stats.mspBreakdown(deps, caller, params.id, query),
+  );
   registerEndpoint(app, e.mspTraffic, ({ caller, params }) => stats.traffic(deps, caller, msp(params.id), params.day));
   registerEndpoint(app, e.mspHistory, ({ caller, params }) => stats.history(deps, caller, msp(params.id), params.days));
   registerEndpoint(app, e.mspTop, ({ caller, params, query }) =>
@@ -41,6 +44,7 @@ export function registerStatsRoutes(app: FastifyInstance, deps: AppDeps): void {
     stats.overview(deps, caller, msp(params.id), params.date),
   );
 
+  registerEndpoint(app, e.systemBreakdown, ({ caller, query }) => stats.systemBreakdown(deps, caller, query));
   registerEndpoint(app, e.systemTraffic, ({ caller, params }) => stats.traffic(deps, caller, system, params.day));
   registerEndpoint(app, e.systemHistory, ({ caller, params }) => stats.history(deps, caller, system, params.days));
   registerEndpoint(app, e.systemTop, ({ caller, params, query }) =>
