@@ -128,6 +128,36 @@ describe.each(testDialects())('snapshot kept on disk (%s)', (dialect) => {
     expect(second.categories.categoriesOf('casino.example')).toEqual([20]);
   });
 
+  it('a resync writes no file when nothing changed, and rewrites the file of a part changed unannounced', async () => {
+    const first = store(handle);
+    await first.start();
+    first.follow(manualFeed());
+    await first.flushed();
+    const writes = first.stats.diskWrites;
+    expect((await first.resync()).rebuilt).toEqual([]);
+    await first.flushed();
+    expect(first.stats.diskWrites).toBe(writes);
+    const now = new Date().toISOString();
+    await handle.db
+      .insertInto('static_routes')
+      .values({
+        customer_id: seeded.customerId,
+        domain: 'corp.internal',
+        resolver_ip: '10.0.0.53',
+        resolver_port: 53,
+        description: '',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    expect((await first.resync()).rebuilt).toEqual(['static-routes']);
+    await first.flushed();
+    expect(first.stats.diskWrites).toBe(writes + 1);
+    const second = store(switchable(handle));
+    expect(await second.start()).toBe('disk');
+    expect(second.staticRoutes.get(seeded.customerId)).toBeDefined();
+  });
+
   it('fails to start when the database is down and a part has no file, or a file is truncated', async () => {
     await expect(store(switchable(handle)).start()).rejects.toThrow(/no rows/);
     const first = store(handle);

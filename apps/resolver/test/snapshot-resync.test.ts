@@ -2,6 +2,8 @@ import { bumpCategoryStamp, type DatabaseHandle } from '@cordon/db';
 import { createTestDatabase, testDialects } from '@cordon/db/testing';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DIGEST_SLICE_ROWS, tableDigest } from '../src/snapshot/part.ts';
+import { staticRoutesPart } from '../src/snapshot/static-routes.ts';
 import { SnapshotStore } from '../src/snapshot/store.ts';
 import { manualFeed, type Seeded, seedTenants } from './helpers/seed.ts';
 
@@ -205,6 +207,57 @@ describe.each(testDialects())('the snapshot resync rebuilds only the parts whose
     } finally {
       await handle.db.schema.alterTable('bypasses_away').renameTo('bypasses').execute();
       broken.close();
+    }
+  });
+});
+
+describe.each(testDialects())('a table digest (%s)', (dialect) => {
+  it('counts a table larger than a slice (SQLite walks it in rowid ranges) and sees a change in any slice', async () => {
+    const handle = await createTestDatabase(dialect);
+    try {
+      const { customerId } = await seedTenants(handle);
+      const rows = Array.from({ length: DIGEST_SLICE_ROWS * 2 + 500 }, (_, i) => ({
+        customer_id: customerId,
+        domain: `r${i}.internal`,
+        resolver_ip: '10.0.0.53',
+        resolver_port: 53,
+        description: '',
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      }));
+      for (let i = 0; i < rows.length; i += 500)
+        await handle.db
+          .insertInto('static_routes')
+          .values(rows.slice(i, i + 500))
+          .execute();
+      const digest = () => staticRoutesPart.digest!(handle);
+      const first = await digest();
+      expect(first).toMatch(new RegExp(`^static_routes:${rows.length}/`));
+      expect(await digest()).toBe(first);
+      const ids = (await handle.db.selectFrom('static_routes').select('id').orderBy('id').execute()).map((r) => r.id);
+      // A port changed in the second slice, no stamp: the encoding sees it.
+      await handle.db
+        .updateTable('static_routes')
+        .set({ resolver_port: 5353 })
+        .where('id', '=', ids[DIGEST_SLICE_ROWS + 10]!)
+        .execute();
+      const second = await digest();
+      expect(second).not.toBe(first);
+      // A text of the same length edited in the last slice with its updated_at: the stamp sees it.
+      await handle.db
+        .updateTable('static_routes')
+        .set({ resolver_ip: '10.0.0.54', updated_at: '2026-02-01T00:00:00.000Z' })
+        .where('id', '=', ids[ids.length - 1]!)
+        .execute();
+      expect(await digest()).not.toBe(second);
+      // A row removed from the first slice.
+      const third = await digest();
+      await handle.db.deleteFrom('static_routes').where('id', '=', ids[3]!).execute();
+      expect(await digest()).toMatch(new RegExp(`^static_routes:${rows.length - 1}/`));
+      expect(await digest()).not.toBe(third);
+      expect(await tableDigest(handle, [{ table: 'bypasses', rows: [] }])).toBe('bypasses:0');
+    } finally {
+      await handle.close();
     }
   });
 });

@@ -368,10 +368,22 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
     ['part'],
     from((m) => Object.entries(m.snapshot.parts).map(([part, r]) => [{ part }, r.loads])),
   );
+  mirroredCounter(
+    registry,
+    'cordon_dns_snapshot_resync_parts_total',
+    'Safety-net resyncs by part and outcome: rebuilt (its digest changed) or skipped (digest unchanged, nothing else read).',
+    ['part', 'outcome'],
+    from((m) =>
+      Object.entries(m.snapshot.parts).flatMap(([part, r]) => [
+        [{ part, outcome: 'rebuilt' }, r.resyncRebuilt] as const,
+        [{ part, outcome: 'skipped' }, r.resyncSkipped] as const,
+      ]),
+    ),
+  );
   mirroredGauge(
     registry,
     'cordon_dns_snapshot_part_loaded_timestamp_seconds',
-    'When each snapshot part was last read from the database (Unix time); its age past the 5-minute resync means it is stale.',
+    'When each snapshot part was last read from the database or found unchanged by the resync digest (Unix time); its age past the 5-minute resync means it is stale.',
     ['part'],
     from((m) =>
       Object.entries(m.snapshot.parts)
@@ -400,11 +412,12 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
   mirroredGauge(
     registry,
     'cordon_dns_snapshot_load_seconds',
-    'Duration of the last category-index load and of the last identity relink.',
+    'Duration of the last category-index load, of the last identity relink, and of the last safety-net resync (digests and rebuilds).',
     ['step'],
     from((m) => [
       [{ step: 'category_load' }, m.snapshot.categoryLoadMs / 1000],
       [{ step: 'relink' }, m.snapshot.relinkMs / 1000],
+      [{ step: 'resync' }, m.snapshot.lastResyncMs / 1000],
     ]),
   );
   mirroredGauge(

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 /**
  * One part of the resolver's in-memory snapshot (docs/architecture.md "Data plane"): its own loader
  * and the change topics (`CHANGE_TOPICS` of `@cordon/db`) it follows. The store reloads a part only
- * when one of its topics changes, and every part on the periodic full resync.
+ * when one of its topics changes, or when the periodic resync finds its digest changed.
  */
 export interface SnapshotPart<T> {
   readonly name: string;
@@ -54,28 +54,72 @@ export interface TableDigestSpec {
 }
 
 /**
- * A portable digest (SQLite and PostgreSQL) of whole tables: per table one aggregate query, the row
- * count, for each `rows` expression its sum and sum of squares modulo a prime, and the maximum of
- * each `stamps` column; joined as text. A row added, removed, or changed in an encoded column or a
- * stamp changes it, except by a coincidence of the sums; what no encoding or stamp covers (a text
- * edited in place by hand without its `updated_at`) is the one change it cannot see.
+ * Rows per slice of a digest on SQLite: each slice is one synchronous better-sqlite3 call on the
+ * data-plane thread, which answers DNS between slices (as the lists part's reads, lists.ts).
+ */
+export const DIGEST_SLICE_ROWS = 2_000;
+
+/** Lets the event loop run (answer queries) between two slices of a digest. */
+const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A portable digest (SQLite and PostgreSQL) of whole tables: per table the row count, for each
+ * `rows` expression its sum and sum of squares modulo a prime, and the maximum of each `stamps`
+ * column; joined as text. A row added, removed, or changed in an encoded column or a stamp changes
+ * it, except by a coincidence of the sums; what no encoding or stamp covers (a text edited in place
+ * by hand without its `updated_at`) is the one change it cannot see. On PostgreSQL one aggregate
+ * query per table (the thread waits on the network, free to answer); on SQLite the table is walked
+ * in rowid ranges of {@link DIGEST_SLICE_ROWS}, the event loop let run between them, so a table of
+ * 100,000 rows never holds the answering thread (docs/architecture.md "Data plane").
  * @throws when the database cannot be read
  */
 export async function tableDigest(handle: DatabaseHandle, specs: readonly TableDigestSpec[]): Promise<string> {
   const out: string[] = [];
   for (const spec of specs) {
     const columns = [sql`count(*)`];
+    const sums: boolean[] = [true];
     for (const v of spec.rows) {
       // Modulo before summing: a million large encodings would overflow SQLite's 64-bit sum.
       const m = sql`((${v}) % ${sql.lit(P)})`;
       columns.push(sql`sum(${m})`, sql`sum(${m} * ${m} % ${sql.lit(P)})`);
+      sums.push(true, true);
     }
-    for (const c of spec.stamps ?? []) columns.push(sql`max(${sql.ref(c)})`);
-    const { rows } = await sql<Record<string, unknown>>`select ${sql.join(
-      columns.map((c, i) => sql`${c} as ${sql.ref(`c${i}`)}`),
-    )} from ${sql.table(spec.table)}`.execute(handle.db);
-    const row = rows[0] ?? {};
-    out.push(`${spec.table}:${columns.map((_, i) => String(row[`c${i}`] ?? '')).join('/')}`);
+    for (const c of spec.stamps ?? []) {
+      columns.push(sql`max(${sql.ref(c)})`);
+      sums.push(false);
+    }
+    const select = sql.join(columns.map((c, i) => sql`${c} as ${sql.ref(`c${i}`)}`));
+    const table = sql.table(spec.table);
+    const total: Array<number | string | null> = sums.map((sum) => (sum ? 0 : null));
+    const merge = (row: Record<string, unknown>) =>
+      sums.forEach((sum, i) => {
+        const v = row[`c${i}`] as number | string | null | undefined;
+        if (v === null || v === undefined) return;
+        // Sums of values below the prime: exact in a double up to 9e15, far above any table here.
+        if (sum) total[i] = Number(total[i]) + Number(v);
+        else if (total[i] === null || String(v) > String(total[i])) total[i] = String(v);
+      });
+    if (handle.dialect === 'sqlite') {
+      const { rows: range } = await sql<{
+        lo: number | null;
+        hi: number | null;
+      }>`select min(rowid) as lo, max(rowid) as hi from ${table}`.execute(handle.db);
+      const lo = range[0]?.lo ?? null;
+      const hi = range[0]?.hi ?? null;
+      for (let from = lo === null ? 1 : Number(lo) - 1; hi !== null && from < Number(hi); from += DIGEST_SLICE_ROWS) {
+        const { rows } = await sql<
+          Record<string, unknown>
+        >`select ${select} from ${table} where rowid > ${from} and rowid <= ${from + DIGEST_SLICE_ROWS}`.execute(
+          handle.db,
+        );
+        if (rows[0]) merge(rows[0]);
+        await breathe();
+      }
+    } else {
+      const { rows } = await sql<Record<string, unknown>>`select ${select} from ${table}`.execute(handle.db);
+      if (rows[0]) merge(rows[0]);
+    }
+    out.push(`${spec.table}:${total.map((v) => String(v ?? '')).join('/')}`);
   }
   return out.join('|');
 }

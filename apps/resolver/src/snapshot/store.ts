@@ -93,7 +93,10 @@ const noReads = (): PartReads => ({ loads: 0, loadedAt: 0, resyncRebuilt: 0, res
 
 /** Settings of {@link SnapshotStore}. */
 export interface SnapshotStoreOptions {
-  /** Period of the full resync of every part (the safety net of the incremental loads), ms; default 300,000; 0 = off. */
+  /**
+   * Period of the safety-net resync ({@link SnapshotStore.resync}: every part's digest, a full load
+   * of those whose digest changed), ms; default 300,000; 0 = off.
+   */
   resyncMs?: number;
   /**
    * Directory of the last good snapshot on disk (snapshot/disk.ts; docs/operations.md "Fleet"):
@@ -141,6 +144,8 @@ class Slot<T> {
     onLoaded: (value: T) => void,
     digestOf: (part: SnapshotPart<T>) => Promise<string>,
     now: () => number,
+    /** Told when a resync found the digest changed: a change no notification announced. */
+    unannounced: (part: SnapshotPart<T>) => void,
   ) {
     // Typed loosely so a Slot<T> is a Slot<unknown> in the store's list.
     this.announce = onLoaded as (value: unknown) => void;
@@ -164,6 +169,7 @@ class Slot<T> {
         this.reads.loadedAt = now();
         return;
       }
+      if (resyncOnly) unannounced(part);
       const value = await load(part, full ? null : this.value);
       loaded = true;
       if (digest !== null) this.digest = digest;
@@ -223,8 +229,10 @@ class Slot<T> {
  * policies, categories, the lists, static routes, devices, groups and users, the cloud-key
  * bypasses and the block-page branding. Each part has its own loader and topics; a change reloads only the parts that follow its topic, the
  * locations and policies parts re-read only the customers whose rows changed, and the lists part
- * only the owners (policy, MSP, system) whose entries changed, once per burst of changes. Every `resyncMs` all
- * parts are read in full (the safety net of the incremental loads).
+ * only the owners (policy, MSP, system) whose entries changed, once per burst of changes. Every `resyncMs` a
+ * resync ({@link SnapshotStore.resync}) reads each part's digest and rebuilds in full only the parts
+ * whose digest changed since their last full load (the safety net of the notifications and of the
+ * incremental loads).
  *
  * A reload builds a new value and swaps the reference, so queries keep the old one meanwhile; bursts
  * coalesce into at most one queued reload per part. A failed reload (database unreachable) keeps the
@@ -305,7 +313,7 @@ export class SnapshotStore implements EngineSnapshot {
       part: SnapshotPart<T>,
       onLoaded: (value: T) => void,
       loader: (p: SnapshotPart<T>, prev: T | null) => Promise<T> = load,
-    ) => new Slot(part, loader, onLoaded, digestOf, now);
+    ) => new Slot(part, loader, onLoaded, digestOf, now, (p) => this.unannounced(p.name));
     this.lists = slot(listsPart, (v) => {
       this.stats.listReloads++;
       this.stats.lastListOwners = v.reloadedOwners;
@@ -579,6 +587,12 @@ export class SnapshotStore implements EngineSnapshot {
       this.onDisk.delete(slot.part.name);
       slot.changed(this.options.settleMs ?? slot.part.settleMs ?? 0).catch((err: unknown) => this.failed(err, topic));
     }
+  }
+
+  /** A part changed without a notification (its resync digest moved): its file is stale too. */
+  private unannounced(part: string): void {
+    this.changeGen.set(part, (this.changeGen.get(part) ?? 0) + 1);
+    this.onDisk.delete(part);
   }
 
   private failed(err: unknown, cause: string): void {
