@@ -5,7 +5,7 @@ import { categoryNameIn, type NameLanguage } from '@cordon/shared/category-names
 import type { Kysely } from 'kysely';
 import type { CoreDeps } from '../context.ts';
 import { sendMail } from '../mail/index.ts';
-import { recipientsLanguage } from '../reports/scheduled.ts';
+import { recipientsLanguage } from '../reports/index.ts';
 import type { WorkerJob, WorkerLog } from '../worker/index.ts';
 
 /** The most (category, domain) lines a digest lists; the totals count every hit. */

@@ -12,9 +12,12 @@ export {
   listScheduled,
   oneOffPdf,
   periodFor,
+  recipientsLanguage,
   reportPdf,
+  requesterLanguage,
   runScheduled,
   scheduledReportsJob,
   sendScheduled,
   updateScheduled,
+  withCategoryNames,
 } from './scheduled.ts';
