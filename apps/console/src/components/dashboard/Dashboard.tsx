@@ -34,15 +34,33 @@ function namedCategories(top: StatsTop, categoryName: (id: number, fallback?: st
   return { ...top, data: top.data.map((item) => ({ ...item, name: categoryName(Number(item.key), item.name) })) };
 }
 
+/** A dashboard top-list entry, for the links of an MSP's or the system's dashboard. */
+export interface TopEntry {
+  dim: 'categories' | 'domains' | 'users';
+  action: 'allowed' | 'blocked';
+  period: DashboardPeriod;
+  key: string;
+  name: string;
+}
+
+/**
+ * Where an MSP's or the system's top-list entries lead (issue 29 drill-down: the page that breaks
+ * them down by customer or MSP) and the links' accessible name; null: that entry does not link.
+ */
+export interface TopDrill {
+  linkFor: (entry: TopEntry) => string | null;
+  label: (name: string) => string;
+}
+
 /**
  * The traffic dashboard of a customer, an MSP or the system overview (spec-notes §3 "Stats", §9 dashboard
  * defaults: traffic 'today', history 5 days): a period switch, the four numbers, the hourly traffic
  * chart, the daily history and the top categories, domains and users by allowed and blocked, all
  * fetched in one `/batch` (spec-notes §7 Batch). A customer's numbers and top-list entries link to its
  * history filtered to them (issue 29 drill-down); an MSP's or the system's sum several customers,
- * whose histories are separate, so they do not link.
+ * whose histories are separate: their entries link where `topDrill` says (a breakdown page).
  */
-export function Dashboard({ owner }: { owner: DashboardOwner }) {
+export function Dashboard({ owner, topDrill }: { owner: DashboardOwner; topDrill?: TopDrill }) {
   const { t } = useTranslation();
   const categoryName = useCategoryName();
   const [period, setPeriod] = useState<DashboardPeriod>('today');
@@ -135,6 +153,12 @@ export function Dashboard({ owner }: { owner: DashboardOwner }) {
                   action={action}
                   domains={dim === 'domains'}
                   {...(drill ? { linkFor: (item) => topLink(dim, action, period, item.key, item.name) } : {})}
+                  {...(!drill && topDrill
+                    ? {
+                        linkFor: (item) => topDrill.linkFor({ dim, action, period, key: item.key, name: item.name }),
+                        linkLabel: topDrill.label,
+                      }
+                    : {})}
                 />
               ))}
             </SimpleGrid>

@@ -9,7 +9,7 @@ import { useFormat } from '../format.ts';
  * (a domain shortened per spec-notes §9, the full name in its title), the count (spec-notes §9 formatter) and a
  * bar in the action's colour (spec-notes §9: allowed #4BA7EE, blocked #DE3617) relative to the first.
  * With `linkFor`, an entry's name links to the history filtered to it (issue 29 drill-down; null:
- * no link for that entry).
+ * no link for that entry); `linkLabel` names where it leads (default "History of …").
  */
 export function TopList({
   title,
@@ -18,6 +18,7 @@ export function TopList({
   domains,
   testId,
   linkFor,
+  linkLabel,
 }: {
   title: string;
   top: StatsTop;
@@ -25,6 +26,7 @@ export function TopList({
   domains: boolean;
   testId: string;
   linkFor?: (item: StatsTop['data'][number]) => string | null;
+  linkLabel?: (name: string) => string;
 }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -49,7 +51,12 @@ export function TopList({
                 <Group justify="space-between" wrap="nowrap" gap="xs">
                   <Text size="sm" truncate title={item.name}>
                     {to ? (
-                      <Anchor component={Link} to={to} inherit aria-label={t('dashboard.drill', { name: item.name })}>
+                      <Anchor
+                        component={Link}
+                        to={to}
+                        inherit
+                        aria-label={linkLabel ? linkLabel(item.name) : t('dashboard.drill', { name: item.name })}
+                      >
                         {name}
                       </Anchor>
                     ) : (

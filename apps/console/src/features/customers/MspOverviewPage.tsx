@@ -10,6 +10,7 @@ import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader, usePageSubtitle } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useMspId, useSession, useSessionStore } from '../../session/context.ts';
+import { MSP_BREAKDOWN_PATH, topEntryBreakdownLink } from '../msps/breakdownLinks.ts';
 import { CustomerBulkActions, CustomerStatusTable } from '../msps/CustomerStatusList.tsx';
 import { useCustomerStatusListState, useCustomerStatusQuery } from '../msps/customerStatusApi.ts';
 import { useCustomerDependantsFetcher, useDeleteCustomersMutation, useMspQuery } from './api.ts';
@@ -105,7 +106,16 @@ export function MspOverviewPage() {
         onOpen={(c) => store.selectCustomer(c.id)}
       />
       {/* The dashboard waits for the list: the customers' status is what the page is for. */}
-      {dashboardShown ? <Dashboard owner={{ kind: 'msp', id: mspId }} /> : null}
+      {dashboardShown ? (
+        <Dashboard
+          owner={{ kind: 'msp', id: mspId }}
+          // A top domain or category opens which customers made its queries (issue 29 drill-down).
+          topDrill={{
+            linkFor: (entry) => topEntryBreakdownLink(MSP_BREAKDOWN_PATH, entry),
+            label: (name) => t('breakdown.drill', { name }),
+          }}
+        />
+      ) : null}
       <Modal opened={opened} onClose={close} title={t('customers.new')} size="lg">
         <CustomerCreateForm
           mspId={mspId}

@@ -8,6 +8,7 @@ import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
 import { useSession, useSessionStore } from '../../session/context.ts';
 import { type MspSortKey, useDeleteMspsMutation, useMspDependantsFetcher, useMspsQuery } from './api.ts';
+import { SYSTEM_BREAKDOWN_PATH, topEntryBreakdownLink } from './breakdownLinks.ts';
 import { MspCreateForm } from './MspCreateForm.tsx';
 import { MspsTable } from './MspsTable.tsx';
 
@@ -54,7 +55,14 @@ export function SystemOverviewPage() {
           </Button>
         }
       />
-      <Dashboard owner={{ kind: 'system' }} />
+      <Dashboard
+        owner={{ kind: 'system' }}
+        // A top domain or category opens which MSPs made its queries (issue 29 drill-down).
+        topDrill={{
+          linkFor: (entry) => topEntryBreakdownLink(SYSTEM_BREAKDOWN_PATH, entry),
+          label: (name) => t('breakdown.drill', { name }),
+        }}
+      />
       <ListToolbar
         list={list}
         actions={

@@ -2,6 +2,7 @@ import { defineFeature } from '../../platform/manifest.ts';
 import en from './i18n/en.json';
 
 const detail = () => import('./MspDetailPage.tsx');
+const breakdown = () => import('./BreakdownPage.tsx');
 
 /**
  * The MSPs: the system overview (dashboard, MSP list, "New MSP", multi-delete) and its MSP id page,
@@ -16,6 +17,19 @@ export const mspsFeature = defineFeature({
       titleKey: 'pages.systemOverview',
       page: () => import('./SystemOverviewPage.tsx').then((m) => m.SystemOverviewPage),
       menu: { labelKey: 'nav.overview', order: 10 },
+    },
+    {
+      path: '/system/overview/breakdown',
+      area: 'system',
+      titleKey: 'pages.breakdown',
+      page: () => breakdown().then((m) => m.SystemBreakdownPage),
+    },
+    {
+      // Beside the customers feature's `/msp/overview/:id`: the router ranks the static segment first.
+      path: '/msp/overview/breakdown',
+      area: 'msp',
+      titleKey: 'pages.breakdown',
+      page: () => breakdown().then((m) => m.MspBreakdownPage),
     },
     {
       path: '/system/overview/:id',
