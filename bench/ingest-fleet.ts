@@ -176,7 +176,8 @@ function runFleet(n: number, job: Omit<WriterJob, 'index'>, onGo: () => void): P
             } else result = m as WriterResult;
           });
           child.on('error', reject);
-          child.on('exit', (code) =>
+          // 'close', not 'exit': the result message may be delivered after 'exit'.
+          child.on('close', (code) =>
             result ? resolve(result) : reject(new Error(`writer ${index} exited with ${code} and no result`)),
           );
         }),
