@@ -164,7 +164,7 @@ console.log(
       .values({
         policy_id: policy.id,
         customer_id: policy.customer_id,
-        domain: `resync-${n++}.example`,
+        domain: `resync-${Date.now()}-${n++}.example`,
         action: 'block',
         include_subdomains: 1,
         comment: '',
