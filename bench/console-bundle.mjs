@@ -1,51 +1,60 @@
 /**
  * The JavaScript a first load of the console fetches (bench/README.md "Console first load"; budget
- * 300 KB gzip): for the login page (`/`) and for the customer overview (`/customer/overview`), the
- * entry chunk with every chunk it imports statically, plus each page's lazy chunk and its static
- * imports, read from Vite's manifest (`build.manifest` in apps/console/vite.config.ts). Sizes are raw
+ * 300 KB gzip): for the login page (`/`) and for each role's overview (where it lands after logging
+ * in), the entry chunk with every chunk it imports statically, plus each page's lazy chunk and its
+ * static imports, read from Vite's manifest (`build.manifest` in apps/console/vite.config.ts). Sizes are raw
  * and gzip level 9 (what the API serves precompressed, RFC 9110 §8.4); brotli for reference. A
  * console shown in French also fetches the French strings (one chunk, `i18n-fr`) before its first
  * render: the "French chosen" rows add it.
  *
  *   node bench/console-bundle.mjs            # builds the console first (npm run build:console)
  *   node bench/console-bundle.mjs --no-build # reads apps/console/dist as it is
+ *   node bench/console-bundle.mjs --dist DIR # reads another build's output (no build)
  *
  * Exit status 1 when a first load is over the budget.
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'apps/console/dist');
 const BUDGET_KB = 300;
 
 /** The lazy widgets of the area layout every area page loads (its header's branding). */
 const AREA = ['src/components/BrandingSync.tsx'];
+/** A system or MSP admin's header also loads the tenant switcher (MSP and customer pickers). */
+const ADMIN_AREA = [...AREA, 'src/components/TenantSwitcher.tsx'];
+/** The French strings, fetched before the first render when French is stored or the browser's language. */
+const FR = 'chunk:i18n-fr';
 
-/** The lazy modules each first load adds to the entry (router pages and the area layout's widgets). */
-const LOADS = {
+/**
+ * The lazy modules each first load adds to the entry: the page a role lands on after logging in
+ * (`HOME_PATH_BY_ROLE`, packages/shared/src/roles.ts) and the area layout's widgets.
+ */
+const PAGES = {
   'login page (/)': ['src/features/auth/RootPage.tsx'],
-  'customer overview (/customer/overview), customer admin': ['src/features/stats/CustomerOverviewPage.tsx', ...AREA],
-  // A system or MSP admin also loads the header's tenant switcher.
-  'customer overview, system or MSP admin': [
-    'src/features/stats/CustomerOverviewPage.tsx',
-    ...AREA,
-    'src/components/TenantSwitcher.tsx',
-  ],
-  // A stored (or browser) French choice: the French strings are fetched before the first render.
-  'login page (/), French chosen': ['src/features/auth/RootPage.tsx', 'chunk:i18n-fr'],
-  'customer overview, system or MSP admin, French chosen': [
-    'src/features/stats/CustomerOverviewPage.tsx',
-    ...AREA,
-    'src/components/TenantSwitcher.tsx',
-    'chunk:i18n-fr',
-  ],
+  'customer admin, /customer/overview': ['src/features/stats/CustomerOverviewPage.tsx', ...AREA],
+  'MSP admin, /msp/overview': ['src/features/customers/MspOverviewPage.tsx', ...ADMIN_AREA],
+  'system admin, /system/overview': ['src/features/msps/SystemOverviewPage.tsx', ...ADMIN_AREA],
+  // A system or MSP admin who opens a customer's overview (the rows measured before 2026-11-27 22:10).
+  'system or MSP admin, /customer/overview': ['src/features/stats/CustomerOverviewPage.tsx', ...ADMIN_AREA],
 };
+/** Every page in English, then in French (a stored or browser French choice). */
+const LOADS = Object.fromEntries(
+  Object.entries(PAGES).flatMap(([label, pages]) => [
+    [label, pages],
+    [`${label}, French chosen`, [...pages, FR]],
+  ]),
+);
 
-if (!process.argv.includes('--no-build')) execSync('npm run build:console', { cwd: root, stdio: 'inherit' });
+const distArg = process.argv.indexOf('--dist');
+/** Another build's output folder (`--dist DIR`, implies `--no-build`), e.g. a trial build outside the shared tree. */
+const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(root, 'apps/console/dist');
+
+if (!process.argv.includes('--no-build') && distArg < 0)
+  execSync('npm run build:console', { cwd: root, stdio: 'inherit' });
 
 /** @type {Record<string, { file: string; isEntry?: boolean; imports?: string[]; dynamicImports?: string[]; css?: string[] }>} */
 const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));

@@ -46,11 +46,43 @@ function precompress(): Plugin {
   };
 }
 
+/** zod's JSON Schema generation (`.toJSONSchema()`, `z.toJSONSchema`): modules the console never runs. */
+const ZOD_JSON_SCHEMA =
+  /[\\/]zod[\\/]v4[\\/]core[\\/](?:to-json-schema|json-schema-processors|json-schema-generator)\.js$/;
+
+/**
+ * Replaces zod's JSON Schema generation with stubs of the same exports that throw when called. The
+ * console validates answers with `safeParse` and never asks for a JSON Schema, but zod's classic
+ * schemas import the generator statically (every schema has a `toJSONSchema` method), so it was in
+ * every first load (bench/README.md "Console first load"). A call still fails clearly, never silently.
+ */
+function zodWithoutJsonSchema(): Plugin {
+  return {
+    name: 'cordon-zod-without-json-schema',
+    apply: 'build',
+    enforce: 'pre',
+    load(id) {
+      if (!ZOD_JSON_SCHEMA.test(id)) return null;
+      const source = readFileSync(id, 'utf8');
+      const names = new Set<string>();
+      for (const m of source.matchAll(/^export (?:function|const|class) (\w+)/gm)) names.add(m[1] as string);
+      for (const m of source.matchAll(/^export \{ (\w+) as (\w+) \}/gm)) names.add(m[2] as string);
+      const stub =
+        'function unavailable() { throw new Error("zod JSON Schema generation is not in the console build"); }';
+      // Factories (`create…Method`) are called when a schema is built: they return the throwing function.
+      const exports = [...names].map((n) =>
+        n.startsWith('create') ? `export const ${n} = () => unavailable;` : `export const ${n} = unavailable;`,
+      );
+      return `${stub}\n${exports.join('\n')}\n`;
+    },
+  };
+}
+
 // The console is served by the API at `/` (index.html fallback); in development Vite proxies the API.
 // packages/shared declares "sideEffects": false, so the first-load chunk takes only the shared modules
 // it imports and the IP helpers (ipaddr.js) stay in the lazy form chunks (bench/README.md).
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), zodWithoutJsonSchema(), precompress()],
   server: {
     proxy: { '/restapi': 'http://127.0.0.1:8080' },
   },

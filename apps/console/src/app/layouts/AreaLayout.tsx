@@ -5,8 +5,6 @@ import { IconShieldCheck } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation } from 'react-router';
-import { ColorSchemePicker } from '../../components/ColorSchemePicker.tsx';
-import { LanguagePicker } from '../../components/LanguagePicker.tsx';
 import { useSession } from '../../session/context.ts';
 import { type Area, guardDecision } from '../../session/routeGuard.ts';
 import { customerScope, mspScope } from '../../session/scope.ts';
@@ -23,6 +21,14 @@ const TenantZoneSync = lazy(() =>
 );
 const CustomerName = lazy(() =>
   import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.CustomerName })),
+);
+// The header's pickers (Mantine Selects: their combobox and popover code) load with the first area
+// page, not in the first chunk: the login page and a customer admin's first paint need none of it.
+const ColorSchemePicker = lazy(() =>
+  import('../../components/ColorSchemePicker.tsx').then((m) => ({ default: m.ColorSchemePicker })),
+);
+const LanguagePicker = lazy(() =>
+  import('../../components/LanguagePicker.tsx').then((m) => ({ default: m.LanguagePicker })),
 );
 const BrandingSync = lazy(() => import('../../components/BrandingSync.tsx').then((m) => ({ default: m.BrandingSync })));
 
@@ -138,8 +144,10 @@ export function AreaLayout({ area }: { area: Area }) {
           </Group>
           <Group gap="md" wrap="nowrap">
             <Group visibleFrom="sm" gap="xs" wrap="nowrap">
-              <ColorSchemePicker />
-              <LanguagePicker />
+              <Suspense fallback={null}>
+                <ColorSchemePicker />
+                <LanguagePicker />
+              </Suspense>
             </Group>
             <Anchor component={Link} to="/profile" size="sm">
               <Text span size="sm" visibleFrom="sm">
@@ -164,8 +172,10 @@ export function AreaLayout({ area }: { area: Area }) {
             </Suspense>
           ) : null}
           <Group hiddenFrom="sm">
-            <ColorSchemePicker />
-            <LanguagePicker />
+            <Suspense fallback={null}>
+              <ColorSchemePicker />
+              <LanguagePicker />
+            </Suspense>
           </Group>
           <Divider />
         </Stack>

@@ -1,0 +1,255 @@
+/**
+ * A Lighthouse-style check of the console's first load on a slow connection (bench/README.md
+ * "Console first load", issue 28): for the login page and each role's overview (system admin, MSP
+ * admin, customer admin), a cold load (empty cache, a new browser context) in Debian's headless
+ * Chromium with the network throttled like Lighthouse's "Slow 4G" / DevTools' "Fast 3G" (150 ms
+ * round trip, 1.6 Mbit/s down, 750 kbit/s up) and the CPU 4× slower (CDP
+ * `Network.emulateNetworkConditions`, `Emulation.setCPUThrottlingRate`). Per load it records:
+ *
+ * - FCP: First Contentful Paint (`performance.getEntriesByType('paint')`), ms from navigation start;
+ * - main content: the frame in which the page's main content is in the DOM (login: the password
+ *   field; customer overview: the dashboard's request count; MSP and system overviews: the first row
+ *   of the customer or MSP list), ms from navigation start (a MutationObserver, then the next frame);
+ * - the bytes transferred (CDP `encodedDataLength`, compressed as served) and the JavaScript among them.
+ *
+ * Each figure is the median of `runs` loads. The server is Cordon's production bundle (`npm run
+ * build` makes it and the console) on loopback, a fresh SQLite data directory with one MSP and one
+ * customer (no traffic: the dashboards show zeros, their API calls still run).
+ *
+ *   node bench/console-first-paint.mjs [runs=3]
+ *
+ * Network tests stay on loopback (docs/contributing.md); nothing is asserted (figures only).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUNDLE = join(root, 'apps/cli/dist/cordon.mjs');
+const RUNS = Number(process.argv[2] ?? 3);
+
+/** Lighthouse's mobile "Slow 4G" throttling, DevTools' "Fast 3G": latency ms, throughput bytes/s. */
+const NETWORK = {
+  offline: false,
+  latency: 150,
+  downloadThroughput: (1.6 * 1024 * 1024) / 8,
+  uploadThroughput: (750 * 1024) / 8,
+};
+const CPU_SLOWDOWN = 4;
+
+const ADMIN = { email: 'admin@example.com', password: 'First-paint-1' };
+const MSP_ADMIN = { email: 'nora@northwind.test', password: 'Msp-admin-1' };
+const CUSTOMER_ADMIN = { email: 'sam@springfield.test', password: 'Customer-1' };
+
+/** The loads measured: who is logged in (null: nobody), the path opened, the main content's selector. */
+const LOADS = [
+  { label: 'login page (/)', who: null, path: '/', main: 'input[type="password"]' },
+  {
+    label: 'customer admin, /customer/overview',
+    who: CUSTOMER_ADMIN,
+    path: '/customer/overview',
+    main: '[data-testid="stat-requests"]',
+  },
+  { label: 'MSP admin, /msp/overview', who: MSP_ADMIN, path: '/msp/overview', main: 'main table tbody tr' },
+  { label: 'system admin, /system/overview', who: ADMIN, path: '/system/overview', main: 'main table tbody tr' },
+];
+
+/** A free TCP port on loopback (the OS picks it). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `cordon serve` from the bundle and resolves once it prints its boot line. */
+async function startCordon(env) {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`);
+  const child = spawn(process.execPath, [BUNDLE, 'serve'], {
+    cwd: root,
+    env: { ...process.env, CORDON_DOH_ADDR: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = [];
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cordon serve did not boot:\n${output.join('\n')}`)), 120_000);
+    const onData = (d) => {
+      for (const line of d.toString().split('\n').filter(Boolean)) {
+        output.push(line);
+        if (line.startsWith('cordon serving:')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`cordon serve exited with ${code}:\n${output.join('\n')}`));
+    });
+  });
+  return child;
+}
+
+/** Logs in through the API (the console's PKCE flow, spec-notes §7 Auth); returns a JSON caller. */
+async function apiLogin(base, who) {
+  const verifier = randomBytes(64).toString('hex');
+  const query = new URLSearchParams({
+    client_id: '2',
+    response_type: 'code',
+    redirect_uri: `${base}/`,
+    state: randomBytes(20).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    code_verifier: verifier,
+  });
+  const res = await fetch(`${base}/restapi/oauth/authorize?${query}`, {
+    headers: { authorization: `Basic ${Buffer.from(`${who.email}:${who.password}`).toString('base64')}` },
+  });
+  if (res.status !== 200) throw new Error(`login ${who.email}: ${res.status} ${await res.text()}`);
+  const { access_token: token } = await res.json();
+  return async (method, path, body) => {
+    const answer = await fetch(`${base}/restapi${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
+    return answer.json();
+  };
+}
+
+/** Logs `who` in through the login form (unthrottled) and returns the browser storage it leaves. */
+async function loginState(browser, base, who) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL((url) => url.pathname !== '/');
+  const state = await context.storageState();
+  await context.close();
+  return state;
+}
+
+/** Records, in the page, the frame in which `selector` first matches (before any page script runs). */
+function mainContentProbe(selector) {
+  return `(() => {
+    const sel = ${JSON.stringify(selector)};
+    const check = () => {
+      if (window.__cordonMain || !document.querySelector(sel)) return;
+      window.__cordonMain = -1;
+      requestAnimationFrame(() => { window.__cordonMain = performance.now(); });
+    };
+    new MutationObserver(check).observe(document, { childList: true, subtree: true });
+  })();`;
+}
+
+/** One cold, throttled load of `load.path` with the storage `state`; figures in ms and bytes. */
+async function measure(browser, base, load, state) {
+  const context = await browser.newContext(state ? { storageState: state } : {});
+  const page = await context.newPage();
+  await page.addInitScript(mainContentProbe(load.main));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.emulateNetworkConditions', NETWORK);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+  const types = new Map();
+  let bytes = 0;
+  let jsBytes = 0;
+  cdp.on('Network.responseReceived', (e) => types.set(e.requestId, e.type));
+  cdp.on('Network.loadingFinished', (e) => {
+    bytes += e.encodedDataLength;
+    if (types.get(e.requestId) === 'Script') jsBytes += e.encodedDataLength;
+  });
+  await page.goto(`${base}${load.path}`, { waitUntil: 'commit' });
+  // A function, not a string: the CSP forbids eval, which a string predicate needs.
+  await page.waitForFunction(() => window.__cordonMain > 0, null, { timeout: 120_000 });
+  // The paint entry is queued once the frame is presented: it may come after the main content's frame.
+  await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, {
+    timeout: 60_000,
+  });
+  if (new URL(page.url()).pathname !== load.path) throw new Error(`${load.label}: landed on ${page.url()}`);
+  const figures = await page.evaluate(() => {
+    const fcp = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
+    return { fcp: fcp ? fcp.startTime : Number.NaN, main: window.__cordonMain };
+  });
+  await context.close();
+  return { ...figures, bytes, jsBytes };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'cordon-first-paint-'));
+const httpPort = await freePort();
+const base = `http://127.0.0.1:${httpPort}`;
+const cordon = await startCordon({
+  CORDON_DATA_DIR: dataDir,
+  CORDON_HTTP_ADDR: `127.0.0.1:${httpPort}`,
+  CORDON_DNS_ADDR: `127.0.0.1:${await freePort()}`,
+  CORDON_BLOCKPAGE_ADDR: `127.0.0.1:${await freePort()}`,
+  CORDON_BLOCKPAGE_HTTPS_ADDR: `127.0.0.1:${await freePort()}`,
+  // Nothing is resolved: an unused loopback port stands for the upstream.
+  CORDON_UPSTREAM: `127.0.0.1:${await freePort()}`,
+  CORDON_ADMIN_EMAIL: ADMIN.email,
+  CORDON_ADMIN_PASSWORD: ADMIN.password,
+});
+const browser = await chromium.launch({
+  executablePath: execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim(),
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+});
+try {
+  const call = await apiLogin(base, ADMIN);
+  const msp = await call('POST', '/msp', {
+    name: 'Northwind MSP',
+    company_name: 'Northwind Networks Ltd',
+    license: '10',
+    admin_email: MSP_ADMIN.email,
+    admin_password: MSP_ADMIN.password,
+  });
+  await call('POST', '/users/', {
+    accountName: 'Springfield School',
+    msp_id: msp.id,
+    admin_email: CUSTOMER_ADMIN.email,
+    admin_password: CUSTOMER_ADMIN.password,
+  });
+
+  const load0 = loadavg()[0];
+  console.log(
+    `Cold loads, ${NETWORK.latency} ms RTT, ${((NETWORK.downloadThroughput * 8) / 1024 / 1024).toFixed(1)} Mbit/s down, ` +
+      `CPU ${CPU_SLOWDOWN}× slower; median of ${RUNS}; load average ${load0.toFixed(1)} at the start`,
+  );
+  console.log('| Load | FCP ms | main content ms | transferred KB (JS) | runs: FCP / main ms |');
+  console.log('|---|---|---|---|---|');
+  for (const load of LOADS) {
+    const state = load.who ? await loginState(browser, base, load.who) : undefined;
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await measure(browser, base, load, state));
+    const m = (k) => median(runs.map((r) => r[k]));
+    console.log(
+      `| ${load.label} | ${m('fcp').toFixed(0)} | ${m('main').toFixed(0)} | ${(m('bytes') / 1024).toFixed(1)} (${(m('jsBytes') / 1024).toFixed(1)}) | ` +
+        `${runs.map((r) => `${r.fcp.toFixed(0)} / ${r.main.toFixed(0)}`).join(', ')} |`,
+    );
+  }
+  console.log(`load average ${loadavg()[0].toFixed(1)} at the end`);
+} finally {
+  await browser.close();
+  cordon.kill('SIGTERM');
+  await new Promise((resolve) => cordon.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
