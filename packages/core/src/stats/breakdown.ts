@@ -1,6 +1,6 @@
 import type { Database } from '@cordon/db';
 import { ApiError, type StatsBreakdown, type StatsBreakdownQuery, type TimeRange } from '@cordon/shared';
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
 import { getMsp } from '../msps/index.ts';
 import { type ListSort, listPage } from '../paging/index.ts';
@@ -106,8 +106,9 @@ function namedMsps(db: Kysely<Database>, g: ReturnType<typeof groupedOf>) {
 /**
  * The `(customer id, count)` rows of `target` of the customers of MSP `mspId` in `scope` whose
  * `customers.timezone` is `zone`: the hours of `hours` from `stats_hourly_top`, or the days of
- * `days` from `stats_daily_top` (migrations 0019, 0022). Each is an index range of the primary key
- * (customer, dim, hour); a day list is a seek per day, action and key.
+ * `days` from `stats_daily_top` (migrations 0019, 0022). The customers come as an IN subquery so
+ * each is a seek of the primary key (customer, dim, hour range; a day list: customer, dim, day,
+ * action, key): as a join, SQLite drove a day list through the `day` index, every customer's rows.
  */
 function customerPart(
   db: Kysely<Database>,
@@ -117,13 +118,16 @@ function customerPart(
   target: BreakdownTarget,
   period: { hours: readonly [number, number] } | { days: readonly number[] },
 ) {
-  const customers = (eb: import('kysely').ExpressionBuilder<Database, 'customers'>): Expression<SqlBool> =>
-    eb.and([customerInScope(scope), eb('customers.msp_id', '=', mspId), eb('customers.timezone', '=', zone)]);
+  const customers = db
+    .selectFrom('customers')
+    .where(customerInScope(scope))
+    .where('customers.msp_id', '=', mspId)
+    .where('customers.timezone', '=', zone)
+    .select('customers.id');
   if ('hours' in period) {
     return db
       .selectFrom('stats_hourly_top')
-      .innerJoin('customers', 'customers.id', 'stats_hourly_top.customer_id')
-      .where(customers)
+      .where('stats_hourly_top.customer_id', 'in', customers)
       .where('stats_hourly_top.dim', '=', target.dim)
       .where('stats_hourly_top.hour', '>=', period.hours[0])
       .where('stats_hourly_top.hour', '<', period.hours[1])
@@ -133,8 +137,7 @@ function customerPart(
   }
   return db
     .selectFrom('stats_daily_top')
-    .innerJoin('customers', 'customers.id', 'stats_daily_top.customer_id')
-    .where(customers)
+    .where('stats_daily_top.customer_id', 'in', customers)
     .where('stats_daily_top.dim', '=', target.dim)
     .where('stats_daily_top.day', 'in', period.days)
     .where('stats_daily_top.action', 'in', target.actions)
@@ -207,17 +210,15 @@ export async function systemBreakdown(
   const scope = scopeOf(caller);
   const db = deps.handle.db;
   const { days, hours } = await periodsOf(db, range);
-  const inScope = (col: string): Expression<SqlBool> =>
-    scope.kind === 'all'
-      ? sql<SqlBool>`1 = 1`
-      : scope.kind === 'msp'
-        ? sql<SqlBool>`${sql.ref(col)} = ${scope.mspId}`
-        : sql<SqlBool>`1 = 0`;
+  // The MSPs as an IN subquery: a primary-key seek per MSP (msp, dim, period…), as for customers.
+  let msps = db.selectFrom('msps').select('msps.id');
+  if (scope.kind === 'msp') msps = msps.where('msps.id', '=', scope.mspId);
+  else if (scope.kind !== 'all') msps = msps.where(sql<SqlBool>`1 = 0`);
   const parts = [
     ...hours.map(([from, to]) =>
       db
         .selectFrom('stats_hourly_msp_top')
-        .where(inScope('stats_hourly_msp_top.msp_id'))
+        .where('stats_hourly_msp_top.msp_id', 'in', msps)
         .where('stats_hourly_msp_top.dim', '=', target.dim)
         .where('stats_hourly_msp_top.hour', '>=', from)
         .where('stats_hourly_msp_top.hour', '<', to)
@@ -229,7 +230,7 @@ export async function systemBreakdown(
       ? [
           db
             .selectFrom('stats_daily_msp_top')
-            .where(inScope('stats_daily_msp_top.msp_id'))
+            .where('stats_daily_msp_top.msp_id', 'in', msps)
             .where('stats_daily_msp_top.dim', '=', target.dim)
             .where('stats_daily_msp_top.day', 'in', days)
             .where('stats_daily_msp_top.action', 'in', target.actions)
