@@ -4,7 +4,8 @@
  * dashboard, sees which of its customers made those queries (counts, sorted, state in the address,
  * the other MSP's customer absent), opens a customer from there with the keyboard and lands on its
  * History filtered to the domain, showing its rows; the system admin's dashboard breaks the same
- * domain down by MSP and leads to an MSP's customers. Axe clean at 1280 and 390 px.
+ * domain down by MSP and leads to an MSP's customers, as does an MSP's page in the system area.
+ * Axe clean at 1280 and 390 px.
  * Screenshots land in e2e/artifacts/drilldown-*.png.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -32,6 +33,7 @@ describe('MSP and system dashboards drill down by customer and MSP into History 
   let root: ApiSession;
   let birchId: number;
   let drillId: number;
+  let otherId: number;
   const base = () => `http://127.0.0.1:${httpPort}`;
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: join(ARTIFACTS, `drilldown-${name}.png`), fullPage: true });
@@ -95,6 +97,7 @@ describe('MSP and system dashboards drill down by customer and MSP into History 
     drillId = drill;
     const other = await created('/msp', { name: 'Other MSP', company_name: 'Other Ltd' });
     // A customer per source address; Cedar Library has none (no traffic), Orchard is the other MSP's.
+    otherId = other;
     const customers: Array<[string, number, string | null]> = [
       ['Acme School', drill, '127.0.0.1'],
       ['Birch College', drill, '127.0.0.2'],
@@ -222,6 +225,16 @@ describe('MSP and system dashboards drill down by customer and MSP into History 
     await expect.poll(() => breakdownRows(page), { timeout: 10_000 }).toEqual(['Acme School 3', 'Birch College 2']);
     expect(await page.evaluate("localStorage.getItem('selectedMsp')")).toBe(String(drillId));
     await shot(page, '1280-system-msp-customers');
+    // An MSP's page in the system area drills the same way, selecting that MSP on the way.
+    await page.goto(`${base()}/system/overview/${otherId}`);
+    await page
+      .getByTestId('top-domains-allowed')
+      .getByRole('link', { name: 'Who made the requests of news.example' })
+      .click();
+    await page.waitForURL(/\/msp\/overview\/breakdown\?domain=news\.example&action=allowed$/);
+    await expect.poll(() => breakdownRows(page), { timeout: 10_000 }).toEqual(['Orchard Farm 4']);
+    expect(await page.evaluate("localStorage.getItem('selectedMsp')")).toBe(String(otherId));
+    await expectAxeClean(page);
     await page.context().close();
   });
 });

@@ -50,6 +50,8 @@ export interface TopEntry {
 export interface TopDrill {
   linkFor: (entry: TopEntry) => string | null;
   label: (name: string) => string;
+  /** Run as a link is followed, before the navigation (e.g. selecting the MSP the page belongs to). */
+  onFollow?: () => void;
 }
 
 /**
@@ -157,6 +159,7 @@ export function Dashboard({ owner, topDrill }: { owner: DashboardOwner; topDrill
                     ? {
                         linkFor: (item) => topDrill.linkFor({ dim, action, period, key: item.key, name: item.name }),
                         linkLabel: topDrill.label,
+                        ...(topDrill.onFollow ? { onLinkClick: topDrill.onFollow } : {}),
                       }
                     : {})}
                 />

@@ -9,7 +9,8 @@ import { useFormat } from '../format.ts';
  * (a domain shortened per spec-notes §9, the full name in its title), the count (spec-notes §9 formatter) and a
  * bar in the action's colour (spec-notes §9: allowed #4BA7EE, blocked #DE3617) relative to the first.
  * With `linkFor`, an entry's name links to the history filtered to it (issue 29 drill-down; null:
- * no link for that entry); `linkLabel` names where it leads (default "History of …").
+ * no link for that entry); `linkLabel` names where it leads (default "History of …"), `onLinkClick`
+ * runs as one is followed.
  */
 export function TopList({
   title,
@@ -19,6 +20,7 @@ export function TopList({
   testId,
   linkFor,
   linkLabel,
+  onLinkClick,
 }: {
   title: string;
   top: StatsTop;
@@ -27,6 +29,7 @@ export function TopList({
   testId: string;
   linkFor?: (item: StatsTop['data'][number]) => string | null;
   linkLabel?: (name: string) => string;
+  onLinkClick?: () => void;
 }) {
   const { t } = useTranslation();
   const fmt = useFormat();
@@ -55,6 +58,7 @@ export function TopList({
                         component={Link}
                         to={to}
                         inherit
+                        {...(onLinkClick ? { onClick: onLinkClick } : {})}
                         aria-label={linkLabel ? linkLabel(item.name) : t('dashboard.drill', { name: item.name })}
                       >
                         {name}

@@ -21,6 +21,7 @@ import {
   useMspQuery,
   useMspTotalsQuery,
 } from './api.ts';
+import { MSP_BREAKDOWN_PATH, topEntryBreakdownLink } from './breakdownLinks.ts';
 import { MspEditForm } from './MspEditForm.tsx';
 
 type CustomerSortKey = 'name' | 'timezone' | 'created_at';
@@ -172,6 +173,7 @@ function SalesTotals({ mspId }: { mspId: number }) {
 /** The page body once the MSP is loaded. */
 function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
   const { t } = useTranslation();
+  const store = useSessionStore();
   const fmt = useFormat();
   usePageSubtitle(msp.name);
   const licence = useLicenceText(msp);
@@ -186,7 +188,23 @@ function MspDetail({ msp, mode }: { msp: Msp; mode: 'system' | 'sales' }) {
         </SimpleGrid>
       </Paper>
       {mode === 'system' ? <MspActions msp={msp} /> : null}
-      {mode === 'system' ? <Dashboard owner={{ kind: 'msp', id: msp.id }} /> : <SalesTotals mspId={msp.id} />}
+      {mode === 'system' ? (
+        <Dashboard
+          owner={{ kind: 'msp', id: msp.id }}
+          // A top domain or category opens which of this MSP's customers made its queries (issue 29
+          // drill-down): the breakdown is an MSP-area page, so the link selects this MSP first.
+          topDrill={{
+            linkFor: (entry) => topEntryBreakdownLink(MSP_BREAKDOWN_PATH, entry),
+            label: (name) => t('breakdown.drill', { name }),
+            onFollow: () => {
+              store.selectMsp(msp.id);
+              store.selectCustomer(null);
+            },
+          }}
+        />
+      ) : (
+        <SalesTotals mspId={msp.id} />
+      )}
       <MspCustomers mspId={msp.id} canOpen={mode === 'system'} />
     </Stack>
   );
