@@ -22,8 +22,15 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET_KB = 300;
 
-/** The lazy widgets of the area layout every area page loads (its header's branding). */
-const AREA = ['src/components/BrandingSync.tsx'];
+/**
+ * The lazy widgets of the area layout every area page loads at once: its header's branding and its
+ * colour-scheme and language pickers (lazy since 2026-11-27: the login page needs none of them).
+ */
+const AREA = [
+  'src/components/BrandingSync.tsx',
+  'src/components/ColorSchemePicker.tsx',
+  'src/components/LanguagePicker.tsx',
+];
 /** A system or MSP admin's header also loads the tenant switcher (MSP and customer pickers). */
 const ADMIN_AREA = [...AREA, 'src/components/TenantSwitcher.tsx'];
 /** The French strings, fetched before the first render when French is stored or the browser's language. */

@@ -10,13 +10,15 @@
  * - main content: the frame in which the page's main content is in the DOM (login: the password
  *   field; customer overview: the dashboard's request count; MSP and system overviews: the first row
  *   of the customer or MSP list), ms from navigation start (a MutationObserver, then the next frame);
- * - the bytes transferred (CDP `encodedDataLength`, compressed as served) and the JavaScript among them.
+ * - the bytes transferred until the main content (CDP `encodedDataLength`, compressed as served: brotli
+ *   for a browser that asks for it) and the JavaScript among them.
  *
  * Each figure is the median of `runs` loads. The server is Cordon's production bundle (`npm run
  * build` makes it and the console) on loopback, a fresh SQLite data directory with one MSP and one
  * customer (no traffic: the dashboards show zeros, their API calls still run).
  *
  *   node bench/console-first-paint.mjs [runs=3]
+ *   CORDON_BENCH_LIST=1 node bench/console-first-paint.mjs 1   # also lists the scripts each load fetched
  *
  * Network tests stay on loopback (docs/contributing.md); nothing is asserted (figures only).
  */
@@ -169,14 +171,25 @@ async function measure(browser, base, load, state) {
   const types = new Map();
   let bytes = 0;
   let jsBytes = 0;
-  cdp.on('Network.responseReceived', (e) => types.set(e.requestId, e.type));
+  const urls = new Map();
+  const scripts = [];
+  cdp.on('Network.responseReceived', (e) => {
+    types.set(e.requestId, e.type);
+    urls.set(e.requestId, new URL(e.response.url).pathname);
+  });
   cdp.on('Network.loadingFinished', (e) => {
     bytes += e.encodedDataLength;
-    if (types.get(e.requestId) === 'Script') jsBytes += e.encodedDataLength;
+    if (types.get(e.requestId) !== 'Script') return;
+    jsBytes += e.encodedDataLength;
+    scripts.push(`${(e.encodedDataLength / 1024).toFixed(1)} ${urls.get(e.requestId)}`);
   });
   await page.goto(`${base}${load.path}`, { waitUntil: 'commit' });
   // A function, not a string: the CSP forbids eval, which a string predicate needs.
   await page.waitForFunction(() => window.__cordonMain > 0, null, { timeout: 120_000 });
+  // What came over the network until then (the charts and other late chunks arrive after).
+  const byThen = { bytes, jsBytes };
+  // CORDON_BENCH_LIST=1: the scripts transferred by then (KB as sent), to see what a load waits for.
+  if (process.env.CORDON_BENCH_LIST) console.log(`${load.label}:\n  ${scripts.join('\n  ')}`);
   // The paint entry is queued once the frame is presented: it may come after the main content's frame.
   await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, {
     timeout: 60_000,
@@ -187,7 +200,7 @@ async function measure(browser, base, load, state) {
     return { fcp: fcp ? fcp.startTime : Number.NaN, main: window.__cordonMain };
   });
   await context.close();
-  return { ...figures, bytes, jsBytes };
+  return { ...figures, ...byThen };
 }
 
 const median = (xs) => {
@@ -234,7 +247,7 @@ try {
     `Cold loads, ${NETWORK.latency} ms RTT, ${((NETWORK.downloadThroughput * 8) / 1024 / 1024).toFixed(1)} Mbit/s down, ` +
       `CPU ${CPU_SLOWDOWN}× slower; median of ${RUNS}; load average ${load0.toFixed(1)} at the start`,
   );
-  console.log('| Load | FCP ms | main content ms | transferred KB (JS) | runs: FCP / main ms |');
+  console.log('| Load | FCP ms | main content ms | transferred by then KB (JS) | runs: FCP / main ms |');
   console.log('|---|---|---|---|---|');
   for (const load of LOADS) {
     const state = load.who ? await loginState(browser, base, load.who) : undefined;
