@@ -85,6 +85,9 @@ const common = {
   // dnsperf sends every query from 127.0.0.1: response-rate limiting would measure itself.
   // CORDON_BENCH_RRL_RATE=1000000000 measures the limiter's per-query cost at a rate nothing reaches.
   rrl: { ratePerSecond: Number(process.env.CORDON_BENCH_RRL_RATE ?? 0) },
+  // The same for the per-location limit (issue 30): 127.0.0.1 is the bench location's claim, and its
+  // default 5,000/s would cap every run there. CORDON_BENCH_LOCATION_RATE sets one.
+  locationRate: Number(process.env.CORDON_BENCH_LOCATION_RATE ?? 0),
   udpBackend,
 };
 const changes = createChangeFeed(handle);
