@@ -235,8 +235,10 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
     const [resolverA, resolverB] = await Promise.all([
       serve('resolver'),
       serve('resolver', { CORDON_DATA_DIR: dirB, DATABASE_URL: withDatabase(dbUrl, database, proxy.port) }),
-      serve('worker'),
-      serve('worker'),
+      // One tick at start, the next in 10 minutes: every job is due once during this file, even the
+      // 1 s webhook deliveries (at the default 15 s tick a slow run saw a second, legitimate run).
+      serve('worker', { CORDON_WORKER_TICK_MS: '600000' }),
+      serve('worker', { CORDON_WORKER_TICK_MS: '600000' }),
     ]);
     dnsA = bootPorts(resolverA!).dns;
     dnsB = bootPorts(resolverB!).dns;
