@@ -66,10 +66,14 @@ function devicesOf(customerId: number, c: number, at: string) {
   }));
 }
 
-/** Today's hourly roll-ups of one customer (1,500 qnames an hour), so the stats overview reads real rows. */
+/**
+ * The hourly roll-ups of one customer over the whole UTC day of `now` (1,650 domain keys an hour, 24
+ * hours, later hours included), so the stats overview of today reads the day's full ≈ 39,600 rows
+ * whatever the hour of the run (its worst case, the day's last hour).
+ */
 async function rollupsOf(handle: DatabaseHandle, customerId: number, locationId: number, now: number) {
   const first = now - (now % 86_400_000);
-  for (let hour = first; hour <= now; hour += HOUR) {
+  for (let hour = first; hour < first + 86_400_000; hour += HOUR) {
     const rows: Array<{ dim: string; action: string; key: string; count: number }> = [];
     for (let i = 0; i < 1500; i++)
       rows.push({ dim: 'domain', action: 'allowed', key: `site${i}.example.com`, count: (1 + 5000 / (i + 1)) | 0 });
@@ -238,24 +242,76 @@ try {
   const msp = await login('msp0@bench.example');
   const cust = await login('cust0@bench.example');
   const cid = customerIds[0]!;
-  const routes: Array<{ label: string; who: string; token: string; path: string }> = [
-    { label: 'whoami', who: 'customer', token: cust, path: '/restapi/auth/profile' },
-    { label: 'ui-interface', who: 'customer', token: cust, path: '/restapi/ui/interface' },
-    { label: 'customers', who: 'system', token: root, path: '/restapi/users/?limit=25&offset=500&sortkey=name' },
-    { label: 'customers-search', who: 'system', token: root, path: '/restapi/users/?limit=25&filter=customer%200042' },
-    { label: 'customers-msp', who: 'MSP', token: msp, path: '/restapi/users/?limit=25&offset=50' },
-    { label: 'devices', who: 'customer', token: cust, path: `/restapi/users/${cid}/devices?limit=25&offset=50` },
+  const mspId = Number(
+    (await handle.db.selectFrom('customers').select('msp_id').where('id', '=', cid).executeTakeFirstOrThrow()).msp_id,
+  );
+  const policyId = (
+    await handle.db
+      .selectFrom('policies')
+      .select('id')
+      .where('customer_id', '=', cid)
+      .where('is_default', '=', 1)
+      .executeTakeFirstOrThrow()
+  ).id;
+  // Paths as printed: {id} the measured customer, {msp} its MSP, {policy} its default policy.
+  const shown: Array<{ label: string; who: string; token: string; shape: string }> = [
+    { label: 'whoami', who: 'customer', token: cust, shape: '/restapi/auth/profile' },
+    { label: 'ui-interface', who: 'customer', token: cust, shape: '/restapi/ui/interface' },
+    { label: 'customers', who: 'system', token: root, shape: '/restapi/users/?limit=25&offset=500&sortkey=name' },
+    { label: 'customers-search', who: 'system', token: root, shape: '/restapi/users/?limit=25&filter=customer%200042' },
+    { label: 'customers-msp', who: 'MSP', token: msp, shape: '/restapi/users/?limit=25&offset=50' },
+    { label: 'devices', who: 'customer', token: cust, shape: '/restapi/users/{id}/devices?limit=25&offset=50' },
     {
       label: 'devices-search',
       who: 'customer',
       token: cust,
-      path: `/restapi/users/${cid}/devices?limit=25&filter=laptop`,
+      shape: '/restapi/users/{id}/devices?limit=25&filter=laptop',
     },
-    { label: 'devices-msp', who: 'MSP', token: msp, path: `/restapi/users/${cid}/devices?limit=25&filter=finance` },
-    { label: 'policies', who: 'customer', token: cust, path: `/restapi/policies?user_id=${cid}` },
-    { label: 'locations', who: 'customer', token: cust, path: `/restapi/users/${cid}/locations/staticip` },
-    { label: 'stats-overview', who: 'customer', token: cust, path: `/restapi/users/${cid}/stats/today` },
+    { label: 'devices-msp', who: 'MSP', token: msp, shape: '/restapi/users/{id}/devices?limit=25&filter=finance' },
+    { label: 'policies', who: 'customer', token: cust, shape: '/restapi/policies?user_id={id}' },
+    { label: 'locations', who: 'customer', token: cust, shape: '/restapi/users/{id}/locations/staticip' },
+    { label: 'stats-overview', who: 'customer', token: cust, shape: '/restapi/users/{id}/stats/today' },
+    // The other list routes of the console's pages (apps/console/src/features/*/api.ts), each as its page first asks it.
+    { label: 'locations-all', who: 'customer', token: cust, shape: '/restapi/users/{id}/locations/all?limit=25' },
+    { label: 'msp-customers', who: 'MSP', token: msp, shape: '/restapi/msp/{msp}/stats/customers?limit=25' },
+    { label: 'msps', who: 'system', token: root, shape: '/restapi/msp?limit=25' },
+    { label: 'admins', who: 'system', token: root, shape: '/restapi/admin?limit=25' },
+    { label: 'audit', who: 'system', token: root, shape: '/restapi/audit?limit=25&offset=1000' },
+    { label: 'audit-msp', who: 'MSP', token: msp, shape: '/restapi/audit?limit=25' },
+    { label: 'groups', who: 'customer', token: cust, shape: '/restapi/users/{id}/groups?limit=25' },
+    { label: 'internal-users', who: 'customer', token: cust, shape: '/restapi/users/{id}/users/?limit=25' },
+    {
+      label: 'device-exceptions',
+      who: 'customer',
+      token: cust,
+      shape: '/restapi/device_exceptions?user_id={id}&limit=25',
+    },
+    {
+      label: 'policy-domains',
+      who: 'customer',
+      token: cust,
+      shape: '/restapi/policies/{policy}/domains/block?limit=25',
+    },
+    { label: 'global-domains', who: 'MSP', token: msp, shape: '/restapi/global/domains/block?msp_id={msp}&limit=25' },
+    { label: 'cloudkeys', who: 'customer', token: cust, shape: '/restapi/users/{id}/cloudkeys?limit=25' },
+    { label: 'staticroutes', who: 'customer', token: cust, shape: '/restapi/staticroutes?user_id={id}&limit=25' },
+    { label: 'reports-archive', who: 'customer', token: cust, shape: '/restapi/users/{id}/reports/archive?limit=25' },
+    {
+      label: 'scheduled-reports',
+      who: 'customer',
+      token: cust,
+      shape: '/restapi/users/{id}/scheduledreports?limit=25',
+    },
+    { label: 'webhooks', who: 'customer', token: cust, shape: '/restapi/webhooks?user_id={id}' },
+    { label: 'api-tokens', who: 'customer', token: cust, shape: '/restapi/auth/api-tokens' },
+    { label: 'log-streams', who: 'MSP', token: msp, shape: '/restapi/log-streams?msp_id={msp}' },
+    { label: 'feeds', who: 'system', token: root, shape: '/restapi/feeds?limit=25' },
+    { label: 'history', who: 'customer', token: cust, shape: '/restapi/users/{id}/history/all/today?limit=25' },
   ];
+  const routes = shown.map((r) => ({
+    ...r,
+    path: r.shape.replaceAll('{id}', String(cid)).replace('{msp}', String(mspId)).replace('{policy}', String(policyId)),
+  }));
   const only = process.env.CORDON_BENCH_ROUTES?.split(',');
   // Each route answers 200 before it is loaded: a wrong path would only measure 404s.
   for (const r of routes) {
@@ -286,7 +342,7 @@ try {
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000 / Math.max(1, res.requests.total);
     console.log(
-      `| ${r.label} \`${r.path.replace(String(cid), '{id}')}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${cpuMs.toFixed(2)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
+      `| ${r.label} \`${r.shape}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${cpuMs.toFixed(2)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
     );
   }
   await app.close();
