@@ -17,6 +17,7 @@ import type { Caller, CoreDeps } from '../context.ts';
 import { getCustomer } from '../customers/index.ts';
 import { getMsp } from '../msps/index.ts';
 import { EVERYTHING, scopeOf } from '../tenancy/index.ts';
+import { cachedOverview, foldMark } from './overview-cache.ts';
 import * as repo from './repository.ts';
 
 /** The earliest `YYYY-MM-DD` a stats call accepts (nothing older can have been logged). */
@@ -75,18 +76,32 @@ export function rangeIn(timeZone: string, date: string, now: number, field: stri
   return range;
 }
 
-/** `GET …/stats/{date}`: requests, unique domains, allowed and blocked over the range (spec-notes §7 Stats). */
+/**
+ * `GET …/stats/{date}`: requests, unique domains, allowed and blocked over the range (spec-notes §7
+ * Stats). A customer's answer is reused while no logged query has reached the roll-ups since
+ * (overview-cache.ts; at most a minute).
+ */
 export async function overview(
   deps: CoreDeps,
   caller: Caller,
   owner: StatsOwner,
   date: string,
 ): Promise<StatsOverview> {
-  const { timeZone, subject } = await resolveOwner(deps, caller, owner);
-  const range = rangeIn(timeZone, date, deps.now(), 'date');
+  // The watermark is read before the overview is computed: a fold landing meanwhile leaves a newer one.
+  const [{ timeZone, subject }, mark] = await Promise.all([
+    resolveOwner(deps, caller, owner),
+    owner.kind === 'customer' ? foldMark(deps.handle) : undefined,
+  ]);
+  const now = deps.now();
+  const range = rangeIn(timeZone, date, now, 'date');
   // A sales admin reads every MSP's totals (spec-notes §2 Sales), once `getMsp` has let it see the MSP.
   const scope = caller.role === Role.Sales && owner.kind === 'msp' ? EVERYTHING : scopeOf(caller);
-  return repo.overview(deps.handle.db, scope, subject, range);
+  const compute = () => repo.overview(deps.handle.db, scope, subject, range);
+  // A customer's: reused until the fold moves (overview-cache.ts); an MSP's total also changes when a
+  // customer moves to another MSP, which the fold does not see, and it reads sketches (cheap) anyway.
+  if (mark === undefined) return compute();
+  const key = JSON.stringify([scope, subject, range.from, range.to]);
+  return cachedOverview(deps.handle, key, mark, now, compute);
 }
 
 /**

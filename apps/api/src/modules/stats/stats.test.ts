@@ -81,6 +81,24 @@ describe.each(testDialects())('stats on %s', (dialect) => {
     expect(await overview('today')).toEqual({ requests: 4, unique_domains: 2, allowed: 3, blocked: 1 });
   });
 
+  it('answers an overview read again with the queries folded since (the fold moves the cache on)', async () => {
+    expect(await overview('today')).toEqual({ requests: 4, unique_domains: 2, allowed: 3, blocked: 1 });
+    await logQueries(t, a.customerId, [
+      { iso: '2025-06-15T11:00:00.000Z', qname: 'new.example', action: 'blocked' },
+      { iso: '2025-06-15T11:01:00.000Z', qname: 'a.example', action: 'allowed' },
+    ]);
+    expect(await overview('today')).toEqual({ requests: 6, unique_domains: 3, allowed: 4, blocked: 2 });
+    // Another customer's queries move the same watermark: a's figures are read again, unchanged.
+    await logQueries(t, b.customerId, [{ iso: '2025-06-15T11:02:00.000Z', qname: 'b.example', action: 'allowed' }]);
+    expect(await overview('today')).toEqual({ requests: 6, unique_domains: 3, allowed: 4, blocked: 2 });
+    expect(await get(b.customerToken, `/users/${b.customerId}/stats/today`)).toEqual({
+      requests: 2,
+      unique_domains: 2,
+      allowed: 1,
+      blocked: 1,
+    });
+  });
+
   it('follows a change of the customer time zone', async () => {
     await call(t.app, t.rootToken, 'POST', `/restapi/users/${a.customerId}`, { timezone: '' });
     // UTC today is [2025-06-15T00:00Z, 2025-06-16T00:00Z).
