@@ -9,18 +9,38 @@ export interface TimeRange {
 
 export const STATS_DATE_PATTERN = /^(today|yesterday|7days|30days|\d{4}-\d{2}-\d{2})$/;
 
-/** The offset of `timeZone` from UTC at instant `at`, in ms (positive east of Greenwich). */
+/**
+ * One formatter per time zone: building an `Intl.DateTimeFormat` costs ≈ 0.1 ms, and a stats call
+ * asks several offsets (bench/README.md "API reads"). An unknown zone throws (RangeError) and is not kept.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    // Bounded by the zones Intl knows (≈ 600 names, more with aliases); a flood of spellings is cut.
+    if (formatters.size >= 2_000) formatters.clear();
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/**
+ * The offset of `timeZone` from UTC at instant `at`, in ms (positive east of Greenwich).
+ * @throws RangeError for a time zone Intl does not know
+ */
 export function timeZoneOffsetMs(timeZone: string, at: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(at));
+  const parts = formatterOf(timeZone).formatToParts(new Date(at));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return asUtc - Math.floor(at / 1000) * 1000;
