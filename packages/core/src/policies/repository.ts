@@ -48,9 +48,13 @@ async function hydrate(db: Kysely<Database>, rows: PolicyRow[]): Promise<Policy[
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const defaultCustomers = rows.filter((r) => r.is_default === 1).map((r) => r.customer_id);
+  const customerIds = [...new Set(rows.map((r) => r.customer_id))];
   const locations = await db
     .selectFrom('locations')
     .select(['id', 'customer_id', 'name', 'type', 'policy_id'])
+    // A location names a policy of its own customer only (policyOfCustomer): the customers' index,
+    // where the OR alone scanned every location of every tenant (EXPLAIN QUERY PLAN, bench/README.md "API reads").
+    .where('customer_id', 'in', customerIds)
     .where((eb) =>
       eb.or([
         eb('policy_id', 'in', ids),
