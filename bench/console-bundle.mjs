@@ -23,16 +23,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET_KB = 300;
 
 /**
- * The lazy widgets of the area layout every area page loads at once: its header's branding and its
- * colour-scheme and language pickers (lazy since 2026-11-27: the login page needs none of them).
+ * The lazy module of the area layout's header widgets every area page loads at once (branding, the
+ * colour-scheme and language pickers, an admin's tenant switchers): one chunk since 2026-11-28.
+ * Their Select code (`src/components/overlays.ts`) loads on the first intent to use one, not here.
  */
-const AREA = [
-  'src/components/BrandingSync.tsx',
-  'src/components/ColorSchemePicker.tsx',
-  'src/components/LanguagePicker.tsx',
-];
-/** A system or MSP admin's header also loads the tenant switcher (MSP and customer pickers). */
-const ADMIN_AREA = [...AREA, 'src/components/TenantSwitcher.tsx'];
+const AREA = ['src/components/HeaderWidgets.ts'];
+/** A system or MSP admin's header: the same module (the tenant switchers render for them only). */
+const ADMIN_AREA = AREA;
 /** The French strings, fetched before the first render when French is stored or the browser's language. */
 const FR = 'chunk:i18n-fr';
 
@@ -68,9 +65,17 @@ const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf
 const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
 if (!entryKey) throw new Error('no entry chunk in the manifest');
 
-/** The manifest key of a source module, or of a named chunk for `chunk:<name>` (a `manualChunks` chunk). */
+/**
+ * The manifest key of a source module, or of a named chunk for `chunk:<name>` (a `manualChunks` chunk).
+ * A dynamic entry that other chunks also import statically is keyed by its chunk (`_Name-hash.js`,
+ * `isDynamicEntry`), not by its source path: found by name.
+ */
 function keyOf(ref) {
-  if (!ref.startsWith('chunk:')) return ref;
+  if (!ref.startsWith('chunk:')) {
+    if (manifest[ref]) return ref;
+    const name = ref.replace(/^.*\//, '').replace(/\.[^.]+$/, '');
+    return Object.keys(manifest).find((k) => manifest[k].isDynamicEntry && manifest[k].name === name) ?? ref;
+  }
   const key = Object.keys(manifest).find((k) => manifest[k].name === ref.slice('chunk:'.length) && k.startsWith('_'));
   if (!key) throw new Error(`no chunk named ${ref.slice('chunk:'.length)} in the manifest (update LOADS)`);
   return key;

@@ -78,11 +78,40 @@ function zodWithoutJsonSchema(): Plugin {
   };
 }
 
+/** Mantine's ScrollArea module, whose one import of floating-ui `scrollAreaWithoutFloatingUi` replaces. */
+const MANTINE_SCROLL_AREA = /[\\/]@mantine[\\/]core[\\/]esm[\\/]components[\\/]ScrollArea[\\/]ScrollArea\.mjs$/;
+const FLOATING_UI_MERGE_REFS = 'import { useMergeRefs } from "@floating-ui/react";';
+
+/**
+ * Mantine's ScrollArea (every Table's scroll container) takes `useMergeRefs` from @floating-ui/react:
+ * Rollup keeps that module whole in one chunk, so any page with a table fetched floating-ui's
+ * positioning code (≈ 15 KB gzip) that only popovers and tooltips run (bench/README.md "Console
+ * first load"). Mantine's own `useMergedRef` (@mantine/hooks) merges refs the same way, cleanups
+ * included. Warns, and leaves the module as it is, when a Mantine release changes that import.
+ */
+function scrollAreaWithoutFloatingUi(): Plugin {
+  return {
+    name: 'cordon-scroll-area-without-floating-ui',
+    apply: 'build',
+    transform(code, id) {
+      if (!MANTINE_SCROLL_AREA.test(id)) return null;
+      if (!code.includes(FLOATING_UI_MERGE_REFS)) {
+        this.warn('Mantine ScrollArea no longer imports useMergeRefs alone: floating-ui is back in table pages');
+        return null;
+      }
+      return code.replace(
+        FLOATING_UI_MERGE_REFS,
+        'import { useMergedRef } from "@mantine/hooks";\nconst useMergeRefs = (refs) => useMergedRef(...refs);',
+      );
+    },
+  };
+}
+
 // The console is served by the API at `/` (index.html fallback); in development Vite proxies the API.
 // packages/shared declares "sideEffects": false, so the first-load chunk takes only the shared modules
 // it imports and the IP helpers (ipaddr.js) stay in the lazy form chunks (bench/README.md).
 export default defineConfig({
-  plugins: [react(), zodWithoutJsonSchema(), precompress()],
+  plugins: [react(), zodWithoutJsonSchema(), scrollAreaWithoutFloatingUi(), precompress()],
   server: {
     proxy: { '/restapi': 'http://127.0.0.1:8080' },
   },

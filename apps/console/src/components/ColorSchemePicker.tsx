@@ -1,5 +1,6 @@
-import { type MantineColorScheme, Select, useMantineColorScheme } from '@mantine/core';
+import { type MantineColorScheme, useMantineColorScheme } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { DeferredSelect } from './Deferred.tsx';
 
 const SCHEMES: readonly MantineColorScheme[] = ['light', 'dark', 'auto'];
 
@@ -12,7 +13,7 @@ export function ColorSchemePicker() {
   const { t } = useTranslation();
   const { colorScheme, setColorScheme } = useMantineColorScheme();
   return (
-    <Select
+    <DeferredSelect
       aria-label={t('app.colorScheme')}
       data={SCHEMES.map((s) => ({ value: s, label: t(`app.colorSchemes.${s}`) }))}
       value={colorScheme}

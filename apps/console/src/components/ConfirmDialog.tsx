@@ -1,5 +1,6 @@
-import { Button, Group, Modal, Text } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { DeferredModal } from './Deferred.tsx';
 
 /**
  * The confirmation before a destructive or lossy action: a dialog with `title`, `text` naming what
@@ -17,7 +18,7 @@ export function ConfirmDialog(props: {
 }) {
   const { t } = useTranslation();
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
+    <DeferredModal opened={props.opened} onClose={props.onClose} title={props.title} centered>
       <Text mb="md">{props.text}</Text>
       <Group justify="flex-end">
         <Button variant="default" onClick={props.onClose} disabled={props.loading}>
@@ -34,6 +35,6 @@ export function ConfirmDialog(props: {
           {props.confirmLabel}
         </Button>
       </Group>
-    </Modal>
+    </DeferredModal>
   );
 }

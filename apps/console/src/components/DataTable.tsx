@@ -1,9 +1,10 @@
-import { Group, Select, Table, type TableTdProps, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Group, Table, type TableTdProps, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronDown, IconChevronUp, IconSearch, IconSelector } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DeferredSelect } from './Deferred.tsx';
 import { ListPagination, pageQuery } from './ListPagination.tsx';
 import { QueryState } from './QueryState.tsx';
 import { RowCheckbox, type RowSelection, SelectAllCheckbox } from './RowSelection.tsx';
@@ -128,7 +129,7 @@ export function ListFilterSelect<K extends string>(props: {
   onChange: (value: string | null) => void;
 }) {
   return (
-    <Select
+    <DeferredSelect
       aria-label={props.label}
       placeholder={props.anyLabel}
       clearable

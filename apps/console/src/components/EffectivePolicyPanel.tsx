@@ -1,4 +1,10 @@
-import { type EffectivePolicy, type EffectiveStep, Endpoints, type PolicyRef } from '@cordon/shared';
+import {
+  type EffectivePolicy,
+  type EffectiveStep,
+  effectivePolicyEndpoints,
+  type PolicyRef,
+  policyEndpoints,
+} from '@cordon/shared';
 import { Anchor, Badge, List, Paper, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -132,7 +138,7 @@ function Panel({ children }: { children: ReactNode }) {
  */
 export function DeviceEffectivePolicyPanel({ customerId, deviceId }: { customerId: number; deviceId: number }) {
   const { t } = useTranslation();
-  const query = useEndpointQuery(Endpoints.effectivepolicy.device, { params: { id: customerId, deviceId } });
+  const query = useEndpointQuery(effectivePolicyEndpoints.device, { params: { id: customerId, deviceId } });
   return (
     <Panel>
       <QueryState query={query}>
@@ -167,7 +173,7 @@ export function DeviceEffectivePolicyPanel({ customerId, deviceId }: { customerI
  */
 export function UserEffectivePolicyPanel({ customerId, userId }: { customerId: number; userId: number }) {
   const { t } = useTranslation();
-  const query = useEndpointQuery(Endpoints.effectivepolicy.user, { params: { id: customerId, userId } });
+  const query = useEndpointQuery(effectivePolicyEndpoints.user, { params: { id: customerId, userId } });
   return (
     <Panel>
       <QueryState query={query}>
@@ -200,7 +206,7 @@ export function UserEffectivePolicyPanel({ customerId, userId }: { customerId: n
 /** "Policy in force" of a location: its own policy, else the customer's default. */
 export function LocationEffectivePolicyPanel({ customerId, locationId }: { customerId: number; locationId: number }) {
   const { t } = useTranslation();
-  const query = useEndpointQuery(Endpoints.effectivepolicy.location, {
+  const query = useEndpointQuery(effectivePolicyEndpoints.location, {
     params: { id: customerId, locId: locationId },
   });
   return (
@@ -221,7 +227,7 @@ export function HistoryPolicy({ policyId }: { policyId: number | null }) {
   const { t } = useTranslation();
   // History is a customer-area page: the route guard puts a customer in scope.
   const customerId = useCustomerId();
-  const policies = useEndpointQuery(Endpoints.policies.list, {
+  const policies = useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 10_000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'true' },
   });
   if (policyId === null) return null;

@@ -1,12 +1,9 @@
-import { FILTERING_LEVEL_LABELS, FILTERING_LEVELS, type FilteringLevel } from '@cordon/shared';
+import { FILTERING_LEVELS } from '@cordon/shared';
 import { Select, type SelectProps } from '@mantine/core';
-import { useTranslation } from 'react-i18next';
+import { useFilteringLevelLabel } from './filteringLevelLabel.ts';
 
-/** The translated label of a filtering level (defaults: shared `FILTERING_LEVEL_LABELS`). */
-export function useFilteringLevelLabel(): (level: FilteringLevel) => string {
-  const { t } = useTranslation();
-  return (level) => t(`filteringLevels.${level}`, { defaultValue: FILTERING_LEVEL_LABELS[level] });
-}
+// In a module of its own: a list showing levels (the MSP overview's) takes the labels without Select.
+export { useFilteringLevelLabel } from './filteringLevelLabel.ts';
 
 /** A select of the protection levels Low, Moderate, High and Custom (spec-notes §4). */
 export function FilteringLevelSelect(props: Omit<SelectProps, 'data'>) {

@@ -1,9 +1,9 @@
-import { Select } from '@mantine/core';
 import { useEffect, useLayoutEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, pickLanguage } from '../i18n/index.ts';
 import { StorageKeys } from '../session/session.ts';
+import { DeferredSelect } from './Deferred.tsx';
 
 /**
  * Switches the console's strings to `lang`. A language other than English is fetched first
@@ -33,7 +33,7 @@ export function LanguagePicker() {
     document.documentElement.lang = i18n.language;
   }, [i18n.language]);
   return (
-    <Select
+    <DeferredSelect
       aria-label={t('app.language')}
       data={LANGUAGES.map((l) => ({ value: l, label: LANGUAGE_NAMES[l] }))}
       value={pickLanguage(i18n.language)}

@@ -1,10 +1,10 @@
 import {
   dohQueryUrl,
   dotHostName,
-  Endpoints,
   MOBILECONFIG_FILE_NAME,
   MOBILECONFIG_MEDIA_TYPE,
   type PhoneSetup,
+  phoneEndpoints,
 } from '@cordon/shared';
 import { Button, CopyButton, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconCopy, IconDeviceMobile } from '@tabler/icons-react';
@@ -68,8 +68,8 @@ export function PhoneSetupBody(props: {
     setPending(true);
     const xml =
       subject.kind === 'device'
-        ? api.call(Endpoints.phones.deviceProfile, { params: { id: customerId, deviceId: subject.deviceId } })
-        : api.call(Endpoints.phones.locationProfile, {
+        ? api.call(phoneEndpoints.deviceProfile, { params: { id: customerId, deviceId: subject.deviceId } })
+        : api.call(phoneEndpoints.locationProfile, {
             params: { id: customerId, type: subject.type, locId: subject.locId },
           });
     xml
@@ -135,7 +135,7 @@ export function PhoneSetupBody(props: {
 export function PhoneSetupPanel(props: { customerId: number; secretKey: string; subject: PhoneSetupSubject }) {
   const { t } = useTranslation();
   const settings = useEndpointQuery(
-    Endpoints.phones.settings,
+    phoneEndpoints.settings,
     { params: { id: props.customerId } },
     { staleTime: Number.POSITIVE_INFINITY },
   );

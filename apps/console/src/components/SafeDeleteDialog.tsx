@@ -1,8 +1,9 @@
 import type { Dependants, DependantsResponse } from '@cordon/shared';
-import { Alert, Button, Group, List, Loader, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, List, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DeferredModal, DeferredSelect } from './Deferred.tsx';
 
 /** One item a delete dialog names: its id and its name as shown in the list. */
 export interface DeleteItem {
@@ -139,7 +140,7 @@ export function SafeDeleteDialog(props: {
   };
 
   return (
-    <Modal opened={props.opened} onClose={close} title={props.title} centered size="lg">
+    <DeferredModal opened={props.opened} onClose={close} title={props.title} centered size="lg">
       <Stack gap="sm">
         <Text id={listId}>{props.text}</Text>
         <List size="sm" aria-labelledby={listId} data-testid="delete-items">
@@ -196,7 +197,7 @@ export function SafeDeleteDialog(props: {
           </Text>
         ) : null}
         {needsMove && props.move ? (
-          <Select
+          <DeferredSelect
             label={props.move.label}
             placeholder={t('safeDelete.choose')}
             data={props.move.options.map((o) => ({ value: o.value, label: o.label }))}
@@ -234,6 +235,6 @@ export function SafeDeleteDialog(props: {
           </Button>
         </Group>
       </Stack>
-    </Modal>
+    </DeferredModal>
   );
 }

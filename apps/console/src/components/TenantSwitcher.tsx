@@ -1,5 +1,5 @@
 import { customerEndpoints, mspEndpoints, Role } from '@cordon/shared';
-import { type ComboboxItem, type ComboboxItemGroup, Group, Select, Text } from '@mantine/core';
+import { type ComboboxItem, type ComboboxItemGroup, Group, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -8,6 +8,7 @@ import { useNavigate } from 'react-router';
 import { useEndpointQuery } from '../api/hooks.ts';
 import { useSession, useSessionStore } from '../session/context.ts';
 import { customerScope, mspScope } from '../session/scope.ts';
+import { DeferredSelect } from './Deferred.tsx';
 import { setTenantTimeZone } from './format.ts';
 import { SEARCH_DEBOUNCE_MS } from './search.ts';
 
@@ -104,7 +105,7 @@ function TenantSelect(props: {
     if (!open) setSearch(currentName);
   }, [open, currentName]);
   return (
-    <Select
+    <DeferredSelect
       aria-label={props.label}
       placeholder={props.current?.name ?? props.placeholder}
       searchable

@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { authEndpoints } from '@cordon/shared';
 import { Alert, Button, Code, CopyButton, Group, Image, List, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
@@ -61,14 +61,14 @@ export function TwoFactorEnrolment({
   const headers = token ? { headers: { Authorization: `Bearer ${token}` } } : {};
   const begin = useMutation({
     mutationFn: async () => {
-      const answer = await api.call(Endpoints.auth.twoFactorEnable, { body: {}, ...headers });
+      const answer = await api.call(authEndpoints.twoFactorEnable, { body: {}, ...headers });
       if (answer.created) throw new Error('unexpected answer');
       return answer;
     },
   });
   const confirm = useMutation({
     mutationFn: async (code: string) => {
-      const answer = await api.call(Endpoints.auth.twoFactorEnable, { body: { code }, ...headers });
+      const answer = await api.call(authEndpoints.twoFactorEnable, { body: { code }, ...headers });
       if (!answer.created) throw new Error('unexpected answer');
       return answer;
     },

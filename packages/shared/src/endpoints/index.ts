@@ -35,10 +35,40 @@ export * from './certificates.ts';
 export * from './define.ts';
 export * from './phones.ts';
 export * from './powerbi.ts';
-// The console's first-load modules (login, area layout, overview dashboards) import their resources'
-// descriptors alone: `Endpoints` pulls every schema and the domain/IP parsers into the first load
-// (bench/README.md "Console first load").
-export { authEndpoints, batchEndpoints, customerEndpoints, mspEndpoints, statsEndpoints, uiEndpoints };
+// Each resource's descriptors alone (`mspEndpoints.list` is `Endpoints.msps.list`): the console
+// imports these, since `Endpoints` pulls every resource's schemas and the domain/IP parsers into
+// whichever chunk imports it (bench/README.md "Console first load").
+export {
+  adminEndpoints,
+  apiTokenEndpoints,
+  auditEndpoints,
+  authEndpoints,
+  batchEndpoints,
+  blockPageEndpoints,
+  cloudKeyEndpoints,
+  customerEndpoints,
+  deviceEndpoints,
+  deviceExceptionEndpoints,
+  domainEndpoints,
+  effectivePolicyEndpoints,
+  feedEndpoints,
+  groupEndpoints,
+  historyEndpoints,
+  internalUserEndpoints,
+  locationEndpoints,
+  logStreamEndpoints,
+  mailEndpoints,
+  mspEndpoints,
+  notificationEndpoints,
+  policyEndpoints,
+  policyPreviewEndpoints,
+  reportEndpoints,
+  staticRouteEndpoints,
+  statsEndpoints,
+  toolEndpoints,
+  uiEndpoints,
+  webhookEndpoints,
+};
 
 /**
  * Every `/restapi` endpoint, by resource then name (docs/api.md). Adding an endpoint here makes the

@@ -1,5 +1,5 @@
 import { Role } from '@cordon/shared';
-import { Anchor, AppShell, Burger, Button, Divider, Group, Stack, Text } from '@mantine/core';
+import { Anchor, AppShell, Box, Burger, Button, Divider, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconShieldCheck } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect } from 'react';
@@ -11,26 +11,25 @@ import { customerScope, mspScope } from '../../session/scope.ts';
 import { MENUS } from '../navigation.ts';
 import { NavMenu } from './NavMenu.tsx';
 
-// The header's tenant widgets read endpoints (and so every request schema): loaded with the first
-// area page, not with the login page's first chunk (bench/README.md: the first load stays small).
-const TenantSwitcher = lazy(() =>
-  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.TenantSwitcher })),
-);
-const TenantZoneSync = lazy(() =>
-  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.TenantZoneSync })),
-);
-const CustomerName = lazy(() =>
-  import('../../components/TenantSwitcher.tsx').then((m) => ({ default: m.CustomerName })),
-);
-// The header's pickers (Mantine Selects: their combobox and popover code) load with the first area
-// page, not in the first chunk: the login page and a customer admin's first paint need none of it.
-const ColorSchemePicker = lazy(() =>
-  import('../../components/ColorSchemePicker.tsx').then((m) => ({ default: m.ColorSchemePicker })),
-);
-const LanguagePicker = lazy(() =>
-  import('../../components/LanguagePicker.tsx').then((m) => ({ default: m.LanguagePicker })),
-);
-const BrandingSync = lazy(() => import('../../components/BrandingSync.tsx').then((m) => ({ default: m.BrandingSync })));
+// The header's widgets (branding, pickers, tenant switchers) come in one lazy chunk with the first
+// area page: they read endpoints the login page never needs (bench/README.md "Console first load").
+const widgets = () => import('../../components/HeaderWidgets.ts');
+const TenantSwitcher = lazy(() => widgets().then((m) => ({ default: m.TenantSwitcher })));
+const TenantZoneSync = lazy(() => widgets().then((m) => ({ default: m.TenantZoneSync })));
+const CustomerName = lazy(() => widgets().then((m) => ({ default: m.CustomerName })));
+const ColorSchemePicker = lazy(() => widgets().then((m) => ({ default: m.ColorSchemePicker })));
+const LanguagePicker = lazy(() => widgets().then((m) => ({ default: m.LanguagePicker })));
+const BrandingSync = lazy(() => widgets().then((m) => ({ default: m.BrandingSync })));
+
+/** Where the two pickers will be while their chunk loads: their size, so the header does not move. */
+function PickersPlaceholder() {
+  return (
+    <>
+      <Box w={110} h={30} />
+      <Box w={110} h={30} />
+    </>
+  );
+}
 
 /**
  * Links between the areas the signed-in role can reach with its current selections: in the header
@@ -144,7 +143,7 @@ export function AreaLayout({ area }: { area: Area }) {
           </Group>
           <Group gap="md" wrap="nowrap">
             <Group visibleFrom="sm" gap="xs" wrap="nowrap">
-              <Suspense fallback={null}>
+              <Suspense fallback={<PickersPlaceholder />}>
                 <ColorSchemePicker />
                 <LanguagePicker />
               </Suspense>
@@ -172,7 +171,7 @@ export function AreaLayout({ area }: { area: Area }) {
             </Suspense>
           ) : null}
           <Group hiddenFrom="sm">
-            <Suspense fallback={null}>
+            <Suspense fallback={<PickersPlaceholder />}>
               <ColorSchemePicker />
               <LanguagePicker />
             </Suspense>

@@ -1,4 +1,4 @@
-import { type DomainAction, type DomainListKind, domainExportFileName, Endpoints } from '@cordon/shared';
+import { type DomainAction, type DomainListKind, domainEndpoints, domainExportFileName } from '@cordon/shared';
 import { keepPreviousData, useMutation, useQueryClient } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -35,7 +35,7 @@ export function useDomainEntriesQuery(owner: DomainListOwner, kind: DomainListKi
   };
   const opts = { placeholderData: keepPreviousData };
   const policy = useEndpointQuery(
-    Endpoints.domains.list,
+    domainEndpoints.list,
     {
       params: { id: owner.kind === 'policy' ? owner.policyId : 0, action: kind },
       query: { ...list, ...(owner.kind === 'policy' ? policyQuery(owner) : {}) },
@@ -43,7 +43,7 @@ export function useDomainEntriesQuery(owner: DomainListOwner, kind: DomainListKi
     { ...opts, enabled: owner.kind === 'policy' },
   );
   const global = useEndpointQuery(
-    Endpoints.domains.globalList,
+    domainEndpoints.globalList,
     { params: { action: kind }, query: { ...list, ...(owner.kind === 'global' ? globalQuery(owner) : {}) } },
     { ...opts, enabled: owner.kind === 'global' },
   );
@@ -53,7 +53,7 @@ export function useDomainEntriesQuery(owner: DomainListOwner, kind: DomainListKi
 /** `GET …/domains/all/{entryId}` (spec-notes §7 Domains): one entry, found in either list. */
 export function useDomainEntryQuery(owner: DomainListOwner, entryId: number) {
   const policy = useEndpointQuery(
-    Endpoints.domains.get,
+    domainEndpoints.get,
     {
       params: { id: owner.kind === 'policy' ? owner.policyId : 0, action: 'all', entryId },
       query: owner.kind === 'policy' ? policyQuery(owner) : {},
@@ -61,7 +61,7 @@ export function useDomainEntryQuery(owner: DomainListOwner, entryId: number) {
     { enabled: owner.kind === 'policy' },
   );
   const global = useEndpointQuery(
-    Endpoints.domains.globalGet,
+    domainEndpoints.globalGet,
     { params: { action: 'all', id: entryId }, query: owner.kind === 'global' ? globalQuery(owner) : {} },
     { enabled: owner.kind === 'global' },
   );
@@ -83,23 +83,23 @@ export function useCreateDomainEntryMutation(owner: DomainListOwner) {
   return useMutation({
     mutationFn: ({ list, body }: { list: DomainAction; body: DomainEntryInput }) =>
       owner.kind === 'policy'
-        ? api.call(Endpoints.domains.create, {
+        ? api.call(domainEndpoints.create, {
             params: { id: owner.policyId, action: list },
             query: policyQuery(owner),
             body,
           })
-        : api.call(Endpoints.domains.globalCreate, { params: { action: list }, query: globalQuery(owner), body }),
+        : api.call(domainEndpoints.globalCreate, { params: { action: list }, query: globalQuery(owner), body }),
     onSuccess: () => invalidateResources(queryClient, ['domains']),
   });
 }
 
 /** `PUT /policies/{id}/domains/all/{entryId}` or `POST /global/domains/all/{id}` (the spec's global update verb). */
 export function useUpdateDomainEntryMutation(owner: DomainListOwner, entryId: number) {
-  const policy = useEndpointMutation(Endpoints.domains.update, {
+  const policy = useEndpointMutation(domainEndpoints.update, {
     params: { id: owner.kind === 'policy' ? owner.policyId : 0, action: 'all', entryId },
     query: owner.kind === 'policy' ? policyQuery(owner) : {},
   });
-  const global = useEndpointMutation(Endpoints.domains.globalUpdate, {
+  const global = useEndpointMutation(domainEndpoints.globalUpdate, {
     params: { action: 'all', id: entryId },
     query: owner.kind === 'global' ? globalQuery(owner) : {},
   });
@@ -111,11 +111,11 @@ export function useDeleteDomainEntriesMutation(owner: DomainListOwner) {
   const batch = useBatchMutation({ invalidates: ['domains'] });
   const items = (ids: readonly number[]) =>
     owner.kind === 'policy'
-      ? deleteItems(Endpoints.domains.remove, ids, (entryId) => ({
+      ? deleteItems(domainEndpoints.remove, ids, (entryId) => ({
           params: { id: owner.policyId, action: 'all' as const, entryId },
           query: policyQuery(owner),
         }))
-      : deleteItems(Endpoints.domains.globalRemove, ids, (id) => ({
+      : deleteItems(domainEndpoints.globalRemove, ids, (id) => ({
           params: { action: 'all' as const, id },
           query: globalQuery(owner),
         }));
@@ -135,12 +135,12 @@ export function useImportDomainsMutation(owner: DomainListOwner) {
       form.set('csv', file, file.name);
       const flag = { overwrite: overwrite ? ('true' as const) : ('false' as const) };
       return owner.kind === 'policy'
-        ? api.call(Endpoints.domains.import, {
+        ? api.call(domainEndpoints.import, {
             params: { id: owner.policyId, action: list },
             query: { ...policyQuery(owner), ...flag },
             form,
           })
-        : api.call(Endpoints.domains.globalImport, {
+        : api.call(domainEndpoints.globalImport, {
             params: { action: list },
             query: { ...globalQuery(owner), ...flag },
             form,
@@ -167,12 +167,12 @@ export function useExportDomainsMutation(owner: DomainListOwner) {
       };
       const text =
         owner.kind === 'policy'
-          ? await api.call(Endpoints.domains.export, {
+          ? await api.call(domainEndpoints.export, {
               params: { id: owner.policyId, action: kind },
               query: policyQuery(owner),
               onHeaders,
             })
-          : await api.call(Endpoints.domains.globalExport, {
+          : await api.call(domainEndpoints.globalExport, {
               params: { action: kind },
               query: globalQuery(owner),
               onHeaders,
@@ -184,11 +184,11 @@ export function useExportDomainsMutation(owner: DomainListOwner) {
 
 /** `DELETE /policies/{id}/domains/all/{entryId}` or `DELETE /global/domains/all/{id}` (spec-notes §7 Domains): the entry page's delete. */
 export function useDeleteDomainEntryMutation(owner: DomainListOwner, entryId: number) {
-  const policy = useEndpointMutation(Endpoints.domains.remove, {
+  const policy = useEndpointMutation(domainEndpoints.remove, {
     params: { id: owner.kind === 'policy' ? owner.policyId : 0, action: 'all', entryId },
     query: owner.kind === 'policy' ? policyQuery(owner) : {},
   });
-  const global = useEndpointMutation(Endpoints.domains.globalRemove, {
+  const global = useEndpointMutation(domainEndpoints.globalRemove, {
     params: { action: 'all', id: entryId },
     query: owner.kind === 'global' ? globalQuery(owner) : {},
   });

@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { adminEndpoints, authEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -28,7 +28,7 @@ export interface AdminListPage {
 /** `GET /admin?msp_id=&user_id=` (spec-notes §7 Admins). */
 export function useAdminsQuery(level: AdminLevel, page: AdminListPage) {
   return useEndpointQuery(
-    Endpoints.admins.list,
+    adminEndpoints.list,
     {
       query: {
         ...levelQuery(level),
@@ -45,32 +45,32 @@ export function useAdminsQuery(level: AdminLevel, page: AdminListPage) {
 
 /** `GET /admin/{id}` (spec-notes §7 Admins). */
 export function useAdminQuery(id: number) {
-  return useEndpointQuery(Endpoints.admins.get, { params: { id } });
+  return useEndpointQuery(adminEndpoints.get, { params: { id } });
 }
 
 /** `POST /admin/` (spec-notes §7 Admins): the new admin gets an invitation mail. */
 export function useCreateAdminMutation() {
-  return useEndpointMutation(Endpoints.admins.create);
+  return useEndpointMutation(adminEndpoints.create);
 }
 
 /** `PUT /admin/{id}` (spec-notes §7 Admins). */
 export function useUpdateAdminMutation(id: number) {
-  return useEndpointMutation(Endpoints.admins.update, { params: { id } });
+  return useEndpointMutation(adminEndpoints.update, { params: { id } });
 }
 
 /** `DELETE /admin/{id}` (docs/api.md "Administrators"). */
 export function useDeleteAdminMutation(id: number) {
-  return useEndpointMutation(Endpoints.admins.remove, { params: { id } });
+  return useEndpointMutation(adminEndpoints.remove, { params: { id } });
 }
 
 /** `POST /admin/{id}/invite`: a new invitation link for a pending admin. */
 export function useResendInvitationMutation(id: number) {
-  return useEndpointMutation(Endpoints.admins.invite, { params: { id } });
+  return useEndpointMutation(adminEndpoints.invite, { params: { id } });
 }
 
 /** `DELETE /auth/{id}/two-factor-auth/reset` (spec-notes §7 Auth): the admin's 2FA off; it enrols again. */
 export function useResetTwoFactorMutation(id: number) {
-  return useEndpointMutation(Endpoints.auth.twoFactorReset, { params: { id }, invalidates: ['admins'] });
+  return useEndpointMutation(authEndpoints.twoFactorReset, { params: { id }, invalidates: ['admins'] });
 }
 
 /** Deletes admins as ONE `POST /batch` of `DELETE /admin/{id}` (spec-notes §7 Batch: multi-delete). */
@@ -79,16 +79,16 @@ export function useDeleteAdminsMutation() {
   return {
     isPending: batch.isPending,
     run: (ids: readonly number[]) =>
-      batch.mutateAsync(deleteItems(Endpoints.admins.remove, ids, (id) => ({ params: { id } }))),
+      batch.mutateAsync(deleteItems(adminEndpoints.remove, ids, (id) => ({ params: { id } }))),
   };
 }
 
 /** `GET /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce_twofa`). */
 export function useEnforcementQuery(mspId: number) {
-  return useEndpointQuery(Endpoints.auth.enforceGet, { params: { id: mspId } });
+  return useEndpointQuery(authEndpoints.enforceGet, { params: { id: mspId } });
 }
 
 /** `PUT /auth/msp/{id}/two-factor-auth/enforce` (spec-notes §7: `enforce`). */
 export function useSetEnforcementMutation(mspId: number) {
-  return useEndpointMutation(Endpoints.auth.enforceSet, { params: { id: mspId } });
+  return useEndpointMutation(authEndpoints.enforceSet, { params: { id: mspId } });
 }

@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { auditEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointQuery } from '../../api/hooks.ts';
@@ -30,7 +30,7 @@ function auditQuery(page: Omit<AuditPage, 'limit' | 'offset'>) {
 /** `GET /audit` (docs/api.md "Audit log"). */
 export function useAuditQuery(page: AuditPage) {
   return useEndpointQuery(
-    Endpoints.audit.list,
+    auditEndpoints.list,
     { query: { ...auditQuery(page), limit: page.limit, offset: page.offset } },
     { placeholderData: keepPreviousData },
   );
@@ -39,5 +39,5 @@ export function useAuditQuery(page: AuditPage) {
 /** `GET /audit/export`: the rows of the current search as CSV text. */
 export function useAuditExport() {
   const api = useApi();
-  return (page: Omit<AuditPage, 'limit' | 'offset'>) => api.call(Endpoints.audit.export, { query: auditQuery(page) });
+  return (page: Omit<AuditPage, 'limit' | 'offset'>) => api.call(auditEndpoints.export, { query: auditQuery(page) });
 }

@@ -1,4 +1,4 @@
-import { type BlockPageQuery, Endpoints } from '@cordon/shared';
+import { type BlockPageQuery, blockPageEndpoints } from '@cordon/shared';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -12,17 +12,17 @@ export type BlockPageOwner = BlockPageQuery;
 
 /** `GET /ui/blockpage` (spec-notes §7 UI and tools) for `owner`: its own branding (`is_set` false: none). */
 export function useBlockPageQuery(owner: BlockPageOwner) {
-  return useEndpointQuery(Endpoints.blockpage.get, { query: owner });
+  return useEndpointQuery(blockPageEndpoints.get, { query: owner });
 }
 
 /** `POST /ui/blockpage` (spec-notes §7) for `owner`: replaces its title, message, footer and support contact. */
 export function useSetBlockPageMutation(owner: BlockPageOwner) {
-  return useEndpointMutation(Endpoints.blockpage.set, { query: owner });
+  return useEndpointMutation(blockPageEndpoints.set, { query: owner });
 }
 
 /** `DELETE /ui/blockpage` (spec-notes §7) for `owner`: the next level's branding applies again. */
 export function useDeleteBlockPageMutation(owner: BlockPageOwner) {
-  return useEndpointMutation(Endpoints.blockpage.remove, { query: owner });
+  return useEndpointMutation(blockPageEndpoints.remove, { query: owner });
 }
 
 /**
@@ -36,7 +36,7 @@ export function useUploadBlockPageLogoMutation(owner: BlockPageOwner) {
     mutationFn: (file: File) => {
       const form = new FormData();
       form.set('logo', file, file.name);
-      return api.call(Endpoints.blockpage.setLogo, { query: owner, form });
+      return api.call(blockPageEndpoints.setLogo, { query: owner, form });
     },
     onSuccess: () => invalidateResources(queryClient, ['blockpage']),
   });
@@ -44,5 +44,5 @@ export function useUploadBlockPageLogoMutation(owner: BlockPageOwner) {
 
 /** `DELETE /ui/blockpage/logo` (spec-notes §7) for `owner`: the next level's logo shows again. */
 export function useDeleteBlockPageLogoMutation(owner: BlockPageOwner) {
-  return useEndpointMutation(Endpoints.blockpage.removeLogo, { query: owner });
+  return useEndpointMutation(blockPageEndpoints.removeLogo, { query: owner });
 }

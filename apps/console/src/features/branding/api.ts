@@ -1,4 +1,4 @@
-import { Endpoints, type UiQuery } from '@cordon/shared';
+import { type UiQuery, uiEndpoints } from '@cordon/shared';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -9,7 +9,7 @@ export type UiLevel = UiQuery;
 
 /** `GET /ui/interface` (spec-notes §7 UI and tools): the level's branding and what the console shows there. */
 export function useInterfaceQuery(level: UiLevel) {
-  return useEndpointQuery(Endpoints.ui.getInterface, { query: level });
+  return useEndpointQuery(uiEndpoints.getInterface, { query: level });
 }
 
 /** The text fields of the interface form, sent as multipart fields (spec-notes §7: "the body is multipart"). */
@@ -33,7 +33,7 @@ export function useSetInterfaceMutation(level: UiLevel) {
         form.set('nameservers', input.texts.nameservers.join('\n'));
       }
       if (input.logo) form.set('logo', input.logo, input.logo.name);
-      return api.call(Endpoints.ui.setInterface, { query: level, form });
+      return api.call(uiEndpoints.setInterface, { query: level, form });
     },
     onSuccess: () => invalidateResources(queryClient, ['ui']),
   });
@@ -41,20 +41,20 @@ export function useSetInterfaceMutation(level: UiLevel) {
 
 /** `DELETE /ui/interface/logo` (spec-notes §7): the system's logo (or the product mark) shows again. */
 export function useDeleteInterfaceLogoMutation(level: UiLevel) {
-  return useEndpointMutation(Endpoints.ui.removeLogo, { query: level });
+  return useEndpointMutation(uiEndpoints.removeLogo, { query: level });
 }
 
 /** `DELETE /ui/interface/title` (spec-notes §7): the system's title (or the product's) shows again. */
 export function useDeleteInterfaceTitleMutation(level: UiLevel) {
-  return useEndpointMutation(Endpoints.ui.removeTitle, { query: level });
+  return useEndpointMutation(uiEndpoints.removeTitle, { query: level });
 }
 
 /** `GET /ui/support` (spec-notes §7): the level's support contacts (a customer: its MSP's, else the system's). */
 export function useSupportQuery(level: UiLevel) {
-  return useEndpointQuery(Endpoints.ui.getSupport, { query: level });
+  return useEndpointQuery(uiEndpoints.getSupport, { query: level });
 }
 
 /** `PUT /ui/support` (spec-notes §7): replaces the level's support contacts. */
 export function useSetSupportMutation(level: UiLevel) {
-  return useEndpointMutation(Endpoints.ui.setSupport, { query: level });
+  return useEndpointMutation(uiEndpoints.setSupport, { query: level });
 }

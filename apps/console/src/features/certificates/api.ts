@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { certificateEndpoints } from '@cordon/shared';
 import { useEndpointQuery } from '../../api/hooks.ts';
 
 /**
@@ -7,7 +7,7 @@ import { useEndpointQuery } from '../../api/hooks.ts';
  * ({@link pemToDer}): the typed client reads answers as text, and DER is the PEM's base64 body.
  */
 export function useRootCertificateQuery() {
-  return useEndpointQuery(Endpoints.certificates.download, { query: { type: 'pem' } }, { staleTime: Infinity });
+  return useEndpointQuery(certificateEndpoints.download, { query: { type: 'pem' } }, { staleTime: Infinity });
 }
 
 /**

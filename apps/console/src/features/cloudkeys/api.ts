@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { cloudKeyEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -18,7 +18,7 @@ export interface CloudKeyListPage {
 /** `GET /users/{id}/cloudkeys` (spec-notes §7 Cloud keys). */
 export function useCloudKeysQuery(customerId: number, page: CloudKeyListPage) {
   return useEndpointQuery(
-    Endpoints.cloudkeys.list,
+    cloudKeyEndpoints.list,
     {
       params: { id: customerId },
       query: {
@@ -35,22 +35,22 @@ export function useCloudKeysQuery(customerId: number, page: CloudKeyListPage) {
 
 /** `GET /users/{id}/cloudkeys/{keyId}` (spec-notes §7 Cloud keys). */
 export function useCloudKeyQuery(customerId: number, keyId: number) {
-  return useEndpointQuery(Endpoints.cloudkeys.get, { params: { id: customerId, keyId } });
+  return useEndpointQuery(cloudKeyEndpoints.get, { params: { id: customerId, keyId } });
 }
 
 /** `POST /users/{id}/cloudkeys` (spec-notes §7 Cloud keys) with `cloudKeyCreateSchema`'s output. */
 export function useCreateCloudKeyMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.cloudkeys.create, { params: { id: customerId } });
+  return useEndpointMutation(cloudKeyEndpoints.create, { params: { id: customerId } });
 }
 
 /** `POST /users/{id}/cloudkeys/{keyId}` (spec-notes §7): edits, and `reset_uses: true` for "Reset uses". */
 export function useUpdateCloudKeyMutation(customerId: number, keyId: number) {
-  return useEndpointMutation(Endpoints.cloudkeys.update, { params: { id: customerId, keyId } });
+  return useEndpointMutation(cloudKeyEndpoints.update, { params: { id: customerId, keyId } });
 }
 
 /** `DELETE /users/{id}/cloudkeys/{keyId}` (docs/api.md "Cloud keys"): the key id page's delete. */
 export function useDeleteCloudKeyMutation(customerId: number, keyId: number) {
-  return useEndpointMutation(Endpoints.cloudkeys.remove, { params: { id: customerId, keyId } });
+  return useEndpointMutation(cloudKeyEndpoints.remove, { params: { id: customerId, keyId } });
 }
 
 /** Deletes cloud keys as ONE `POST /batch` of `DELETE /users/{id}/cloudkeys/{keyId}` (spec-notes §7 Batch). */
@@ -59,8 +59,6 @@ export function useDeleteCloudKeysMutation(customerId: number) {
   return {
     isPending: batch.isPending,
     run: (ids: readonly number[]) =>
-      batch.mutateAsync(
-        deleteItems(Endpoints.cloudkeys.remove, ids, (keyId) => ({ params: { id: customerId, keyId } })),
-      ),
+      batch.mutateAsync(deleteItems(cloudKeyEndpoints.remove, ids, (keyId) => ({ params: { id: customerId, keyId } }))),
   };
 }

@@ -1,4 +1,4 @@
-import { type DependantsResponse, Endpoints, type ListQuery } from '@cordon/shared';
+import { customerEndpoints, type DependantsResponse, type ListQuery, mspEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -10,7 +10,7 @@ export type CustomerSortKey = 'name' | 'timezone' | 'created_at';
 /** `GET /users/?msp_id=` (spec-notes §7 Customers): one page of the MSP's customers, sorted and filtered (spec-notes §9). */
 export function useCustomersQuery(mspId: number, query: ListQuery) {
   return useEndpointQuery(
-    Endpoints.customers.list,
+    customerEndpoints.list,
     { query: { ...query, msp_id: mspId } },
     { placeholderData: keepPreviousData },
   );
@@ -18,22 +18,22 @@ export function useCustomersQuery(mspId: number, query: ListQuery) {
 
 /** `GET /users/{id}` (spec-notes §7 Customers): one customer. */
 export function useCustomerQuery(id: number) {
-  return useEndpointQuery(Endpoints.customers.get, { params: { id } });
+  return useEndpointQuery(customerEndpoints.get, { params: { id } });
 }
 
 /** `GET /msp/{id}` (spec-notes §7 MSPs): the MSP in scope, for the overview's subtitle and licence use. */
 export function useMspQuery(id: number) {
-  return useEndpointQuery(Endpoints.msps.get, { params: { id } });
+  return useEndpointQuery(mspEndpoints.get, { params: { id } });
 }
 
 /** `POST /users/` (spec-notes §7 Customers) with `customerCreateSchema`'s output; the MSP's customer count changes too. */
 export function useCreateCustomerMutation() {
-  return useEndpointMutation(Endpoints.customers.create, { invalidates: ['msp'] });
+  return useEndpointMutation(customerEndpoints.create, { invalidates: ['msp'] });
 }
 
 /** `POST /users/{id}` (spec-notes §7 Customers, an update): account name and time zone. */
 export function useUpdateCustomerMutation(id: number) {
-  return useEndpointMutation(Endpoints.customers.update, { params: { id } });
+  return useEndpointMutation(customerEndpoints.update, { params: { id } });
 }
 
 /**
@@ -41,7 +41,7 @@ export function useUpdateCustomerMutation(id: number) {
  * once its name was typed in the dialog (docs/api.md "Deletes of things in use").
  */
 export function useDeleteCustomerMutation(id: number, name: string) {
-  return useEndpointMutation(Endpoints.customers.remove, {
+  return useEndpointMutation(customerEndpoints.remove, {
     params: { id },
     query: { confirm_name: name },
     invalidates: ['msp'],
@@ -51,7 +51,7 @@ export function useDeleteCustomerMutation(id: number, name: string) {
 /** `GET /users/{id}/dependants`: what a delete of the customer takes with it, for the dialog. */
 export function useCustomerDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (id) => api.call(Endpoints.customers.dependants, { params: { id } });
+  return (id) => api.call(customerEndpoints.dependants, { params: { id } });
 }
 
 /**
@@ -65,7 +65,7 @@ export function useDeleteCustomersMutation() {
     isPending: batch.isPending,
     run: (ids: readonly number[], names?: ReadonlyMap<number, string>) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.customers.remove, ids, (id) => {
+        deleteItems(customerEndpoints.remove, ids, (id) => {
           const name = names?.get(id);
           return { params: { id }, ...(name !== undefined ? { query: { confirm_name: name } } : {}) };
         }),

@@ -1,4 +1,4 @@
-import { type DependantsResponse, Endpoints } from '@cordon/shared';
+import { type DependantsResponse, deviceExceptionEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -19,7 +19,7 @@ export interface ExceptionListPage {
 /** `GET /device_exceptions?user_id=` (spec-notes §7 Device exceptions). */
 export function useExceptionsQuery(customerId: number, page: ExceptionListPage) {
   return useEndpointQuery(
-    Endpoints.deviceexceptions.list,
+    deviceExceptionEndpoints.list,
     {
       query: {
         user_id: customerId,
@@ -36,17 +36,17 @@ export function useExceptionsQuery(customerId: number, page: ExceptionListPage) 
 
 /** `POST /device_exceptions?user_id=` (spec-notes §7). */
 export function useCreateExceptionMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.deviceexceptions.create, { query: { user_id: customerId } });
+  return useEndpointMutation(deviceExceptionEndpoints.create, { query: { user_id: customerId } });
 }
 
 /** `GET /device_exceptions/{id}` (spec-notes §7). */
 export function useExceptionQuery(id: number) {
-  return useEndpointQuery(Endpoints.deviceexceptions.get, { params: { id } });
+  return useEndpointQuery(deviceExceptionEndpoints.get, { params: { id } });
 }
 
 /** `PUT /device_exceptions/{id}` (spec-notes §7). */
 export function useUpdateExceptionMutation(id: number) {
-  return useEndpointMutation(Endpoints.deviceexceptions.update, { params: { id } });
+  return useEndpointMutation(deviceExceptionEndpoints.update, { params: { id } });
 }
 
 /** The value of the delete dialog's "no device exception" choice. */
@@ -64,7 +64,7 @@ export function useDeleteExceptionsMutation() {
     isPending: batch.isPending,
     run: (ids: readonly number[], moveTo: string | null = null) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.deviceexceptions.remove, ids, (id) => ({
+        deleteItems(deviceExceptionEndpoints.remove, ids, (id) => ({
           params: { id },
           ...(moveTo === DETACH
             ? { query: { detach: 'true' as const } }
@@ -79,7 +79,7 @@ export function useDeleteExceptionsMutation() {
 /** `GET /device_exceptions/{id}/dependants` as a function for the delete dialog. */
 export function useExceptionDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (id) => api.call(Endpoints.deviceexceptions.dependants, { params: { id } });
+  return (id) => api.call(deviceExceptionEndpoints.dependants, { params: { id } });
 }
 
 /** Where the devices of the exceptions `deleting` may go: "none", then every other exception by name. */
@@ -99,17 +99,17 @@ export function exceptionMoveOptions(
 
 /** `GET /device_exceptions/{id}/rules` (spec-notes §7). */
 export function useRulesQuery(id: number) {
-  return useEndpointQuery(Endpoints.deviceexceptions.listRules, { params: { id } });
+  return useEndpointQuery(deviceExceptionEndpoints.listRules, { params: { id } });
 }
 
 /** `POST /device_exceptions/{id}/rules` (spec-notes §7). */
 export function useCreateRuleMutation(id: number) {
-  return useEndpointMutation(Endpoints.deviceexceptions.createRule, { params: { id } });
+  return useEndpointMutation(deviceExceptionEndpoints.createRule, { params: { id } });
 }
 
 /** `PUT /device_exceptions/{id}/rules/{ruleId}` (spec-notes §7). */
 export function useUpdateRuleMutation(id: number, ruleId: number) {
-  return useEndpointMutation(Endpoints.deviceexceptions.updateRule, { params: { id, ruleId } });
+  return useEndpointMutation(deviceExceptionEndpoints.updateRule, { params: { id, ruleId } });
 }
 
 /**
@@ -122,7 +122,7 @@ export function useDeleteRulesMutation(id: number) {
     isPending: batch.isPending,
     run: (ruleIds: readonly number[]) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.deviceexceptions.removeRule, ruleIds, (ruleId) => ({ params: { id, ruleId } })),
+        deleteItems(deviceExceptionEndpoints.removeRule, ruleIds, (ruleId) => ({ params: { id, ruleId } })),
       ),
   };
 }

@@ -1,4 +1,10 @@
-import { Endpoints } from '@cordon/shared';
+import {
+  deviceEndpoints,
+  deviceExceptionEndpoints,
+  internalUserEndpoints,
+  locationEndpoints,
+  policyEndpoints,
+} from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -20,7 +26,7 @@ export interface DeviceListPage {
 /** `GET /users/{id}/devices` (spec-notes §7 Devices). */
 export function useDevicesQuery(customerId: number, page: DeviceListPage) {
   return useEndpointQuery(
-    Endpoints.devices.list,
+    deviceEndpoints.list,
     {
       params: { id: customerId },
       query: {
@@ -39,12 +45,12 @@ export function useDevicesQuery(customerId: number, page: DeviceListPage) {
 
 /** `GET /users/{id}/devices/{deviceId}` (spec-notes §7 Devices). */
 export function useDeviceQuery(customerId: number, deviceId: number) {
-  return useEndpointQuery(Endpoints.devices.get, { params: { id: customerId, deviceId } });
+  return useEndpointQuery(deviceEndpoints.get, { params: { id: customerId, deviceId } });
 }
 
 /** `POST /users/{id}/devices/{deviceId}` (spec-notes §7): details and configuration. */
 export function useUpdateDeviceMutation(customerId: number, deviceId: number) {
-  return useEndpointMutation(Endpoints.devices.update, {
+  return useEndpointMutation(deviceEndpoints.update, {
     params: { id: customerId, deviceId },
     invalidates: ['device_exceptions'],
   });
@@ -52,12 +58,12 @@ export function useUpdateDeviceMutation(customerId: number, deviceId: number) {
 
 /** `POST /users/{id}/devices/{deviceId}/config/advanced` (spec-notes §7): sets the JSON configuration. */
 export function useSetDeviceAdvancedMutation(customerId: number, deviceId: number) {
-  return useEndpointMutation(Endpoints.devices.setDeviceAdvanced, { params: { id: customerId, deviceId } });
+  return useEndpointMutation(deviceEndpoints.setDeviceAdvanced, { params: { id: customerId, deviceId } });
 }
 
 /** `DELETE /users/{id}/devices/{deviceId}/config/advanced` (spec-notes §7): resets it, unlocking the details. */
 export function useResetDeviceAdvancedMutation(customerId: number, deviceId: number) {
-  return useEndpointMutation(Endpoints.devices.resetDeviceAdvanced, { params: { id: customerId, deviceId } });
+  return useEndpointMutation(deviceEndpoints.resetDeviceAdvanced, { params: { id: customerId, deviceId } });
 }
 
 /** Deletes devices as ONE `POST /batch` of `DELETE /users/{id}/devices/{deviceId}` (spec-notes §7 Batch). */
@@ -67,19 +73,19 @@ export function useDeleteDevicesMutation(customerId: number) {
     isPending: batch.isPending,
     run: (ids: readonly number[]) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.devices.remove, ids, (deviceId) => ({ params: { id: customerId, deviceId } })),
+        deleteItems(deviceEndpoints.remove, ids, (deviceId) => ({ params: { id: customerId, deviceId } })),
       ),
   };
 }
 
 /** `GET /users/{id}/devices/config` (spec-notes §7 Devices): install key and the customer's device configuration. */
 export function useDeviceConfigQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.devices.getConfig, { params: { id: customerId } });
+  return useEndpointQuery(deviceEndpoints.getConfig, { params: { id: customerId } });
 }
 
 /** `POST /users/{id}/devices/config` (spec-notes §7: policy_id and device_exception_id). */
 export function useUpdateDeviceConfigMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.devices.updateConfig, {
+  return useEndpointMutation(deviceEndpoints.updateConfig, {
     params: { id: customerId },
     invalidates: ['device_exceptions'],
   });
@@ -87,36 +93,36 @@ export function useUpdateDeviceConfigMutation(customerId: number) {
 
 /** `PUT /users/{id}/devices/key` (spec-notes §7 Customers): a new install key. */
 export function useRegenerateInstallKeyMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.devices.regenerateKey, { params: { id: customerId } });
+  return useEndpointMutation(deviceEndpoints.regenerateKey, { params: { id: customerId } });
 }
 
 /** `POST /users/{id}/devices/config/advanced` (spec-notes §7): the customer's JSON configuration. */
 export function useSetCustomerAdvancedMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.devices.setAdvanced, { params: { id: customerId } });
+  return useEndpointMutation(deviceEndpoints.setAdvanced, { params: { id: customerId } });
 }
 
 /** `DELETE /users/{id}/devices/config/advanced` (spec-notes §7): resets the customer's JSON configuration. */
 export function useResetCustomerAdvancedMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.devices.resetAdvanced, { params: { id: customerId } });
+  return useEndpointMutation(deviceEndpoints.resetAdvanced, { params: { id: customerId } });
 }
 
 /** `GET /policies?user_id=` without the default policy: the policy choices. */
 export function usePolicyChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
   });
 }
 
 /** `GET /device_exceptions?user_id=`: the device-exception choices (spec-notes §7 Device exceptions). */
 export function useExceptionChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.deviceexceptions.list, {
+  return useEndpointQuery(deviceExceptionEndpoints.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
 }
 
 /** `GET /users/{id}/locations/all`: the location choices of the device list's filter (spec-notes §7 `location_id`). */
 export function useLocationChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.locations.list, {
+  return useEndpointQuery(locationEndpoints.list, {
     params: { id: customerId, type: 'all' },
     query: { limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
@@ -124,12 +130,12 @@ export function useLocationChoicesQuery(customerId: number) {
 
 /** `GET /users/{id}/devices/{deviceId}/users` (docs/api.md "Device users"): the users the device may assert. */
 export function useDeviceUsersQuery(customerId: number, deviceId: number) {
-  return useEndpointQuery(Endpoints.devices.getUsers, { params: { id: customerId, deviceId } });
+  return useEndpointQuery(deviceEndpoints.getUsers, { params: { id: customerId, deviceId } });
 }
 
 /** `PUT /users/{id}/devices/{deviceId}/users`: sets the users the device may assert. */
 export function useSetDeviceUsersMutation(customerId: number, deviceId: number) {
-  return useEndpointMutation(Endpoints.devices.setUsers, {
+  return useEndpointMutation(deviceEndpoints.setUsers, {
     params: { id: customerId, deviceId },
     invalidates: ['internal_users'],
   });
@@ -137,7 +143,7 @@ export function useSetDeviceUsersMutation(customerId: number, deviceId: number) 
 
 /** `GET /users/{id}/users/` by name (the first 1,000): the user choices of the device's user binding. */
 export function useUserChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.internalusers.list, {
+  return useEndpointQuery(internalUserEndpoints.list, {
     params: { id: customerId },
     query: { limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });

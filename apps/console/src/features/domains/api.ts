@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { policyEndpoints } from '@cordon/shared';
 import { useEndpointQuery } from '../../api/hooks.ts';
 
 /** The most policies the policy picker offers (one read; a customer has a handful). */
@@ -9,7 +9,7 @@ export const POLICY_PICKER_LIMIT = 1000;
  * the picker, by name, the default one included (the same generic hook the policies feature reads).
  */
 export function usePolicyChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: {
       user_id: customerId,
       limit: POLICY_PICKER_LIMIT,

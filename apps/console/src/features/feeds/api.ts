@@ -1,4 +1,4 @@
-import { type DependantsResponse, Endpoints, type FEED_SORT_KEYS } from '@cordon/shared';
+import { type DependantsResponse, type FEED_SORT_KEYS, feedEndpoints } from '@cordon/shared';
 import { keepPreviousData, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/context.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -20,7 +20,7 @@ export interface FeedListPage {
 export function useFeedsQuery(page: FeedListPage) {
   const { filter, ...rest } = page;
   return useEndpointQuery(
-    Endpoints.feeds.list,
+    feedEndpoints.list,
     { query: { ...rest, ...(filter ? { filter } : {}) } },
     { placeholderData: keepPreviousData },
   );
@@ -28,12 +28,12 @@ export function useFeedsQuery(page: FeedListPage) {
 
 /** `POST /feeds`: a new feed source. */
 export function useCreateFeedMutation() {
-  return useEndpointMutation(Endpoints.feeds.create, {});
+  return useEndpointMutation(feedEndpoints.create, {});
 }
 
 /** `PATCH /feeds/{feedId}`. */
 export function useUpdateFeedMutation(feedId: number) {
-  return useEndpointMutation(Endpoints.feeds.update, { params: { feedId } });
+  return useEndpointMutation(feedEndpoints.update, { params: { feedId } });
 }
 
 /**
@@ -42,7 +42,7 @@ export function useUpdateFeedMutation(feedId: number) {
  * refused (409 ERR_IN_USE; docs/api.md "Deletes of things in use").
  */
 export function useDeleteFeedMutation(feedId: number, name?: string) {
-  return useEndpointMutation(Endpoints.feeds.remove, {
+  return useEndpointMutation(feedEndpoints.remove, {
     params: { feedId },
     ...(name !== undefined ? { query: { confirm_name: name } } : {}),
   });
@@ -51,7 +51,7 @@ export function useDeleteFeedMutation(feedId: number, name?: string) {
 /** `GET /feeds/{feedId}/dependants`: the names a delete of the feed takes out of its category. */
 export function useFeedDependantsFetcher(): (feedId: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (feedId) => api.call(Endpoints.feeds.dependants, { params: { feedId } });
+  return (feedId) => api.call(feedEndpoints.dependants, { params: { feedId } });
 }
 
 /**
@@ -62,7 +62,7 @@ export function useRunFeedMutation(feedId: number) {
   const api = useApi();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api.call(Endpoints.feeds.run, { params: { feedId } }),
+    mutationFn: () => api.call(feedEndpoints.run, { params: { feedId } }),
     onSettled: () => invalidateResources(queryClient, ['feeds']),
   });
 }
@@ -75,7 +75,7 @@ export function useUploadFeedMutation(feedId: number) {
     mutationFn: (file: File) => {
       const form = new FormData();
       form.set('file', file, file.name);
-      return api.call(Endpoints.feeds.upload, { params: { feedId }, form });
+      return api.call(feedEndpoints.upload, { params: { feedId }, form });
     },
     onSettled: () => invalidateResources(queryClient, ['feeds']),
   });

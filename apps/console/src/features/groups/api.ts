@@ -1,4 +1,10 @@
-import { Constants, type DependantsResponse, Endpoints } from '@cordon/shared';
+import {
+  Constants,
+  type DependantsResponse,
+  groupEndpoints,
+  internalUserEndpoints,
+  policyEndpoints,
+} from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { batchItem, deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -19,7 +25,7 @@ export interface GroupListPage {
 /** `GET /users/{id}/groups` (spec-notes §7 Groups and internal users). */
 export function useGroupsQuery(customerId: number, page: GroupListPage) {
   return useEndpointQuery(
-    Endpoints.groups.list,
+    groupEndpoints.list,
     {
       params: { id: customerId },
       query: {
@@ -36,7 +42,7 @@ export function useGroupsQuery(customerId: number, page: GroupListPage) {
 
 /** Every group in rank order (`sortkey=weight`, the spec-notes §9 groups page size): the ranking page. */
 export function useRankedGroupsQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.groups.list, {
+  return useEndpointQuery(groupEndpoints.list, {
     params: { id: customerId },
     query: { limit: Constants.groupsPageSize, offset: 0, sortkey: 'weight', sortdir: 'asc' },
   });
@@ -44,17 +50,17 @@ export function useRankedGroupsQuery(customerId: number) {
 
 /** `GET /users/{id}/groups/{groupId}`. */
 export function useGroupQuery(customerId: number, groupId: number) {
-  return useEndpointQuery(Endpoints.groups.get, { params: { id: customerId, groupId } });
+  return useEndpointQuery(groupEndpoints.get, { params: { id: customerId, groupId } });
 }
 
 /** `POST /users/{id}/groups` (docs/api.md: the spec's creation path was a defect). */
 export function useCreateGroupMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.groups.create, { params: { id: customerId } });
+  return useEndpointMutation(groupEndpoints.create, { params: { id: customerId } });
 }
 
 /** `PUT /users/{id}/groups/{groupId}` (spec-notes §7: policyid and description). */
 export function useUpdateGroupMutation(customerId: number, groupId: number) {
-  return useEndpointMutation(Endpoints.groups.update, {
+  return useEndpointMutation(groupEndpoints.update, {
     params: { id: customerId, groupId },
     invalidates: ['internal_users'],
   });
@@ -74,7 +80,7 @@ export function useDeleteGroupsMutation(customerId: number) {
     isPending: batch.isPending,
     run: (ids: readonly number[], moveTo: string | null = null) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.groups.remove, ids, (groupId) => ({
+        deleteItems(groupEndpoints.remove, ids, (groupId) => ({
           params: { id: customerId, groupId },
           ...(moveTo === DETACH
             ? { query: { detach: 'true' as const } }
@@ -89,7 +95,7 @@ export function useDeleteGroupsMutation(customerId: number) {
 /** `GET /users/{id}/groups/{groupId}/dependants` as a function for the delete dialog. */
 export function useGroupDependantsFetcher(customerId: number): (id: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (groupId) => api.call(Endpoints.groups.dependants, { params: { id: customerId, groupId } });
+  return (groupId) => api.call(groupEndpoints.dependants, { params: { id: customerId, groupId } });
 }
 
 /** Where the members of the groups `deleting` may go: "no group", then every other group by name. */
@@ -120,7 +126,7 @@ export function useSaveRankingMutation(customerId: number) {
         Object.fromEntries(
           orderedIds.map((groupId, i) => [
             String(groupId),
-            batchItem(Endpoints.groups.update, { params: { id: customerId, groupId }, body: { weight: i + 1 } }),
+            batchItem(groupEndpoints.update, { params: { id: customerId, groupId }, body: { weight: i + 1 } }),
           ]),
         ),
       ),
@@ -129,7 +135,7 @@ export function useSaveRankingMutation(customerId: number) {
 
 /** `GET /users/{id}/users/?group_id=` (spec-notes §7): a group's members. */
 export function useMembersQuery(customerId: number, groupId: number) {
-  return useEndpointQuery(Endpoints.internalusers.list, {
+  return useEndpointQuery(internalUserEndpoints.list, {
     params: { id: customerId },
     query: { group_id: groupId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc' },
   });
@@ -137,7 +143,7 @@ export function useMembersQuery(customerId: number, groupId: number) {
 
 /** `GET /policies?user_id=` without the default policy: the policy choices. */
 export function usePolicyChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
   });
 }

@@ -1,4 +1,11 @@
-import { Constants, ddmmyyyy, Endpoints, HISTORY_LIMIT, HISTORY_ORDER_BY, type HistoryEntry } from '@cordon/shared';
+import {
+  Constants,
+  ddmmyyyy,
+  HISTORY_LIMIT,
+  HISTORY_ORDER_BY,
+  type HistoryEntry,
+  historyEndpoints,
+} from '@cordon/shared';
 import { Button, CloseButton, Group, Pill, Select, Text, TextInput } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -111,7 +118,7 @@ export function HistoryPage() {
   const exportCsv = async () => {
     setExporting(true);
     try {
-      const page = await api.call(Endpoints.history.search, {
+      const page = await api.call(historyEndpoints.search, {
         params: { id: customerId, action, date },
         query: { ...base, limit: HISTORY_LIMIT, offset: 0 },
       });

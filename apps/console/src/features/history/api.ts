@@ -1,4 +1,4 @@
-import { Endpoints, type HistoryQuery } from '@cordon/shared';
+import { type HistoryQuery, historyEndpoints } from '@cordon/shared';
 import { useEndpointQuery } from '../../api/hooks.ts';
 
 /** The action filter of the history (spec-notes §7 `/users/{id}/history/{action}/{date}`). */
@@ -13,7 +13,7 @@ export function useHistoryQuery(
   refetchMs?: number,
 ) {
   return useEndpointQuery(
-    Endpoints.history.search,
+    historyEndpoints.search,
     { params: { id: customerId, action, date }, query },
     { placeholderData: (prev) => prev, ...(refetchMs ? { refetchInterval: refetchMs } : {}) },
   );

@@ -1,4 +1,4 @@
-import { Constants, Endpoints } from '@cordon/shared';
+import { Constants, groupEndpoints, internalUserEndpoints, policyEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -19,7 +19,7 @@ export interface UserListPage {
 /** `GET /users/{id}/users/` (spec-notes §7 Groups and internal users). */
 export function useUsersQuery(customerId: number, page: UserListPage) {
   return useEndpointQuery(
-    Endpoints.internalusers.list,
+    internalUserEndpoints.list,
     {
       params: { id: customerId },
       query: {
@@ -37,12 +37,12 @@ export function useUsersQuery(customerId: number, page: UserListPage) {
 
 /** `GET /users/{id}/users/{userId}`. */
 export function useUserQuery(customerId: number, userId: number) {
-  return useEndpointQuery(Endpoints.internalusers.get, { params: { id: customerId, userId } });
+  return useEndpointQuery(internalUserEndpoints.get, { params: { id: customerId, userId } });
 }
 
 /** `POST /users/{id}/users/{userId}` (spec-notes §7: policyid and description; and the groups). */
 export function useUpdateUserMutation(customerId: number, userId: number) {
-  return useEndpointMutation(Endpoints.internalusers.update, {
+  return useEndpointMutation(internalUserEndpoints.update, {
     params: { id: customerId, userId },
     invalidates: ['groups'],
   });
@@ -55,14 +55,14 @@ export function useDeleteUsersMutation(customerId: number) {
     isPending: batch.isPending,
     run: (ids: readonly number[]) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.internalusers.remove, ids, (userId) => ({ params: { id: customerId, userId } })),
+        deleteItems(internalUserEndpoints.remove, ids, (userId) => ({ params: { id: customerId, userId } })),
       ),
   };
 }
 
 /** Every group of the customer in rank order: the group filter and the membership choices. */
 export function useGroupChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.groups.list, {
+  return useEndpointQuery(groupEndpoints.list, {
     params: { id: customerId },
     query: { limit: Constants.groupsPageSize, offset: 0, sortkey: 'weight', sortdir: 'asc' },
   });
@@ -70,7 +70,7 @@ export function useGroupChoicesQuery(customerId: number) {
 
 /** `GET /policies?user_id=` without the default policy: the policy choices. */
 export function usePolicyChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
   });
 }

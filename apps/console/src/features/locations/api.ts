@@ -1,4 +1,10 @@
-import { type DependantsResponse, Endpoints, type LocationType, type OtherLocationType } from '@cordon/shared';
+import {
+  type DependantsResponse,
+  type LocationType,
+  locationEndpoints,
+  type OtherLocationType,
+  policyEndpoints,
+} from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { batchItem, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -24,7 +30,7 @@ export function useLocationsQuery(
   policyId?: number,
 ) {
   return useEndpointQuery(
-    Endpoints.locations.list,
+    locationEndpoints.list,
     {
       params: { id: customerId, type },
       query: {
@@ -42,17 +48,17 @@ export function useLocationsQuery(
 
 /** `GET /users/{id}/locations/staticip/{locId}` (spec-notes §7 Locations). */
 export function useStaticLocationQuery(customerId: number, locId: number, enabled: boolean) {
-  return useEndpointQuery(Endpoints.locations.getStatic, { params: { id: customerId, locId } }, { enabled });
+  return useEndpointQuery(locationEndpoints.getStatic, { params: { id: customerId, locId } }, { enabled });
 }
 
 /** `GET /users/{id}/locations/rate-limits`: the operator's UDP limits (docs/operations.md "Response-rate limiting"). */
 export function useRateLimitsQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.locations.rateLimits, { params: { id: customerId } });
+  return useEndpointQuery(locationEndpoints.rateLimits, { params: { id: customerId } });
 }
 
 /** `GET /users/{id}/locations/{type}/{locId}` for the non-static types (spec-notes §7 Locations). */
 export function useOtherLocationQuery(customerId: number, type: OtherLocationType, locId: number, enabled: boolean) {
-  return useEndpointQuery(Endpoints.locations.get, { params: { id: customerId, type, locId } }, { enabled });
+  return useEndpointQuery(locationEndpoints.get, { params: { id: customerId, type, locId } }, { enabled });
 }
 
 /**
@@ -60,7 +66,7 @@ export function useOtherLocationQuery(customerId: number, type: OtherLocationTyp
  * location form's policy select (the default is the "Inherit default policy" choice).
  */
 export function usePolicyChoicesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 1000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'false' },
   });
 }
@@ -70,7 +76,7 @@ export function usePolicyChoicesQuery(customerId: number) {
  * output; the policies go stale too (each lists its locations).
  */
 export function useCreateStaticIpLocationMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.locations.createStatic, {
+  return useEndpointMutation(locationEndpoints.createStatic, {
     params: { id: customerId },
     invalidates: ['policies'],
   });
@@ -78,7 +84,7 @@ export function useCreateStaticIpLocationMutation(customerId: number) {
 
 /** `POST /users/{id}/locations/{type}` for the non-static types (spec-notes §7 Locations). */
 export function useCreateOtherLocationMutation(customerId: number, type: OtherLocationType) {
-  return useEndpointMutation(Endpoints.locations.create, {
+  return useEndpointMutation(locationEndpoints.create, {
     params: { id: customerId, type },
     invalidates: ['policies'],
   });
@@ -86,7 +92,7 @@ export function useCreateOtherLocationMutation(customerId: number, type: OtherLo
 
 /** `POST /users/{id}/locations/staticip/{locId}` (spec-notes §7): an update; `addresses` replaces the set. */
 export function useUpdateStaticIpLocationMutation(customerId: number, locId: number) {
-  return useEndpointMutation(Endpoints.locations.updateStatic, {
+  return useEndpointMutation(locationEndpoints.updateStatic, {
     params: { id: customerId, locId },
     invalidates: ['policies'],
   });
@@ -94,7 +100,7 @@ export function useUpdateStaticIpLocationMutation(customerId: number, locId: num
 
 /** `POST /users/{id}/locations/{type}/{locId}` (spec-notes §7): an update of a non-static location. */
 export function useUpdateOtherLocationMutation(customerId: number, type: OtherLocationType, locId: number) {
-  return useEndpointMutation(Endpoints.locations.update, {
+  return useEndpointMutation(locationEndpoints.update, {
     params: { id: customerId, type, locId },
     invalidates: ['policies'],
   });
@@ -113,7 +119,7 @@ export function useLocationDependantsFetcher(
   return async (locId) => {
     const type = typeOf(locId);
     if (type === undefined) return { in_use: false, dependants: {} };
-    return api.call(Endpoints.locations.dependants, { params: { id: customerId, type, locId } });
+    return api.call(locationEndpoints.dependants, { params: { id: customerId, type, locId } });
   };
 }
 
@@ -138,8 +144,8 @@ export function useDeleteLocationsMutation(customerId: number) {
           targets.map((l) => [
             String(l.id),
             l.type === 'staticip'
-              ? batchItem(Endpoints.locations.removeStatic, { params: { id: customerId, locId: l.id } })
-              : batchItem(Endpoints.locations.remove, { params: { id: customerId, type: l.type, locId: l.id } }),
+              ? batchItem(locationEndpoints.removeStatic, { params: { id: customerId, locId: l.id } })
+              : batchItem(locationEndpoints.remove, { params: { id: customerId, type: l.type, locId: l.id } }),
           ]),
         ),
       ),

@@ -1,4 +1,4 @@
-import { Endpoints, type StatsBreakdown } from '@cordon/shared';
+import { type StatsBreakdown, statsEndpoints } from '@cordon/shared';
 import { Alert, Anchor, Group, Paper, SegmentedControl, Stack, Text, useMatches } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { keepPreviousData } from '@tanstack/react-query';
@@ -60,12 +60,12 @@ function useBreakdownQuery(
   const options = { placeholderData: keepPreviousData };
   // Both hooks are called (hooks in a fixed order); the other one's query stays disabled.
   const msp = useEndpointQuery(
-    Endpoints.stats.mspBreakdown,
+    statsEndpoints.mspBreakdown,
     { params: { id: scope.kind === 'msp' ? scope.id : 0 }, query },
     { ...options, enabled: scope.kind === 'msp' },
   );
   const system = useEndpointQuery(
-    Endpoints.stats.systemBreakdown,
+    statsEndpoints.systemBreakdown,
     { query },
     { ...options, enabled: scope.kind === 'system' },
   );

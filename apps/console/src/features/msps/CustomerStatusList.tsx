@@ -5,14 +5,15 @@ import {
   FILTERING_LEVELS,
   type FilteringLevel,
 } from '@cordon/shared';
-import { ActionIcon, Anchor, Box, Button, Group, Pagination, Select, Stack, Text } from '@mantine/core';
+import { ActionIcon, Anchor, Box, Button, Group, Pagination, Stack, Text } from '@mantine/core';
 import { IconInfoCircle, IconMail, IconShieldCheck } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DataTable, type ListState } from '../../components/DataTable.tsx';
-import { useFilteringLevelLabel } from '../../components/FilteringLevelSelect.tsx';
+import { DeferredSelect } from '../../components/Deferred.tsx';
+import { useFilteringLevelLabel } from '../../components/filteringLevelLabel.ts';
 import { type Formatter, useFormat } from '../../components/format.ts';
 import { QueryState } from '../../components/QueryState.tsx';
 import type { RowSelection } from '../../components/RowSelection.tsx';
@@ -270,7 +271,7 @@ export function CustomerBulkActions({ rows, selection }: { rows: readonly Custom
 
   return (
     <Group gap="xs" wrap="wrap" role="group" aria-label={t('customerStatus.bulkLabel', { count })}>
-      <Select
+      <DeferredSelect
         aria-label={t('customerStatus.levelToApply')}
         placeholder={t('customerStatus.levelToApply')}
         data={FILTERING_LEVELS.filter((l) => l !== 'custom').map((l) => ({ value: l, label: levelLabel(l) }))}

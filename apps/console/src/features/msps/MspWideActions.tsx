@@ -1,94 +1,35 @@
-import { type DomainAction, listDomainSchema } from '@cordon/shared';
-import { Button, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import { IconLock, IconWorld } from '@tabler/icons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../../api/context.ts';
+import { DeferredModal } from '../../components/Deferred.tsx';
 import { showErrorToast, showSuccessToast } from '../../components/toast.ts';
 import { useEnforcementQuery } from '../admins/api.ts';
-import { enforceTwoFactor, useAddGlobalEntryMutation } from './customerStatusApi.ts';
+import { loadActions } from './customerStatusApi.ts';
+
+const GlobalEntryForm = lazy(() => import('./GlobalEntryForm.tsx').then((m) => ({ default: m.GlobalEntryForm })));
 
 /**
  * "Add a global entry" from the customer list (issue 29): the API keeps one global allow and one
  * global block list per MSP (`POST /global/domains/{action}?msp_id=`, spec-notes §7 Domains), not one
- * per customer, so the entry applies to every customer of the MSP; the dialog says so.
+ * per customer, so the entry applies to every customer of the MSP; the dialog says so. The form
+ * loads when the dialog first opens (bench/README.md "Console first load").
  */
 function GlobalEntryButton({ mspId }: { mspId: number }) {
   const { t } = useTranslation();
   const [opened, setOpened] = useState(false);
-  const [list, setList] = useState<DomainAction>('block');
-  const [domain, setDomain] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const create = useAddGlobalEntryMutation(mspId);
-
-  const close = () => {
-    setOpened(false);
-    setDomain('');
-    setError(null);
-  };
-  const submit = async () => {
-    const parsed = listDomainSchema.safeParse(domain.trim());
-    if (!parsed.success) {
-      setError(t('customerStatus.globalEntry.invalid'));
-      return;
-    }
-    try {
-      await create.mutateAsync({ list, domain: parsed.data });
-      showSuccessToast(t(`customerStatus.globalEntry.added_${list}`, { domain: parsed.data }));
-      close();
-    } catch {
-      showErrorToast(t('customerStatus.actionFailed'));
-    }
-  };
-
+  const close = () => setOpened(false);
   return (
     <>
       <Button variant="light" leftSection={<IconWorld size={16} aria-hidden />} onClick={() => setOpened(true)}>
         {t('customerStatus.globalEntry.open')}
       </Button>
-      <Modal opened={opened} onClose={close} title={t('customerStatus.globalEntry.title')} centered>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
-          <Stack gap="sm">
-            <Text size="sm" data-testid="global-entry-scope">
-              {t('customerStatus.globalEntry.scope')}
-            </Text>
-            <SegmentedControl
-              aria-label={t('customerStatus.globalEntry.list')}
-              value={list}
-              onChange={(v) => setList(v as DomainAction)}
-              data={[
-                { value: 'block', label: t('customerStatus.globalEntry.block') },
-                { value: 'allow', label: t('customerStatus.globalEntry.allow') },
-              ]}
-            />
-            <TextInput
-              label={t('customerStatus.globalEntry.domain')}
-              placeholder="example.com"
-              value={domain}
-              onChange={(e) => {
-                setDomain(e.currentTarget.value);
-                setError(null);
-              }}
-              error={error}
-              required
-              data-autofocus
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={create.isPending}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                {t('customerStatus.globalEntry.submit')}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <DeferredModal opened={opened} onClose={close} title={t('customerStatus.globalEntry.title')} centered>
+        <Suspense fallback={null}>
+          <GlobalEntryForm mspId={mspId} onDone={close} />
+        </Suspense>
+      </DeferredModal>
     </>
   );
 }
@@ -109,7 +50,7 @@ function EnforceTwoFactorButton({ mspId }: { mspId: number }) {
   const confirm = async () => {
     setPending(true);
     try {
-      await enforceTwoFactor(api, mspId);
+      await (await loadActions()).enforceTwoFactor(api, mspId);
       await current.refetch();
       showSuccessToast(t('customerStatus.enforce2fa.done'));
     } catch {
@@ -130,7 +71,12 @@ function EnforceTwoFactorButton({ mspId }: { mspId: number }) {
         {enforced ? t('customerStatus.enforce2fa.already') : t('customerStatus.enforce2fa.open')}
       </Button>
       {/* Not the red ConfirmDialog: enforcing 2FA loses nothing, so the confirmation is a primary button. */}
-      <Modal opened={opened} onClose={() => setOpened(false)} title={t('customerStatus.enforce2fa.title')} centered>
+      <DeferredModal
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title={t('customerStatus.enforce2fa.title')}
+        centered
+      >
         <Text mb="md">{t('customerStatus.enforce2fa.text')}</Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setOpened(false)} disabled={pending}>
@@ -146,7 +92,7 @@ function EnforceTwoFactorButton({ mspId }: { mspId: number }) {
             {t('customerStatus.enforce2fa.confirm')}
           </Button>
         </Group>
-      </Modal>
+      </DeferredModal>
     </>
   );
 }

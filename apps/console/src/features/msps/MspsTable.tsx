@@ -1,10 +1,11 @@
 import type { Msp } from '@cordon/shared';
-import { ActionIcon, Anchor, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { type ListPage, type ListState, QueryDataTable } from '../../components/DataTable.tsx';
+import { DeferredTooltip } from '../../components/Deferred.tsx';
 import type { RowSelection } from '../../components/RowSelection.tsx';
 import type { MspSortKey } from './api.ts';
 
@@ -54,7 +55,7 @@ export function MspsTable(props: {
           header: t('msps.details'),
           w: 72,
           render: (m) => (
-            <Tooltip label={t('msps.details')}>
+            <DeferredTooltip label={t('msps.details')}>
               <ActionIcon
                 component={Link}
                 to={`${props.basePath}/${m.id}`}
@@ -63,7 +64,7 @@ export function MspsTable(props: {
               >
                 <IconInfoCircle size={18} aria-hidden />
               </ActionIcon>
-            </Tooltip>
+            </DeferredTooltip>
           ),
         },
       ]}

@@ -1,9 +1,10 @@
-import { Button, Modal } from '@mantine/core';
+import { Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListToolbar, useListState } from '../../components/DataTable.tsx';
+import { DeferredModal } from '../../components/Deferred.tsx';
 import { Dashboard } from '../../components/dashboard/Dashboard.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { DeleteSelectedButton, useMultiDeleteToasts, useRowSelection } from '../../components/RowSelection.tsx';
@@ -90,11 +91,11 @@ export function SystemOverviewPage() {
           store.selectCustomer(null);
         }}
       />
-      <Modal opened={opened} onClose={close} title={t('msps.new')} size="lg">
+      <DeferredModal opened={opened} onClose={close} title={t('msps.new')} size="lg">
         <Suspense fallback={null}>
           <MspCreateForm onDone={close} />
         </Suspense>
-      </Modal>
+      </DeferredModal>
     </>
   );
 }

@@ -1,4 +1,10 @@
-import { type DependantsResponse, Endpoints, type ListQuery } from '@cordon/shared';
+import {
+  customerEndpoints,
+  type DependantsResponse,
+  type ListQuery,
+  mspEndpoints,
+  statsEndpoints,
+} from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -9,18 +15,18 @@ export type MspSortKey = 'name' | 'company_name' | 'license' | 'created_at';
 
 /** `GET /msp` (spec-notes §7 MSPs): one page of MSPs, sorted and filtered (spec-notes §9). */
 export function useMspsQuery(query: ListQuery) {
-  return useEndpointQuery(Endpoints.msps.list, { query }, { placeholderData: keepPreviousData });
+  return useEndpointQuery(mspEndpoints.list, { query }, { placeholderData: keepPreviousData });
 }
 
 /** `GET /msp/{id}` (spec-notes §7 MSPs): one MSP (system, sales, or its own admin). */
 export function useMspQuery(id: number) {
-  return useEndpointQuery(Endpoints.msps.get, { params: { id } });
+  return useEndpointQuery(mspEndpoints.get, { params: { id } });
 }
 
 /** `GET /users/?msp_id=` (spec-notes §7 Customers): one page of an MSP's customers (sales: read-only). */
 export function useMspCustomersQuery(mspId: number, query: ListQuery) {
   return useEndpointQuery(
-    Endpoints.customers.list,
+    customerEndpoints.list,
     { query: { ...query, msp_id: mspId } },
     { placeholderData: keepPreviousData },
   );
@@ -28,12 +34,12 @@ export function useMspCustomersQuery(mspId: number, query: ListQuery) {
 
 /** `POST /msp` (spec-notes §7 MSPs) with `mspCreateSchema`'s output. */
 export function useCreateMspMutation() {
-  return useEndpointMutation(Endpoints.msps.create);
+  return useEndpointMutation(mspEndpoints.create);
 }
 
 /** `PUT /msp/{id}` (spec-notes §7 MSPs): name, company, licence, time zone. */
 export function useUpdateMspMutation(id: number) {
-  return useEndpointMutation(Endpoints.msps.update, { params: { id } });
+  return useEndpointMutation(mspEndpoints.update, { params: { id } });
 }
 
 /**
@@ -48,7 +54,7 @@ export function useDeleteMspsMutation() {
     run: (items: ReadonlyArray<{ id: number; name: string }>) =>
       batch.mutateAsync(
         deleteItems(
-          Endpoints.msps.remove,
+          mspEndpoints.remove,
           items.map((m) => m.id),
           (id) => ({ params: { id }, query: { confirm_name: items.find((m) => m.id === id)?.name ?? '' } }),
         ),
@@ -61,7 +67,7 @@ export function useDeleteMspsMutation() {
  * name was typed in the dialog (docs/api.md "Deletes of things in use").
  */
 export function useDeleteMspMutation(id: number, name: string) {
-  return useEndpointMutation(Endpoints.msps.remove, {
+  return useEndpointMutation(mspEndpoints.remove, {
     params: { id },
     query: { confirm_name: name },
     invalidates: ['customers'],
@@ -71,10 +77,10 @@ export function useDeleteMspMutation(id: number, name: string) {
 /** `GET /msp/{id}/dependants`: what a delete of the MSP takes with it, for the dialog. */
 export function useMspDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (id) => api.call(Endpoints.msps.dependants, { params: { id } });
+  return (id) => api.call(mspEndpoints.dependants, { params: { id } });
 }
 
 /** `GET /msp/{id}/stats/30days` (spec-notes §7 Stats): the MSP's totals of the last 30 days (the sales MSP page). */
 export function useMspTotalsQuery(mspId: number) {
-  return useEndpointQuery(Endpoints.stats.mspOverview, { params: { id: mspId, date: '30days' } });
+  return useEndpointQuery(statsEndpoints.mspOverview, { params: { id: mspId, date: '30days' } });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../api/client.ts';
 import { ENGLISH, loadFeatureTranslation } from '../../app/messages.ts';
 import { createI18n } from '../../i18n/index.ts';
-import { addGlobalEntry, enforceTwoFactor } from './customerStatusApi.ts';
+import { addGlobalEntry, enforceTwoFactor } from './customerStatusActions.ts';
 
 /** A client over a fake fetch answering `status` + `body`, recording each request sent. */
 function fakeClient(status: number, body: unknown) {

@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { deviceEndpoints, locationEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useEndpointQuery } from '../../api/hooks.ts';
@@ -14,7 +14,7 @@ export function PolicyLocationsTab({ policyId, customerId }: { policyId: number;
   const { t } = useTranslation();
   const list = useListState<'name' | 'type'>({ key: 'name', dir: 'asc' });
   const locations = useEndpointQuery(
-    Endpoints.locations.list,
+    locationEndpoints.list,
     {
       params: { id: customerId, type: 'all' },
       query: {
@@ -67,7 +67,7 @@ export function PolicyDevicesTab({ policyId, customerId }: { policyId: number; c
   const fmt = useFormat();
   const list = useListState<'name' | 'last_contact'>({ key: 'name', dir: 'asc' });
   const devices = useEndpointQuery(
-    Endpoints.devices.list,
+    deviceEndpoints.list,
     {
       params: { id: customerId },
       query: {

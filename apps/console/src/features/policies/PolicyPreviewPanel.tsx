@@ -1,4 +1,4 @@
-import { Endpoints, type PolicyPreviewBody } from '@cordon/shared';
+import { type PolicyPreviewBody, policyPreviewEndpoints } from '@cordon/shared';
 import { Alert, Group, List, Loader, Paper, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -24,7 +24,7 @@ export function PolicyPreviewPanel({ policyId, body }: { policyId: number; body:
   const preview = useQuery({
     queryKey: ['policypreview', policyId, blocked.join(','), debounced.allow_unclassified ?? true],
     queryFn: ({ signal }) =>
-      api.call(Endpoints.policypreview.preview, {
+      api.call(policyPreviewEndpoints.preview, {
         params: { id: policyId },
         body: { blocked, allow_unclassified: debounced.allow_unclassified ?? true },
         signal,

@@ -1,4 +1,4 @@
-import { type DependantsResponse, Endpoints, type PolicyCategory } from '@cordon/shared';
+import { type DependantsResponse, type PolicyCategory, policyEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { deleteItems, useBatchMutation } from '../../api/batch.ts';
 import { useApi } from '../../api/context.ts';
@@ -24,7 +24,7 @@ export interface PolicyListPage {
 /** `GET /policies?user_id=…` (spec-notes §7 Policies): one page of the customer's policies. */
 export function usePoliciesQuery(customerId: number, page: PolicyListPage) {
   return useEndpointQuery(
-    Endpoints.policies.list,
+    policyEndpoints.list,
     {
       query: {
         user_id: customerId,
@@ -52,7 +52,7 @@ export function useDeletePoliciesMutation() {
     isPending: batch.isPending,
     run: (ids: readonly number[], moveTo: number | null = null) =>
       batch.mutateAsync(
-        deleteItems(Endpoints.policies.remove, ids, (id) => ({
+        deleteItems(policyEndpoints.remove, ids, (id) => ({
           params: { id },
           ...(moveTo !== null ? { query: { move_to_policy_id: moveTo } } : {}),
         })),
@@ -63,41 +63,41 @@ export function useDeletePoliciesMutation() {
 /** `GET /policies/{id}/dependants` as a function for the delete dialog (docs/api.md "Deletes of things in use"). */
 export function usePolicyDependantsFetcher(): (id: number) => Promise<DependantsResponse> {
   const api = useApi();
-  return (id) => api.call(Endpoints.policies.dependants, { params: { id } });
+  return (id) => api.call(policyEndpoints.dependants, { params: { id } });
 }
 
 /** Every policy of the customer by name (the delete dialog's move targets), default included. */
 export function useAllPoliciesQuery(customerId: number) {
-  return useEndpointQuery(Endpoints.policies.list, {
+  return useEndpointQuery(policyEndpoints.list, {
     query: { user_id: customerId, limit: 10_000, offset: 0, sortkey: 'name', sortdir: 'asc', show_default: 'true' },
   });
 }
 
 /** `GET /policies/{id}` (spec-notes §7 Policies). */
 export function usePolicyQuery(id: number) {
-  return useEndpointQuery(Endpoints.policies.get, { params: { id } });
+  return useEndpointQuery(policyEndpoints.get, { params: { id } });
 }
 
 /** `POST /policies` (spec-notes §7 Policies) with `policyCreateSchema`'s output. */
 export function useCreatePolicyMutation() {
-  return useEndpointMutation(Endpoints.policies.create);
+  return useEndpointMutation(policyEndpoints.create);
 }
 
 /** `PUT /policies/{id}` (spec-notes §7). A named level resets the categories: every policy read goes stale. */
 export function useUpdatePolicyMutation(id: number) {
-  return useEndpointMutation(Endpoints.policies.update, { params: { id } });
+  return useEndpointMutation(policyEndpoints.update, { params: { id } });
 }
 
 const toScreen = (wire: PolicyCategory[]): CategoryAllowance[] => wire.map(categoryFromWire);
 
 /** `GET /policies/{id}/categories` (spec-notes §7), read through the flip mapper (screen `allowed`). */
 export function usePolicyCategoriesQuery(id: number) {
-  return useEndpointQuery(Endpoints.policies.getCategories, { params: { id } }, { select: toScreen });
+  return useEndpointQuery(policyEndpoints.getCategories, { params: { id } }, { select: toScreen });
 }
 
 /** `PUT /policies/{id}/categories` (spec-notes §7): the screen's settings, written through the flip mapper. */
 export function useUpdatePolicyCategoriesMutation(id: number) {
-  return useEndpointMutation(Endpoints.policies.setCategories, {
+  return useEndpointMutation(policyEndpoints.setCategories, {
     params: { id },
     toBody: (categories: readonly CategoryAllowance[]) => categories.map(categoryToWire),
   });

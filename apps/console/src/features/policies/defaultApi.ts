@@ -1,4 +1,9 @@
-import { type CategoryLevelUpdate, type DefaultPolicyQuery, Endpoints, type PolicyCategory } from '@cordon/shared';
+import {
+  type CategoryLevelUpdate,
+  type DefaultPolicyQuery,
+  type PolicyCategory,
+  policyEndpoints,
+} from '@cordon/shared';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 import { type CategoryAllowance, categoryFromWire, categoryToWire } from './categoryMapper.ts';
 
@@ -10,24 +15,24 @@ export type DefaultPolicyOwner = DefaultPolicyQuery;
 
 /** `GET /policies/default` (spec-notes §7 Policies) for `owner`. */
 export function useDefaultPolicyQuery(owner: DefaultPolicyOwner) {
-  return useEndpointQuery(Endpoints.policies.getDefault, { query: owner });
+  return useEndpointQuery(policyEndpoints.getDefault, { query: owner });
 }
 
 /** `PUT /policies/default` (spec-notes §7) for `owner`; a named level resets the categories. */
 export function useUpdateDefaultPolicyMutation(owner: DefaultPolicyOwner) {
-  return useEndpointMutation(Endpoints.policies.updateDefault, { query: owner });
+  return useEndpointMutation(policyEndpoints.updateDefault, { query: owner });
 }
 
 const toScreen = (wire: PolicyCategory[]): CategoryAllowance[] => wire.map(categoryFromWire);
 
 /** `GET /policies/default/categories` (spec-notes §7) for `owner`, through the flip mapper (screen `allowed`). */
 export function useDefaultPolicyCategoriesQuery(owner: DefaultPolicyOwner) {
-  return useEndpointQuery(Endpoints.policies.getDefaultCategories, { query: owner }, { select: toScreen });
+  return useEndpointQuery(policyEndpoints.getDefaultCategories, { query: owner }, { select: toScreen });
 }
 
 /** `POST /policies/default/categories` (spec-notes §7) for `owner`: the screen's settings through the flip mapper. */
 export function useUpdateDefaultPolicyCategoriesMutation(owner: DefaultPolicyOwner) {
-  return useEndpointMutation(Endpoints.policies.postDefaultCategories, {
+  return useEndpointMutation(policyEndpoints.postDefaultCategories, {
     query: owner,
     toBody: (categories: readonly CategoryAllowance[]) => categories.map(categoryToWire),
   });
@@ -35,7 +40,7 @@ export function useUpdateDefaultPolicyCategoriesMutation(owner: DefaultPolicyOwn
 
 /** `PUT /policies/default/categories/{id}` (system admins; spec-notes §4): a category's protection level. */
 export function useSetCategoryLevelMutation(id: number) {
-  return useEndpointMutation(Endpoints.policies.setCategoryLevel, {
+  return useEndpointMutation(policyEndpoints.setCategoryLevel, {
     params: { id },
     toBody: (body: CategoryLevelUpdate) => body,
   });

@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { notificationEndpoints } from '@cordon/shared';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /**
@@ -10,12 +10,12 @@ export type NotificationsOwner = { kind: 'policy'; policyId: number } | { kind: 
 /** `GET /policies/{id}/notifications` or `GET /policies/default/notifications?user_id=` (spec-notes §3 "Notification settings"). */
 export function useNotificationsQuery(owner: NotificationsOwner) {
   const byPolicy = useEndpointQuery(
-    Endpoints.notifications.get,
+    notificationEndpoints.get,
     { params: { id: owner.kind === 'policy' ? owner.policyId : 0 } },
     { enabled: owner.kind === 'policy' },
   );
   const byDefault = useEndpointQuery(
-    Endpoints.notifications.getDefault,
+    notificationEndpoints.getDefault,
     { query: { user_id: owner.kind === 'default' ? owner.userId : 0 } },
     { enabled: owner.kind === 'default' },
   );
@@ -24,10 +24,10 @@ export function useNotificationsQuery(owner: NotificationsOwner) {
 
 /** `POST /policies/{id}/notifications` or `POST /policies/default/notifications?user_id=`: replaces the settings. */
 export function useSaveNotificationsMutation(owner: NotificationsOwner) {
-  const byPolicy = useEndpointMutation(Endpoints.notifications.set, {
+  const byPolicy = useEndpointMutation(notificationEndpoints.set, {
     params: { id: owner.kind === 'policy' ? owner.policyId : 0 },
   });
-  const byDefault = useEndpointMutation(Endpoints.notifications.setDefault, {
+  const byDefault = useEndpointMutation(notificationEndpoints.setDefault, {
     query: { user_id: owner.kind === 'default' ? owner.userId : 0 },
   });
   return owner.kind === 'policy' ? byPolicy : byDefault;

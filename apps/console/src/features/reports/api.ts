@@ -1,4 +1,10 @@
-import { type ArchivedReport, Endpoints, type ReportCode, type ScheduledReport } from '@cordon/shared';
+import {
+  type ArchivedReport,
+  powerBiEndpoints,
+  type ReportCode,
+  reportEndpoints,
+  type ScheduledReport,
+} from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { API_BASE, withQuery } from '../../api/client.ts';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
@@ -15,7 +21,7 @@ export function useReportQuery(
   enabled: boolean,
 ) {
   return useEndpointQuery(
-    Endpoints.reports.get,
+    reportEndpoints.get,
     {
       params: { id: customerId, code },
       query: { ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) },
@@ -27,7 +33,7 @@ export function useReportQuery(
 /** `GET /users/{id}/scheduledreports` (spec-notes §7): one page of the scheduled reports. */
 export function useScheduledReportsQuery(customerId: number, page: { limit: number; offset: number }) {
   return useEndpointQuery(
-    Endpoints.reports.scheduledList,
+    reportEndpoints.scheduledList,
     { params: { id: customerId }, query: page },
     { placeholderData: keepPreviousData },
   );
@@ -35,28 +41,28 @@ export function useScheduledReportsQuery(customerId: number, page: { limit: numb
 
 /** `POST /users/{id}/scheduledreports` (spec-notes §7). */
 export function useCreateScheduledReportMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.reports.scheduledCreate, { params: { id: customerId } });
+  return useEndpointMutation(reportEndpoints.scheduledCreate, { params: { id: customerId } });
 }
 
 /** `POST /users/{id}/scheduledreports/{rid}` (spec-notes §7: an update). */
 export function useUpdateScheduledReportMutation(customerId: number, rid: number) {
-  return useEndpointMutation(Endpoints.reports.scheduledUpdate, { params: { id: customerId, rid } });
+  return useEndpointMutation(reportEndpoints.scheduledUpdate, { params: { id: customerId, rid } });
 }
 
 /** `DELETE /users/{id}/scheduledreports/{rid}`. */
 export function useDeleteScheduledReportMutation(customerId: number, rid: number) {
-  return useEndpointMutation(Endpoints.reports.scheduledDelete, { params: { id: customerId, rid } });
+  return useEndpointMutation(reportEndpoints.scheduledDelete, { params: { id: customerId, rid } });
 }
 
 /** `POST /users/{id}/scheduledreports/{rid}/run` (spec-notes §7): send it now. */
 export function useRunScheduledReportMutation(customerId: number, rid: number) {
-  return useEndpointMutation(Endpoints.reports.scheduledRun, { params: { id: customerId, rid } });
+  return useEndpointMutation(reportEndpoints.scheduledRun, { params: { id: customerId, rid } });
 }
 
 /** `GET /users/{id}/reports/archive`: archived PDFs, newest first. */
 export function useArchiveQuery(customerId: number, page: { limit: number; offset: number }) {
   return useEndpointQuery(
-    Endpoints.reports.archive,
+    reportEndpoints.archive,
     { params: { id: customerId }, query: page },
     { placeholderData: keepPreviousData },
   );
@@ -95,5 +101,5 @@ export async function downloadPdf(
 
 /** `GET /powerbi/config` (spec-notes §7): whether a Power BI embed is configured; the link is hidden when not. */
 export function usePowerBiConfigQuery() {
-  return useEndpointQuery(Endpoints.powerbi.config, {}, { staleTime: 300_000 });
+  return useEndpointQuery(powerBiEndpoints.config, {}, { staleTime: 300_000 });
 }

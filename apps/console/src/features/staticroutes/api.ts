@@ -1,4 +1,4 @@
-import { Endpoints } from '@cordon/shared';
+import { staticRouteEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
@@ -17,7 +17,7 @@ export interface StaticRouteListPage {
 /** `GET /staticroutes?user_id=…` (spec-notes §7): one page of the customer's static routes. */
 export function useStaticRoutesQuery(customerId: number, page: StaticRouteListPage) {
   return useEndpointQuery(
-    Endpoints.staticroutes.list,
+    staticRouteEndpoints.list,
     {
       query: {
         user_id: customerId,
@@ -34,10 +34,10 @@ export function useStaticRoutesQuery(customerId: number, page: StaticRouteListPa
 
 /** `POST /staticroutes?user_id=…` (spec-notes §7) with `staticRouteCreateSchema`'s output. */
 export function useCreateStaticRouteMutation(customerId: number) {
-  return useEndpointMutation(Endpoints.staticroutes.create, { query: { user_id: customerId } });
+  return useEndpointMutation(staticRouteEndpoints.create, { query: { user_id: customerId } });
 }
 
 /** `DELETE /staticroutes/{id}` (spec-notes §7) of route `id`. */
 export function useDeleteStaticRouteMutation(id: number) {
-  return useEndpointMutation(Endpoints.staticroutes.remove, { params: { id } });
+  return useEndpointMutation(staticRouteEndpoints.remove, { params: { id } });
 }

@@ -1,16 +1,16 @@
-import { Endpoints, type RecategorizeListQuery } from '@cordon/shared';
+import { customerEndpoints, policyEndpoints, type RecategorizeListQuery, toolEndpoints } from '@cordon/shared';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEndpointMutation, useEndpointQuery } from '../../api/hooks.ts';
 
 /** `POST /tools/test/category` (spec-notes §7 UI and tools): the resolver's decision for a name. */
 export function useTestCategoryMutation() {
-  return useEndpointMutation(Endpoints.tools.testCategory);
+  return useEndpointMutation(toolEndpoints.testCategory);
 }
 
 /** `GET /policies?user_id=` (spec-notes §7 Policies): a customer's policies (the default first by name), to test under. */
 export function useCustomerPoliciesQuery(customerId: number | null) {
   return useEndpointQuery(
-    Endpoints.policies.list,
+    policyEndpoints.list,
     {
       query: {
         user_id: customerId ?? 0,
@@ -28,7 +28,7 @@ export function useCustomerPoliciesQuery(customerId: number | null) {
 /** `GET /users/?msp_id=` (spec-notes §7 Customers): the MSP's customers, to test under one of their default policies. */
 export function useMspCustomersQuery(mspId: number | null) {
   return useEndpointQuery(
-    Endpoints.customers.list,
+    customerEndpoints.list,
     { query: { msp_id: mspId ?? 0, limit: 200, offset: 0, sortkey: 'name', sortdir: 'asc' } },
     { enabled: mspId !== null },
   );
@@ -39,23 +39,23 @@ export type RecategorizeSortKey = 'created_at' | 'domain' | 'status';
 
 /** `GET /tools/recategorize` (spec-notes §7): one page of the requests the caller sees. */
 export function useRecategorizationsQuery(query: RecategorizeListQuery) {
-  return useEndpointQuery(Endpoints.tools.recategorizeList, { query }, { placeholderData: keepPreviousData });
+  return useEndpointQuery(toolEndpoints.recategorizeList, { query }, { placeholderData: keepPreviousData });
 }
 
 /** `POST /tools/recategorize` (spec-notes §7): asks for a domain's recategorisation. */
 export function useRequestRecategorizationMutation() {
-  return useEndpointMutation(Endpoints.tools.recategorize);
+  return useEndpointMutation(toolEndpoints.recategorize);
 }
 
 /** `POST /tools/recategorize/{id}/review` (system admin): approve or reject. */
 export function useReviewRecategorizationMutation(id: number) {
-  return useEndpointMutation(Endpoints.tools.recategorizeReview, { params: { id } });
+  return useEndpointMutation(toolEndpoints.recategorizeReview, { params: { id } });
 }
 
 /** `GET /tools/dns?domain=` (spec-notes §7): the name's records through Cordon's upstreams; runs when `domain` is set. */
 export function useDnsLookupQuery(domain: string | null) {
   return useEndpointQuery(
-    Endpoints.tools.dnsLookup,
+    toolEndpoints.dnsLookup,
     { query: { domain: domain ?? '' } },
     { enabled: domain !== null, staleTime: 0, retry: false },
   );
