@@ -54,6 +54,48 @@ describe('the writer thread binds query-log batches from their columns (SQLite)'
     await byColumns.close();
   });
 
+  it('binds a column once for 50 rows that share its value, and every row keeps its own values', async () => {
+    // 40 statements of 50 rows (and a tail), statement g varying the column sets of g's bits within it
+    // and sharing the rest: 40 sets, more than a connection keeps statements for.
+    const varying: Array<(i: number) => Partial<QueryLogRow>> = [
+      (i) => ({ customer_id: 1 + (i % 2) }),
+      (i) => ({ location_id: i % 3 ? 7 : null }),
+      (i) => ({ policy_id: i % 2 ? 3 : null }),
+      (i) => ({ client_ip: `10.0.0.${i % 3}` }),
+      (i) => ({ qtype: i % 2 ? 'AAAA' : 'A', protocol: i % 3 ? 'udp' : 'doh' }),
+      (i) => ({ action: i % 2 ? 'blocked' : 'allowed', reason: i % 2 ? 'category' : 'default' }),
+      (i) => ({ categories: i % 2 ? '6,13' : '', rcode: i % 3 ? 'NOERROR' : 'NXDOMAIN' }),
+      (i) => ({ answer_source: i % 2 ? 'cache' : 'upstream', device_id: i % 3 ? 41 : null }),
+      (i) => ({ user_id: i % 2 ? 50 : null, user_name: i % 2 ? 'alice' : '', group_id: i % 3 ? 60 : null }),
+      (i) => ({ matched_name: i % 2 ? 't1.cname-target.example' : '' }),
+    ];
+    const shared: Partial<QueryLogRow> = {
+      customer_id: 1,
+      location_id: 7,
+      policy_id: 3,
+      client_ip: '10.0.0.9',
+      action: 'allowed',
+      categories: '',
+      device_id: null,
+      user_id: null,
+      user_name: '',
+      group_id: null,
+      matched_name: '',
+    };
+    const rows = Array.from({ length: 2010 }, (_, i) => {
+      const group = Math.floor(i / 50);
+      let over: Partial<QueryLogRow> = { ...shared, qname: `q${i}.example`, latency_us: i };
+      for (let v = 0; v < varying.length; v++) if ((group >> v) & 1) over = { ...over, ...varying[v]!(i) };
+      return queryLogRow(i, over);
+    });
+    const handle = await createTestDatabase('sqlite');
+    await insertQueryLogBatchesSqlite(handle.sqlite!, messages(rows, [50, 975, 985]));
+    const back = await logOf(handle);
+    expect(back).toHaveLength(2010);
+    expect(back).toEqual(rows.map((r) => ({ ...r })));
+    await handle.close();
+  });
+
   it('paces in slices inside one transaction, and a failure between slices keeps none of them', async () => {
     const rows = Array.from({ length: 45 }, (_, i) => row(i));
     const handle = await createTestDatabase('sqlite');

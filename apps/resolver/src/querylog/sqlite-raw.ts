@@ -1,12 +1,10 @@
 /**
  * The query log's SQLite insert (docs/architecture.md "Statistics"): prepared multi-row statements
- * over one connection, with nothing imported but better-sqlite3's types, `runMultiRowRange` and the
- * batch format (querylog/batch.ts), so the writer thread (querylog/worker.ts) inserts into a SQLite
- * file without evaluating Kysely, pg or the migrations in its isolate (bench/README.md "Resolver
- * memory", round 7). `insertQueryLogRaw` (querylog/writer.ts) uses the same code on a Kysely
- * handle's connection.
+ * over one connection, with nothing imported but better-sqlite3's types and the batch format
+ * (querylog/batch.ts), so the writer thread (querylog/worker.ts) inserts into a SQLite file without
+ * evaluating Kysely, pg or the migrations in its isolate (bench/README.md "Resolver memory", round
+ * 7). `insertQueryLogRaw` (querylog/writer.ts) uses the same code on a Kysely handle's connection.
  */
-import { runMultiRowRange } from '@cordon/db/multi-row';
 import type SQLite from 'better-sqlite3';
 import { checkedQnames, NUMS, type ToWriter } from './batch.ts';
 import type { QueryLogRow } from './row.ts';
@@ -15,15 +13,41 @@ import type { QueryLogRow } from './row.ts';
 export const COLUMNS =
   'ts, customer_id, location_id, policy_id, client_ip, qname, qtype, protocol, action, reason, categories, rcode, answer_source, latency_us, device_id, user_id, user_name, group_id, matched_name';
 const NCOLS = 19;
-/** Rows per multi-row SQLite statement: 19 × 50 = 950 parameters, under SQLite's historic limit of 999. */
+/** Rows per multi-row SQLite statement: at most 19 × 50 = 950 parameters, under SQLite's historic limit of 999. */
 export const SQLITE_ROWS = 50;
 
 type SqliteDb = SQLite.Database;
-type SqliteStatement = ReturnType<SqliteDb['prepare']>;
+/** A statement taking its values as positional arguments (and, when it has named ones, a trailing object). */
+type SqliteStatement = SQLite.Statement<unknown[]>;
+
+/**
+ * Columns a {@link SQLITE_ROWS}-row statement binds once, as the named parameter `@c<column>`, when
+ * every row of the statement has the same value there (one client, one action, one answer source in
+ * a row): every column but `ts`, `qname` and `latency_us`, which nearly always differ. Binding a value
+ * (a string converted to UTF-8 and copied) was most of the writer thread's time a row
+ * (bench/results/history.md "Resolver CPU per query").
+ */
+const SHAREABLE: readonly number[] = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18];
+/**
+ * Statement shapes (sets of shared columns) prepared per connection at most; a group of rows whose
+ * shape is not among them binds every value (the statement sharing none). Real traffic repeats a few.
+ */
+const MAX_SHAPES = 32;
+
+/** A {@link SQLITE_ROWS}-row statement sharing the columns of `mask` (bit c: column c), with its argument arrays. */
+interface Shape {
+  readonly statement: SqliteStatement;
+  /** The values of the columns not shared, row after row (what `run` takes as its positional arguments). */
+  readonly args: unknown[];
+  /** The shared columns' values by parameter name (`c4`: column 4). */
+  readonly named: Record<string, unknown>;
+}
 
 interface SqliteStatements {
-  rawMany: SqliteStatement;
+  readonly db: SqliteDb;
   rawOne: SqliteStatement;
+  /** By mask of shared columns; 0, sharing none, always present. */
+  readonly shapes: Map<number, Shape>;
 }
 /** The prepared statements of each SQLite connection, made once. */
 const prepared = new WeakMap<SqliteDb, SqliteStatements>();
@@ -32,13 +56,43 @@ function statementsOf(db: SqliteDb): SqliteStatements {
   let st = prepared.get(db);
   if (st === undefined) {
     const tuple = `(${new Array(NCOLS).fill('?').join(', ')})`;
-    st = {
-      rawMany: db.prepare(`insert into query_log (${COLUMNS}) values ${new Array(SQLITE_ROWS).fill(tuple).join(', ')}`),
-      rawOne: db.prepare(`insert into query_log (${COLUMNS}) values ${tuple}`),
-    };
+    st = { db, rawOne: db.prepare<unknown[]>(`insert into query_log (${COLUMNS}) values ${tuple}`), shapes: new Map() };
+    st.shapes.set(0, shapeOf(db, 0));
     prepared.set(db, st);
   }
   return st;
+}
+
+/**
+ * The {@link SQLITE_ROWS}-row statement binding the columns of `mask` once (`@c<n>`) and the others
+ * per row (`?`). SQLite numbers a named parameter where it first appears and reuses it after, and
+ * better-sqlite3 binds the positional arguments to the `?`s in order and the named ones from the
+ * trailing object.
+ */
+function shapeOf(db: SqliteDb, mask: number): Shape {
+  const tuple = [];
+  for (let c = 0; c < NCOLS; c++) tuple.push((mask & (1 << c)) === 0 ? '?' : `@c${c}`);
+  const row = `(${tuple.join(', ')})`;
+  let perRow = 0;
+  for (let c = 0; c < NCOLS; c++) if ((mask & (1 << c)) === 0) perRow++;
+  return {
+    statement: db.prepare<unknown[]>(
+      `insert into query_log (${COLUMNS}) values ${new Array(SQLITE_ROWS).fill(row).join(', ')}`,
+    ),
+    args: new Array(perRow * SQLITE_ROWS),
+    named: {},
+  };
+}
+
+/** The statement for `mask`, prepared on first use while fewer than {@link MAX_SHAPES} are; else the one sharing nothing. */
+function shapeFor(st: SqliteStatements, mask: number): { shape: Shape; mask: number } {
+  let shape = st.shapes.get(mask);
+  if (shape === undefined) {
+    if (st.shapes.size >= MAX_SHAPES) return { shape: st.shapes.get(0)!, mask: 0 };
+    shape = shapeOf(st.db, mask);
+    st.shapes.set(mask, shape);
+  }
+  return { shape, mask };
 }
 
 /** Appends row `r`'s values in {@link COLUMNS} order at `p[at…]`. */
@@ -142,9 +196,44 @@ class BatchRows implements RowSource {
   }
 }
 
-/** SQLite, synchronous (the caller holds the connection and a transaction): rows `from` to `to` (exclusive), 50 per statement. */
+/**
+ * SQLite, synchronous (the caller holds the connection and a transaction): rows `from` to `to`
+ * (exclusive), {@link SQLITE_ROWS} per statement — each column whose value all of them share bound
+ * once ({@link SHAREABLE}) — the tail one by one. The values are passed as arguments
+ * (`run(...values)`), not as one array: better-sqlite3 then reads each from the call's arguments
+ * instead of through an element lookup on the array (bench/results/history.md "Resolver CPU per
+ * query").
+ */
 function insertRange(st: SqliteStatements, rows: RowSource, from: number, to: number): void {
-  runMultiRowRange(st.rawMany, st.rawOne, SQLITE_ROWS, NCOLS, from, to, rows.put.bind(rows));
+  const values = new Array<unknown>(NCOLS * SQLITE_ROWS);
+  let i = from;
+  for (; i + SQLITE_ROWS <= to; i += SQLITE_ROWS) {
+    for (let k = 0; k < SQLITE_ROWS; k++) rows.put(values, k * NCOLS, i + k);
+    let mask = 0;
+    for (const c of SHAREABLE) {
+      const v = values[c];
+      let at = NCOLS + c;
+      while (at < values.length && values[at] === v) at += NCOLS;
+      if (at >= values.length) mask |= 1 << c;
+    }
+    const found = shapeFor(st, mask);
+    if (found.mask === 0) {
+      found.shape.statement.run(...values);
+      continue;
+    }
+    const { args, named, statement } = found.shape;
+    let n = 0;
+    for (let at = 0; at < values.length; at += NCOLS) {
+      for (let c = 0; c < NCOLS; c++) if ((found.mask & (1 << c)) === 0) args[n++] = values[at + c];
+    }
+    for (const c of SHAREABLE) if ((found.mask & (1 << c)) !== 0) named[`c${c}`] = values[c];
+    statement.run(...args, named);
+  }
+  const single = new Array<unknown>(NCOLS);
+  for (; i < to; i++) {
+    rows.put(single, 0, i);
+    st.rawOne.run(...single);
+  }
 }
 
 /**
