@@ -19,6 +19,8 @@
  *
  *   node bench/console-first-paint.mjs [runs=3]
  *   CORDON_BENCH_LIST=1 node bench/console-first-paint.mjs 1   # also lists the scripts each load fetched
+ *   CORDON_BENCH_SHOTS=DIR node bench/console-first-paint.mjs 1 # also saves each page, unthrottled, at
+ *                                   # 1280 and 390 px wide in English and French, to compare two builds
  *
  * Network tests stay on loopback (docs/contributing.md); nothing is asserted (figures only).
  */
@@ -203,6 +205,32 @@ async function measure(browser, base, load, state) {
   return { ...figures, ...byThen };
 }
 
+/**
+ * Saves each load's page once settled (main content in, the network idle, 1.5 s for late chunks and
+ * charts), unthrottled, full page, at 1280 and 390 px in English and French: `DIR/<n>-<width>-<lang>.png`.
+ */
+async function screenshots(browser, base, dir) {
+  for (const [n, load] of LOADS.entries()) {
+    const state = load.who ? await loginState(browser, base, load.who) : undefined;
+    for (const width of [1280, 390]) {
+      for (const lang of ['en', 'fr']) {
+        const context = await browser.newContext({
+          ...(state ? { storageState: state } : {}),
+          viewport: { width, height: 900 },
+        });
+        const page = await context.newPage();
+        await page.addInitScript((l) => window.localStorage.setItem('lang', l), lang);
+        await page.goto(`${base}${load.path}`);
+        await page.waitForSelector(load.main, { timeout: 60_000 });
+        await page.waitForLoadState('networkidle');
+        await page.waitForTimeout(1500);
+        await page.screenshot({ path: join(dir, `${n}-${width}-${lang}.png`), fullPage: true });
+        await context.close();
+      }
+    }
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -260,6 +288,7 @@ try {
     );
   }
   console.log(`load average ${loadavg()[0].toFixed(1)} at the end`);
+  if (process.env.CORDON_BENCH_SHOTS) await screenshots(browser, base, process.env.CORDON_BENCH_SHOTS);
 } finally {
   await browser.close();
   cordon.kill('SIGTERM');
