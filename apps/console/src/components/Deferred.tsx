@@ -78,6 +78,12 @@ export type DeferredSelectProps = SelectProps & { 'data-testid'?: string };
 export function DeferredSelect(props: DeferredSelectProps) {
   const loaded = useOverlays();
   const intent = useRef({ open: false, focus: false });
+  // A clearable select with a value shows its clear button, which the stand-in does not draw: the
+  // real one is fetched at once then (list filters set from the address, never on an overview).
+  const clearShown = props.clearable === true && props.value != null;
+  useEffect(() => {
+    if (clearShown) want();
+  }, [clearShown]);
   if (loaded) {
     const { open, focus } = intent.current;
     return <loaded.Select {...props} {...(open ? { defaultDropdownOpened: true } : {})} autoFocus={focus} />;
