@@ -14,7 +14,8 @@ export default defineConfig({
     // overrides).
     maxWorkers: 2,
     // Migrates the template databases once per run; each test database is a copy (createTestDatabase).
-    globalSetup: ['packages/db/src/testing-setup.ts'],
+    // Names the run's `cordon` bundle, which the tests that spawn the command build once and share.
+    globalSetup: ['packages/db/src/testing-setup.ts', 'test/setup/cli-bundle.ts'],
     // argon2 at its least cost in tests (passwordHashCost; production's is pinned by passwords.test.ts).
     env: { CORDON_TEST_PASSWORD_HASH_COST: 'low' },
   },

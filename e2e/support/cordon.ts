@@ -1,10 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SOURCES_CLI, testCommand } from './test-bundle.ts';
+
+export { SOURCES_CLI } from './test-bundle.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The `cordon` command from the TypeScript sources (tsx). */
-export const CLI = fileURLToPath(new URL('../../apps/cli/bin/cordon.js', import.meta.url));
+/**
+ * The `cordon` command of the current sources, as an `entry` of {@link startCordon} and what
+ * {@link runCordon} runs: the test run's bundle of them under Vitest's unit and integration suite,
+ * else the sources through tsx (e2e/support/test-bundle.ts).
+ */
+export const CLI = 'cordon:current-sources';
 /** The production bundle `npm start` runs (`npm run build:server` makes it). */
 const BUNDLE = fileURLToPath(new URL('../../apps/cli/dist/cordon.mjs', import.meta.url));
 
@@ -24,7 +31,10 @@ export async function runCordon(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; output: string[] }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [await testCommand(), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+  });
   const output: string[] = [];
   child.stdout.on('data', (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean)));
   child.stderr.on('data', (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean)));
@@ -35,10 +45,16 @@ export async function runCordon(
 /**
  * Starts `cordon serve` from the production bundle, as `npm start` runs it, with `env`, and waits
  * for its boot line (`cordon serving: …`).
- * @param entry the script node runs: the bundle by default, {@link CLI} for the sources, or another bundle
+ * @param requested the script node runs: the release bundle (`apps/cli/dist`) by default, {@link CLI}
+ *   for the current sources (bundled per test run), {@link SOURCES_CLI} for them through tsx, or another bundle
  * @throws Error with the process output when it exits or does not boot within `timeoutMs`
  */
-export async function startCordon(env: NodeJS.ProcessEnv, timeoutMs = 60_000, entry = BUNDLE): Promise<CordonProcess> {
+export async function startCordon(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  requested = BUNDLE,
+): Promise<CordonProcess> {
+  const entry = requested === CLI ? await testCommand() : requested;
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:server`);
   // The DoH listener is off unless a test asks for it: its default port would clash between runs.
   const child = spawn(process.execPath, [entry, 'serve'], {

@@ -328,7 +328,8 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
   });
 
   it('runs each due worker job exactly once with two workers on the database', async () => {
-    const jobs = workerJobs(resolveServeConfig({}, { CORDON_UPSTREAM: '127.0.0.1:53' })).map((j) => j.name);
+    const defined = workerJobs(resolveServeConfig({}, { CORDON_UPSTREAM: '127.0.0.1:53' }));
+    const jobs = defined.map((j) => j.name);
     const ledger = () => db.db.selectFrom('worker_jobs').select(['name', 'runs', 'last_finished_at']).execute();
     await expect
       .poll(async () => (await ledger()).filter((r) => r.last_finished_at !== null).length, {
@@ -339,7 +340,15 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
     const rows = await ledger();
     expect(rows.map((r) => r.name).sort()).toEqual([...jobs].sort());
     // Both workers ticked at start and found every job due; the advisory lock and the claim let one run it.
-    for (const r of rows) expect({ name: r.name, runs: Number(r.runs) }).toEqual({ name: r.name, runs: 1 });
+    // A job due again within the seconds between the two workers' first ticks (webhooks.deliver, every
+    // 1 s) is rightly run by the second one too: each worker ticks once in the test (10-minute tick),
+    // so such a job runs at most twice, and every job of a minute or more exactly once.
+    const intervalOf = new Map(defined.map((j) => [j.name, j.intervalMs]));
+    for (const r of rows) {
+      const runs = Number(r.runs);
+      if ((intervalOf.get(r.name) ?? 0) >= 60_000) expect({ name: r.name, runs }).toEqual({ name: r.name, runs: 1 });
+      else expect(runs, r.name).toBeLessThanOrEqual(2);
+    }
   }, 90_000);
 
   it('a resolver restarted with the database unreachable serves its snapshot from disk, then catches up', async () => {

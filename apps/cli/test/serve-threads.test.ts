@@ -15,7 +15,7 @@ import { openDatabase } from '@cordon/db';
 import dnsPacket from 'dns-packet';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type CordonProcess, REPO_ROOT, startCordon } from '../../../e2e/support/cordon.ts';
+import { type CordonProcess, REPO_ROOT, SOURCES_CLI, startCordon } from '../../../e2e/support/cordon.ts';
 import { authorizeQuery, basic } from '../../api/test/helpers.ts';
 import { type FakeUpstream, startFakeUpstream } from '../../resolver/test/helpers/fake-upstream.ts';
 
@@ -197,7 +197,7 @@ describe('cordon serve: the data plane on its own thread', () => {
   };
 
   it.each([
-    ['the sources (tsx)', CLI],
+    ['the sources (tsx)', SOURCES_CLI],
     ['the production bundle', join(BUNDLE_DIR, 'cordon.mjs')],
   ])(
     'from %s: answers DNS within 100 ms while a history search runs for seconds',

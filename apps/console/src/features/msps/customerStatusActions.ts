@@ -12,7 +12,13 @@ import {
 import { batchItem, runBatch } from '../../api/batch.ts';
 import type { ApiClient } from '../../api/client.ts';
 import type { DomainEntryInput } from '../../components/domainList/api.ts';
-import type { SendReportsOutcome } from './customerStatusApi.ts';
+
+/** What "Send reports now" did: reports sent and failed, and customers without a scheduled report. */
+export interface SendReportsOutcome {
+  sent: number;
+  failed: number;
+  withoutReport: number;
+}
 
 // The MSP overview's bulk and MSP-wide actions: loaded when one runs (`loadActions` in
 // customerStatusApi.ts), since their endpoints, schemas and the domain parser are not needed to show

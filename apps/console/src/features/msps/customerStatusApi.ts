@@ -11,6 +11,7 @@ import { useEndpointQuery } from '../../api/hooks.ts';
 import { invalidateResources } from '../../api/queryKeys.ts';
 import type { ListState } from '../../components/DataTable.tsx';
 import { useUrlListState } from '../../components/urlListState.ts';
+import type { SendReportsOutcome } from './customerStatusActions.ts';
 
 /** The bulk and MSP-wide actions' code, fetched when one first runs. */
 export const loadActions = () => import('./customerStatusActions.ts');
@@ -52,12 +53,7 @@ export function useApplyLevelMutation() {
   });
 }
 
-/** What "Send reports now" did: reports sent and failed, and customers without a scheduled report. */
-export interface SendReportsOutcome {
-  sent: number;
-  failed: number;
-  withoutReport: number;
-}
+export type { SendReportsOutcome };
 
 /**
  * "Send reports now" for the selected customers: reads each one's scheduled reports (one `/batch`
