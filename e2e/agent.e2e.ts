@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
 import { launchBrowser } from './support/browser.ts';
-import { CLI, type CordonProcess, REPO_ROOT, startCordon } from './support/cordon.ts';
+import { CLI, type CordonProcess, cordonCommand, REPO_ROOT, startCordon } from './support/cordon.ts';
 import { dig, type FakeUpstream, freePort, kdig, startFakeUpstream } from './support/dns.ts';
 
 const ADMIN_EMAIL = 'admin@example.com';
@@ -176,7 +176,7 @@ describe('roaming agent story (issue 8)', () => {
     agent = spawn(
       process.execPath,
       [
-        CLI,
+        await cordonCommand(),
         'agent',
         ...shownCommand.split(' ').slice(2),
         '--state-dir',

@@ -12,6 +12,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * else the sources through tsx (e2e/support/test-bundle.ts).
  */
 export const CLI = 'cordon:current-sources';
+
+/** The script that runs {@link CLI}, for a test that spawns the command itself (e2e/support/test-bundle.ts). */
+export const cordonCommand = testCommand;
 /** The production bundle `npm start` runs (`npm run build:server` makes it). */
 const BUNDLE = fileURLToPath(new URL('../../apps/cli/dist/cordon.mjs', import.meta.url));
 
