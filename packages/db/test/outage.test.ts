@@ -83,13 +83,14 @@ describe.runIf(PG)('a PostgreSQL pool losing its server', () => {
     const handle = open(2);
     await Promise.all([handle.pgPool!.query('select 1'), handle.pgPool!.query('select 1')]);
     expect(handle.pgPool!.idleCount).toBe(2);
-    // Busy: the waiting query gets the error as its rejection.
-    const busy = handle.pgPool!.query('select pg_sleep(10)');
-    await expect.poll(terminate, { timeout: 5000 }).toBeGreaterThan(0);
-    const err = await busy.then(
+    // Busy: the waiting query gets the error as its rejection. The handler is attached at once: the
+    // rejection may arrive before the poll below returns, and an unhandled one fails the run.
+    const busy = handle.pgPool!.query('select pg_sleep(10)').then(
       () => null,
       (e: unknown) => e,
     );
+    await expect.poll(terminate, { timeout: 5000 }).toBeGreaterThan(0);
+    const err = await busy;
     expect(isDatabaseUnreachable(err)).toBe(true);
     // The idle one's error arrives as an event: the pool discards it, the process lives on.
     await expect.poll(() => handle.pgPool!.totalCount, { timeout: 5000 }).toBe(0);
