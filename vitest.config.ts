@@ -1,14 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
 // Unit and integration tests of every workspace; the browser story lives in e2e/ with its own config.
-// How the suite is kept fast (template databases, the test password-hash cost, workers):
+// How the suite is kept fast (template databases, the test password-hash cost, shared workers):
 // docs/contributing.md "Running the tests".
+const INCLUDE = ['packages/*/{src,test}/**/*.test.ts', 'apps/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'];
+
+/**
+ * Files that need a worker of their own: they read the worker's heap (load-memory), replace a module
+ * (vi.mock) or a global for the whole file (vi.stubGlobal in beforeAll). Every other file runs in a
+ * worker that earlier files of the run have used, so the modules they share are loaded once per
+ * worker, not once per file (≈ 300 s of loading in a run before); a file must leave process-wide
+ * state (environment variables, fake timers, the outbound allowance) as it found it.
+ */
+const ISOLATED = [
+  'apps/resolver/test/load-memory.test.ts',
+  'apps/console/src/app/Toasts.test.tsx',
+  'apps/console/src/features/logstreams/LogStreamParts.test.tsx',
+  'apps/console/src/features/webhooks/WebhookParts.test.tsx',
+];
+
+/** What both projects share (the root's global setup runs once for them, so it is not here). */
+const COMMON = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks',
+  // argon2 at its least cost in tests (passwordHashCost; production's is pinned by passwords.test.ts).
+  env: { CORDON_TEST_PASSWORD_HASH_COST: 'low' },
+} as const;
+
 export default defineConfig({
   test: {
-    include: ['packages/*/{src,test}/**/*.test.ts', 'apps/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     // Vitest's default is one worker fewer than the cores, a single one on CI's two. Most test time
     // waits on PostgreSQL, spawned servers and sockets, so two run side by side (VITEST_MAX_WORKERS
     // overrides).
@@ -16,7 +37,9 @@ export default defineConfig({
     // Migrates the template databases once per run; each test database is a copy (createTestDatabase).
     // Names the run's `cordon` bundle, which the tests that spawn the command build once and share.
     globalSetup: ['packages/db/src/testing-setup.ts', 'test/setup/cli-bundle.ts'],
-    // argon2 at its least cost in tests (passwordHashCost; production's is pinned by passwords.test.ts).
-    env: { CORDON_TEST_PASSWORD_HASH_COST: 'low' },
+    projects: [
+      { test: { ...COMMON, name: 'shared', include: INCLUDE, exclude: ISOLATED, isolate: false } },
+      { test: { ...COMMON, name: 'isolated', include: ISOLATED, isolate: true } },
+    ],
   },
 });

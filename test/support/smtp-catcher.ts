@@ -28,10 +28,13 @@ export interface SmtpCatcher {
  * Starts an SMTP server on 127.0.0.1 (a free port) that accepts any sender and recipient without
  * authentication and parses each message with mailparser. Point the mail settings at it with
  * `{ server: '127.0.0.1', port: catcher.port, security: 'none' }`. Sets the operator allowance
- * `127.0.0.1/32` (as `cordon serve --outbound-allow 127.0.0.1/32` would) in this test process: the
- * outbound guard refuses loopback by default (docs/security.md "Outbound requests").
+ * `127.0.0.1/32` (as `cordon serve --outbound-allow 127.0.0.1/32` would) in this test process while a
+ * catcher is open, and the default (none) again when the last one closes: the outbound guard refuses
+ * loopback by default (docs/security.md "Outbound requests"), and the test files that run after this
+ * one in the same worker must see that default.
  */
 export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+  openCatchers += 1;
   setOutboundAllow(['127.0.0.1/32']);
   const mails: CaughtMail[] = [];
   const waiters = new Set<() => void>();
@@ -58,6 +61,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
+  let closed = false;
   return {
     port,
     mails,
@@ -82,6 +86,16 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
         waiters.add(check);
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      if (!closed) {
+        closed = true;
+        openCatchers -= 1;
+        if (openCatchers === 0) setOutboundAllow([]);
+      }
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
+
+/** Catchers of this process not closed yet: the loopback allowance lasts while one is open. */
+let openCatchers = 0;

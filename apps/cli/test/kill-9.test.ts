@@ -9,22 +9,17 @@
  * `CORDON_TEST_DATABASE_URL` is set; `CORDON_SUITE_LONG=1` runs 200 of each (`CORDON_KILL9_CYCLES`
  * overrides both; `CORDON_KILL9_SEED` replays the kill moments of a run).
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { type DatabaseHandle, openDatabase } from '@cordon/db';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CordonProcess, REPO_ROOT, startCordon } from '../../../e2e/support/cordon.ts';
+import { CLI, type CordonProcess, startCordon } from '../../../e2e/support/cordon.ts';
 import { authorizeQuery, basic } from '../../api/test/helpers.ts';
 
-const run = promisify(execFile);
 const PG = process.env.CORDON_TEST_DATABASE_URL;
-/** The production bundle, built for this test under node_modules so its external packages resolve. */
-const BUNDLE_DIR = join(REPO_ROOT, 'node_modules', '.cordon-test-kill-9');
 const ADMIN = { email: 'root@kill9.test', password: 'Sup3r-secret' };
 const LONG = process.env.CORDON_SUITE_LONG === '1';
 /**
@@ -62,12 +57,6 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-beforeAll(async () => {
-  await run(process.execPath, [join(REPO_ROOT, 'apps/cli/scripts/bundle.mjs'), '--outdir', BUNDLE_DIR], {
-    cwd: REPO_ROOT,
-  });
-}, 120_000);
-
 /**
  * The kill cycles against one database. `env` selects it (`DATABASE_URL`, or none: the SQLite file
  * of the data directory); `open` opens it directly, for the checks between a kill and the restart.
@@ -95,7 +84,7 @@ function killCycles(
         ...env(),
       },
       60_000,
-      join(BUNDLE_DIR, 'cordon.mjs'),
+      CLI, // the test run's production bundle of the current sources (e2e/support/test-bundle.ts)
     );
     return httpPort(cordon);
   };
