@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // The end-to-end story: a real `cordon serve`, real dig, headless Chromium. Run after the console build.
 // Each file starts its own server on free loopback ports with its own data directory and browser, and
-// names its screenshots with its own prefix, so two files run side by side (docs/contributing.md
+// names its screenshots with its own prefix, so files run side by side (docs/contributing.md
 // "Running the tests"); most of their time waits on the browser and the server.
 export default defineConfig({
   test: {
@@ -11,6 +11,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     fileParallelism: true,
-    maxWorkers: 2,
+    // Three files at a time keep CI's two cores busy (87% of the run; 299 -> 189 s against two).
+    maxWorkers: 3,
   },
 });
