@@ -6,6 +6,7 @@ import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from './connection.ts';
 import { migrateToLatest } from './migrate.ts';
+import { resetTestSchema } from './testing-recycle.ts';
 
 /**
  * The databases the integration suite runs on: SQLite always, PostgreSQL too when
@@ -20,13 +21,15 @@ export function testDialects(): Array<'sqlite' | 'postgres'> {
  * `sqlite` and `postgres` name the template scripts the suite's global setup wrote
  * ({@link writeTestTemplates}); `run` is that run's id, which its PostgreSQL schemas are named with
  * (the setup's teardown drops what is left of them, {@link dropRunSchemas}); `fromEmpty` (`1`)
- * migrates every test database from empty instead.
+ * migrates every test database from empty instead; `pristine` names the run's untouched copy of the
+ * PostgreSQL template, which closed test schemas are reset to and reused ({@link resetTestSchema}).
  */
 export const TEST_TEMPLATE_ENV = {
   sqlite: 'CORDON_TEST_SQLITE_TEMPLATE',
   postgres: 'CORDON_TEST_PG_TEMPLATE',
   run: 'CORDON_TEST_RUN',
   fromEmpty: 'CORDON_TEST_MIGRATE_FROM_EMPTY',
+  pristine: 'CORDON_TEST_PG_PRISTINE',
 } as const;
 
 /** Where the PostgreSQL template script names the test's schema. */
@@ -64,28 +67,62 @@ export async function createTestDatabase(
   const url = process.env.CORDON_TEST_DATABASE_URL;
   if (!url) throw new Error('CORDON_TEST_DATABASE_URL is not set');
   const run = process.env[TEST_TEMPLATE_ENV.run];
-  const schema = `cordon_test_${run ? `${run}_` : ''}${randomBytes(6).toString('hex')}`;
   const script = fromEmpty ? undefined : cachedPostgresScript();
-  const admin = openDatabase({ url, pgPoolSize: 1 });
-  try {
-    if (script) await admin.pgPool!.query(script.replaceAll(SCHEMA_PLACEHOLDER, schema));
-    else await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-  } finally {
-    await admin.close();
+  // A schema reset to the template's rows is reused only where a run's pristine copy exists.
+  const pristine = script && run ? process.env[TEST_TEMPLATE_ENV.pristine] : undefined;
+  let schema = pristine ? freeSchemas.pop() : undefined;
+  if (schema === undefined) {
+    schema = `cordon_test_${run ? `${run}_` : ''}${randomBytes(6).toString('hex')}`;
+    const admin = openDatabase({ url, pgPoolSize: 1 });
+    try {
+      if (script) await admin.pgPool!.query(script.replaceAll(SCHEMA_PLACEHOLDER, schema));
+      else await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+    } finally {
+      await admin.close();
+    }
   }
   const handle = openDatabase({ url, pgSchema: schema, pgPoolSize: 4 });
   await (script ? settle(handle) : migrateToLatest(handle));
+  let closed: Promise<void> | undefined;
   return {
     ...handle,
-    close: async () => {
-      await handle.close();
-      const drop = dropSchema(url, schema);
-      // The next test need not wait for the drop (a few hundred ms): whatever a worker's exit cuts
-      // short, the teardown of the run drops. Without a run id nothing would, so it is awaited.
-      if (run) drop.catch(() => undefined);
-      else await drop;
+    close: () => {
+      closed ??= (async () => {
+        await handle.close();
+        const renamed = `cordon_test_${run}_${randomBytes(6).toString('hex')}`;
+        if (pristine && (await resetForReuse(url, schema, pristine, renamed))) {
+          freeSchemas.push(renamed);
+          return;
+        }
+        const drop = dropSchema(url, schema);
+        // The next test need not wait for the drop (a few hundred ms): whatever a worker's exit cuts
+        // short, the teardown of the run drops. Without a run id nothing would, so it is awaited.
+        if (run) drop.catch(() => undefined);
+        else await drop;
+      })();
+      return closed;
     },
   };
+}
+
+/** Schemas of this process that tests closed and {@link resetTestSchema} reset: the next tests' to take. */
+const freeSchemas: string[] = [];
+
+/** Resets `schema` to the pristine copy's rows and renames it `renamed`, on a connection of its own; false when it must be dropped. */
+async function resetForReuse(url: string, schema: string, pristine: string, renamed: string): Promise<boolean> {
+  const admin = openDatabase({ url, pgPoolSize: 1 });
+  try {
+    const client = await admin.pgPool!.connect();
+    try {
+      return await resetTestSchema(client, schema, pristine, renamed);
+    } finally {
+      client.release();
+    }
+  } catch {
+    return false;
+  } finally {
+    await admin.close();
+  }
 }
 
 /** Drops `schema` and everything in it. */
@@ -261,5 +298,17 @@ export async function writeTestTemplates(dir: string): Promise<{ sqlite: boolean
   const pgFile = join(dir, 'postgres-template.sql');
   writeFileSync(pgFile, script);
   process.env[TEST_TEMPLATE_ENV.postgres] = pgFile;
+  // The run's pristine copy: what a closed test schema is compared with and reset to. Named like the
+  // run's test schemas, so the teardown drops it with them.
+  const pristine = `cordon_test_${process.env[TEST_TEMPLATE_ENV.run]}_pristine`;
+  const admin = openDatabase({ url: url!, pgPoolSize: 1 });
+  try {
+    await admin.pgPool!.query(script.replaceAll(SCHEMA_PLACEHOLDER, pristine));
+    process.env[TEST_TEMPLATE_ENV.pristine] = pristine;
+  } catch {
+    // Without it every test schema is created from the script and dropped, as before.
+  } finally {
+    await admin.close();
+  }
   return { sqlite: true, postgres: true };
 }

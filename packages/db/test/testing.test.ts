@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/connection.ts';
 import { MIGRATION_NAMES, migrateToLatest } from '../src/migrate.ts';
-import { createTestDatabase, dropRunSchemas, testDialects } from '../src/testing.ts';
+import { createTestDatabase, dropRunSchemas, TEST_TEMPLATE_ENV, testDialects } from '../src/testing.ts';
+import { resetTestSchema } from '../src/testing-recycle.ts';
 
 /**
  * Everything a migration leaves in a database — tables, columns, indexes, constraints, sequences,
@@ -112,6 +113,67 @@ describe.runIf(process.env.CORDON_TEST_DATABASE_URL)('test schemas on postgres',
       await admin.close();
     }
   });
+
+  // The run's pristine copy exists when the suite's global setup made the PostgreSQL template.
+  it.runIf(process.env[TEST_TEMPLATE_ENV.pristine])(
+    'resets a closed schema to the template under a new name; one whose objects changed is not reused',
+    async () => {
+      const pristine = process.env[TEST_TEMPLATE_ENV.pristine]!;
+      const used = await createTestDatabase('postgres');
+      const fresh = await createTestDatabase('postgres');
+      const admin = openDatabase({ url, pgPoolSize: 2 });
+      const renamed = `cordon_test_reset_${randomBytes(6).toString('hex')}`;
+      let reused: DatabaseHandle | undefined;
+      try {
+        const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(used.db)).rows[0]!.s;
+        const expected = await contents(fresh);
+        // A test's writes: rows in a seeded and an empty table, sequences moved on, a seed row changed.
+        const now = new Date().toISOString();
+        const msp = { name: 'M', company_name: 'M Ltd', license: '', timezone: '', created_at: now, updated_at: now };
+        await used.db
+          .insertInto('msps')
+          .values([msp, { ...msp, name: 'N' }])
+          .execute();
+        await used.db.updateTable('categories').set({ name: 'Changed' }).where('id', '=', 1).execute();
+        await sql`insert into settings (key, value) values ('test.key', 'x')`.execute(used.db);
+        expect(await contents(used)).not.toEqual(expected);
+        // A connection the test left open, on the old name.
+        const leaked = openDatabase({ url, pgSchema: schema, pgPoolSize: 1 });
+        try {
+          const client = await admin.pgPool!.connect();
+          try {
+            expect(await resetTestSchema(client, schema, pristine, renamed)).toBe(true);
+          } finally {
+            client.release();
+          }
+          await expect(leaked.db.selectFrom('msps').select('id').execute()).rejects.toThrow(/does not exist/);
+        } finally {
+          await leaked.close();
+        }
+        reused = openDatabase({ url, pgSchema: renamed, pgPoolSize: 1 });
+        expect(await contents(reused)).toEqual(expected);
+        // The first MSP of the reused schema gets the id a fresh one gives.
+        const a = await reused.db.insertInto('msps').values(msp).returning('id').executeTakeFirstOrThrow();
+        const b = await fresh.db.insertInto('msps').values(msp).returning('id').executeTakeFirstOrThrow();
+        expect(a.id).toBe(b.id);
+        // A schema with a table the template does not have is left to be dropped.
+        await sql`create table ${sql.id(renamed)}.extra (id int)`.execute(admin.db);
+        const client = await admin.pgPool!.connect();
+        try {
+          expect(await resetTestSchema(client, renamed, pristine, `${renamed}_again`)).toBe(false);
+        } finally {
+          client.release();
+        }
+        expect(await schemasLike(admin, renamed)).toEqual([renamed]);
+      } finally {
+        await reused?.close();
+        await sql`drop schema if exists ${sql.id(renamed)} cascade`.execute(admin.db);
+        await admin.close();
+        await used.close();
+        await fresh.close();
+      }
+    },
+  );
 
   it("drops a run's schemas left behind at its end, and only that run's", async () => {
     const run = randomBytes(4).toString('hex');
