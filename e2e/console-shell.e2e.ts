@@ -180,6 +180,39 @@ describe('console shell: dark first paint, theme-color, French first load (issue
     await context.close();
   });
 
+  it('opens a deferred list whose code arrives between the press and the release of the button', async () => {
+    const context = await newContext('light', { [SCHEME_KEY]: 'light' });
+    const page = await context.newPage();
+    // Mantine's overlay components (the real Select) are held back until the button is down.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/assets\/overlays-[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${base()}/`);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/system/overview');
+    const picker = page.getByRole('combobox', { name: 'Colour scheme' }).first();
+    const box = await picker.boundingBox();
+    expect(box).not.toBeNull();
+    await page.mouse.move(box!.x + box!.width / 2, box!.y + box!.height / 2);
+    await page.mouse.down();
+    const arrived = page.waitForEvent('requestfinished', (r) => /\/assets\/overlays-/.test(r.url()));
+    release();
+    await arrived;
+    // The real select has replaced the stand-in under the pressed button (two frames for React).
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    await page.mouse.up();
+    await page.getByRole('option', { name: 'Dark' }).click({ timeout: 5_000 });
+    await expect.poll(() => attribute(page)).toBe('dark');
+    await context.close();
+  });
+
   it('renders French from the first paint when French was chosen (its strings fetched on demand)', async () => {
     const context = await newContext('light', { lang: 'fr' });
     const page = await context.newPage();

@@ -72,8 +72,8 @@ export type DeferredSelectProps = SelectProps & { 'data-testid'?: string };
 /**
  * A Mantine Select whose combobox code loads on the first intent to use it (pointer over it, focus,
  * touch): until then an input of the same look (same Input styles, value, placeholder, chevron and
- * size; `role="combobox"`, closed). A click or an opening key before the code is in opens the list
- * once it is; focus moves to the real input if the stand-in had it. Its props are Select's.
+ * size; `role="combobox"`, closed). A press, click or opening key before the code is in opens the
+ * list once it is; focus moves to the real input if the stand-in had it. Its props are Select's.
  */
 export function DeferredSelect(props: DeferredSelectProps) {
   const loaded = useOverlays();
@@ -125,6 +125,9 @@ export function DeferredSelect(props: DeferredSelectProps) {
       onBlur={() => {
         intent.current.focus = false;
       }}
+      // The press opens, not only the click: when the code arrives between the press and the
+      // release, the stand-in is gone before its click, which the browser then sends to no input.
+      onPointerDown={opening}
       onClick={opening}
       onKeyDown={(event) => {
         if (event.key === 'Enter' || event.key === ' ' || event.key === 'ArrowDown' || event.key === 'ArrowUp') {
