@@ -80,6 +80,12 @@ const LISTEN_RETRY_MS = [250, 30_000] as const;
 export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFeed {
   const listeners = new Set<ChangeListener>();
   const seen = new Map<string, string>();
+  /**
+   * Versions this feed is publishing: a read that sees one before its `publish` has returned (the
+   * NOTIFY reaches the LISTEN connection as the write commits) records it without telling anyone, so
+   * local listeners hear their own change once, from `publish`.
+   */
+  const publishing = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
   let pollAgain = false;
@@ -134,6 +140,7 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
           if (seen.get(row.key) !== row.value) {
             seen.set(row.key, row.value);
             const topic = row.key.slice(KEY_PREFIX.length) as ChangeTopic;
+            if (publishing.has(row.value)) continue;
             if ((CHANGE_TOPICS as readonly string[]).includes(topic)) notify(topic);
           }
         }
@@ -205,19 +212,24 @@ export function createChangeFeed(handle: DatabaseHandle, pollMs = 500): ChangeFe
     async publish(topic) {
       const key = `${KEY_PREFIX}${topic}`;
       const value = `${Date.now()}-${randomBytes(4).toString('hex')}`;
-      if (handle.dialect === 'postgres') {
-        // One statement: the notification is sent when (and only if) the new version commits.
-        await sql`with v as (
-            insert into settings (key, value) values (${key}, ${value})
-            on conflict (key) do update set value = excluded.value
-            returning key)
-          select pg_notify(${CHANGE_CHANNEL}, ${topic}) from v`.execute(handle.db);
-      } else {
-        await handle.db
-          .insertInto('settings')
-          .values({ key, value })
-          .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-          .execute();
+      publishing.add(value);
+      try {
+        if (handle.dialect === 'postgres') {
+          // One statement: the notification is sent when (and only if) the new version commits.
+          await sql`with v as (
+              insert into settings (key, value) values (${key}, ${value})
+              on conflict (key) do update set value = excluded.value
+              returning key)
+            select pg_notify(${CHANGE_CHANNEL}, ${topic}) from v`.execute(handle.db);
+        } else {
+          await handle.db
+            .insertInto('settings')
+            .values({ key, value })
+            .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+            .execute();
+        }
+      } finally {
+        publishing.delete(value);
       }
       seen.set(key, value);
       notify(topic);
