@@ -1,20 +1,33 @@
 // `npm test`: the whole check of the repository, in phases whose steps run side by side
 // (docs/contributing.md "Running the tests"). The steps of a phase are independent and mostly use
 // one core each, so on two cores they take about as long as the longest of them:
-//   1. the typecheck of the server and of the console, the lint, and the build the e2e suite serves;
+//   1. the typecheck of the server and of the console, the lint, and the build the e2e suite serves
+//      (and better-sqlite3's native build when the install skipped it: NATIVE);
 //   2. the unit and integration suite (vitest.config.ts), then the end-to-end suite (e2e/).
 // A step's output is printed whole when it ends (steps of one phase would interleave line by line),
 // a single-step phase's as it comes. The first failing phase ends the run with its exit code, after
 // the other steps of that phase have finished. `node scripts/test.mjs --only unit,e2e` runs some steps.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const npx = (...args) => ['npx', ['--no-install', ...args]];
 
-/** The phases, in order: each a list of steps `{ name, command: [file, args] }`. */
+/**
+ * better-sqlite3's native module, which `npm ci --ignore-scripts` (as `.ci/run` installs) leaves
+ * unbuilt: its compile (≈ 60 s on one core, SQLite in one C file) then runs beside the first phase,
+ * which does not load it, instead of holding up the install with the other core idle.
+ */
+const NATIVE = existsSync(join(root, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))
+  ? []
+  : [{ name: 'native', command: ['npm', ['rebuild', 'better-sqlite3']], always: true }];
+
+/** The phases, in order: each a list of steps `{ name, command: [file, args], always? }`. */
 const PHASES = [
   [
+    ...NATIVE,
     { name: 'typecheck', command: npx('tsc', '-p', 'tsconfig.json', '--noEmit') },
     { name: 'typecheck:console', command: npx('tsc', '-p', 'apps/console/tsconfig.json', '--noEmit') },
     { name: 'lint', command: npx('biome', 'check', '.') },
@@ -52,7 +65,7 @@ function runStep(step, buffered) {
 
 const started = Date.now();
 for (const phase of PHASES) {
-  const steps = phase.filter((s) => only === null || only.has(s.name));
+  const steps = phase.filter((s) => only === null || only.has(s.name) || s.always);
   if (steps.length === 0) continue;
   const codes = await Promise.all(steps.map((s) => runStep(s, steps.length > 1)));
   const failed = codes.find((c) => c !== 0);

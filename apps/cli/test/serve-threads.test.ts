@@ -332,4 +332,21 @@ describe('cordon serve: the data plane on its own thread', () => {
     expect(evaluated).not.toContain('// packages/pki/src/ca.ts');
     expect(evaluated).not.toContain('// packages/shared/src/schemas/');
   });
+
+  it('an API process of the bundle evaluates no PDF or X.509 code until it renders or signs', () => {
+    // `cordon serve --roles api`: ≈ 200 ms of CPU a start went to evaluating pdfkit and
+    // @peculiar/x509 (docs/contributing.md "Running the tests"); a report's PDF and the root's
+    // creation import them when they are needed.
+    const { files, packages } = staticClosure([
+      'cordon.mjs',
+      fileOf('apps/cli/src/commands/serve.ts'),
+      fileOf('apps/api/src/app.ts'),
+    ]);
+    expect(packages).toContain('fastify');
+    for (const heavy of ['pdfkit', '@peculiar/x509']) expect(packages).not.toContain(heavy);
+    const evaluated = [...files].map((f) => readFileSync(join(BUNDLE_DIR, f), 'utf8')).join('\n');
+    expect(evaluated).toContain('// packages/core/src/reports/pdf.ts');
+    expect(evaluated).toContain('// packages/pki/src/download.ts');
+    expect(evaluated).not.toContain('// packages/pki/src/ca.ts');
+  });
 });

@@ -1,5 +1,5 @@
 import type { ChangeFeed, DatabaseHandle, ReadPool } from '@cordon/db';
-import { SEALED_PREFIX, type SecretBox } from '@cordon/pki';
+import { SEALED_PREFIX, type SecretBox } from '@cordon/pki/secrets';
 import type { Role } from '@cordon/shared';
 
 /**

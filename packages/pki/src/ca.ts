@@ -87,26 +87,6 @@ export async function ensureRootCa(handle: DatabaseHandle, secret: Buffer, now: 
   return { certificate, certificatePem: certificate.toString('pem'), signingKey };
 }
 
-/**
- * The root certificate alone (public; no secret needed), as PEM, or null before the first start
- * created it. For `GET /certificates/machine/download`.
- */
-export async function readRootCertificatePem(handle: DatabaseHandle): Promise<string | null> {
-  return (await readRootCaRow(handle))?.certificate_pem ?? null;
-}
-
-/** The certificate formats of the download (spec-notes §7 "UI and tools"). */
-export type CertificateFormat = 'pem' | 'der' | 'cer';
-
-/**
- * A certificate PEM in a download format: `pem` the text; `der` and `cer` the DER bytes (`.cer` is
- * the name Windows' certificate import expects; the bytes are the same).
- */
-export function certificateAs(pem: string, format: CertificateFormat): Buffer {
-  if (format === 'pem') return Buffer.from(pem, 'utf8');
-  return Buffer.from(new x509.X509Certificate(pem).rawData);
-}
-
 /** PKCS #8 DER private key → PEM, as `tls.createSecureContext` wants it. */
 export function pkcs8ToPem(der: Buffer): string {
   return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({

@@ -3,14 +3,8 @@
  * (docs/architecture.md "Block page"; docs/decisions.md "Root CA"). A package of its own so that both the data plane
  * (`apps/resolver`, which may not import core) and core (the certificate download) use one code.
  */
-export {
-  type CertificateFormat,
-  certificateAs,
-  ensureRootCa,
-  generateRootCa,
-  type RootCa,
-  readRootCertificatePem,
-} from './ca.ts';
+export { ensureRootCa, generateRootCa, type RootCa } from './ca.ts';
+export { type CertificateFormat, certificateAs, readRootCertificatePem } from './download.ts';
 export { LeafMinter, type LeafMinterOptions } from './leaf.ts';
 export { rootCaPresent } from './root-row.ts';
 export { createSecretBox, SEALED_PREFIX, type SecretBox, seal, unseal } from './seal.ts';

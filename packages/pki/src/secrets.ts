@@ -5,6 +5,6 @@
  * (bench/README.md "Resolver memory", round 7); `@cordon/pki/signing` has the rest.
  */
 export { rootCaPresent } from './root-row.ts';
-export { createSecretBox } from './seal.ts';
+export { createSecretBox, SEALED_PREFIX, type SecretBox } from './seal.ts';
 export { loadCaSecret } from './secret.ts';
 export { JWT_KEY_MIN_BYTES, parseJwtKeys } from './token-keys.ts';

@@ -29,7 +29,7 @@ echo "sanitize: the package's tests against the ASan+UBSan build"
 # No PostgreSQL here: the addon's tests need no database, and pg_dump must not run under libasan.
 (cd "$root" && env -u CORDON_TEST_DATABASE_URL UDP_BATCH_ADDON_DIR="$work/build/Release" LD_PRELOAD="$libasan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  npx vitest run --reporter=dot packages/udp-batch/test/udp-batch.test.ts)
+  npx vitest run --config packages/udp-batch/vitest.config.ts --reporter=dot)
 
 if clang++ -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=c++17 -O1 -g \
   "$pkg/test/fuzz_batch.cc" -o "$work/fuzz_batch" 2>"$work/clang.log"; then

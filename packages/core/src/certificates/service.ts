@@ -1,4 +1,4 @@
-import { type CertificateFormat, certificateAs, readRootCertificatePem } from '@cordon/pki';
+import { type CertificateFormat, certificateAs, readRootCertificatePem } from '@cordon/pki/download';
 import { ApiError } from '@cordon/shared';
 import type { Caller, CoreDeps } from '../context.ts';
 

@@ -1,5 +1,4 @@
 import { Constants, type Report } from '@cordon/shared';
-import PDFDocument from 'pdfkit';
 
 /** What the PDF shows besides the reports: the tenant's branding and whose reports they are. */
 export interface PdfBranding {
@@ -29,13 +28,26 @@ export function reportTitle(r: Pick<Report, 'type' | 'dimension'>): string {
 const MARGIN = 48;
 
 /**
+ * pdfkit, loaded on a process's first PDF: its fonts and tables cost ≈ 100 ms of CPU to evaluate,
+ * which every `cordon serve` start would pay otherwise (docs/contributing.md "Running the tests").
+ */
+let pdfkit: ReturnType<typeof loadPdfkit> | undefined;
+const loadPdfkit = () => import('pdfkit');
+
+/**
  * Renders reports as one PDF (spec-notes §1 "reports: scheduled, one-off PDF"; docs/api.md "Reports"): a
  * header with the logo and title, then per report its title, period and time zone, the total, a bar
  * chart of its first 12 rows (allowed #4BA7EE and blocked #DE3617 stacked, spec-notes §9) and the table of
  * every row. Standard PDF fonts only (Helvetica), A4.
  * @returns the PDF bytes
  */
-export function renderReportPdf(branding: PdfBranding, reports: readonly Report[], generatedAt: Date): Promise<Buffer> {
+export async function renderReportPdf(
+  branding: PdfBranding,
+  reports: readonly Report[],
+  generatedAt: Date,
+): Promise<Buffer> {
+  pdfkit ??= loadPdfkit();
+  const { default: PDFDocument } = await pdfkit;
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
