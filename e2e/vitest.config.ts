@@ -10,6 +10,10 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // A poll waits for what a user would wait for (a title set by a fetched branding, a table after
+    // its reload): 10 s, not Vitest's 1 s, which a page on a loaded machine missed (platform.e2e's
+    // branded title). A poll that succeeds returns at once, so passing runs are no slower.
+    expect: { poll: { timeout: 10_000 } },
     fileParallelism: true,
     // Three files at a time keep CI's two cores busy (87% of the run; 299 -> 189 s against two).
     maxWorkers: 3,
