@@ -1,6 +1,9 @@
 // Bundles the `cordon` command for production: Cordon's own TypeScript (every @cordon/* workspace)
-// becomes one ES module, apps/cli/dist/cordon.mjs, run by plain node; npm packages stay external and
-// load from node_modules. Running without tsx saves its compile time and memory (bench/README.md).
+// and the plain-JavaScript npm packages it uses become ES modules, apps/cli/dist/cordon.mjs and its
+// chunks, run by plain node; the packages in EXTERNAL stay in node_modules. Running without tsx
+// saves its compile time and memory (bench/README.md); taking the packages in saves node's
+// resolving and wrapping of their hundreds of files at each start (an API start 1.3-1.5 s -> 0.7-0.9 s
+// of CPU, docs/decisions.md "The bundle takes in its npm packages").
 // The entries of the worker threads (the data plane, the query-log writer) are emitted beside it,
 // where the code that starts them looks. `--outdir DIR` writes elsewhere (tests bundle into a
 // directory under node_modules, so the external packages still resolve).
@@ -16,17 +19,44 @@ const outdir =
     ? resolve(process.argv[outdirFlag + 1])
     : fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** Bundle @cordon/* sources and relative imports; leave every other bare import to node_modules. */
+/**
+ * Packages left to node_modules: native modules (better-sqlite3, argon2), packages that read their
+ * own files at run time (pdfkit's fonts), optional native parts or worker-thread entries found by
+ * path (pg, pino), and the lazily loaded heavy ones whose chunks nothing else shares (X.509,
+ * nodemailer). Every other package is bundled.
+ */
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  '@node-rs/argon2',
+  'pdfkit',
+  'pg',
+  'pg-native',
+  'pg-copy-streams',
+  'pino',
+  'thread-stream',
+  '@peculiar/x509',
+  'nodemailer',
+]);
+
+/** The package a bare import names: `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
+const packageOf = (path) =>
+  path
+    .split('/')
+    .slice(0, path.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** node: builtins and EXTERNAL packages stay imports; @cordon/* and every other package are bundled. */
 const externalPackages = {
   name: 'external-packages',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@cordon/') ? undefined : { path: args.path, external: true },
+      args.path.startsWith('node:') || EXTERNAL.has(packageOf(args.path))
+        ? { path: args.path, external: true }
+        : undefined,
     );
   },
 };
 
-// Chunk names change with their content: drop the previous build's.
 if (existsSync(outdir)) {
   for (const f of readdirSync(outdir)) if (/^chunk-[A-Z0-9]+\.mjs(\.map)?$/.test(f)) rmSync(join(outdir, f));
 }
@@ -55,6 +85,10 @@ const result = await build({
   target: 'node20',
   sourcemap: true,
   plugins: [externalPackages],
+  // The bundled CommonJS packages require node's builtins; an ES module has no `require` of its own.
+  banner: {
+    js: "import { createRequire as __cordonCreateRequire } from 'node:module'; const require = __cordonCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
   metafile: true,
 });
