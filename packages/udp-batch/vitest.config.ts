@@ -5,5 +5,7 @@ import { defineConfig } from 'vitest/config';
 // do not use and which would run under libasan, needing better-sqlite3 built (.ci/run builds it
 // beside the first phase of npm test, while this script runs).
 export default defineConfig({
-  test: { include: ['packages/udp-batch/test/udp-batch.test.ts'], pool: 'forks' },
+  // The root's timeout: under libasan, at a low priority beside the first phase, a test that starts
+  // a child node took over Vitest's 5 s default once.
+  test: { include: ['packages/udp-batch/test/udp-batch.test.ts'], pool: 'forks', testTimeout: 30_000 },
 });

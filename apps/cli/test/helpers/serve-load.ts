@@ -6,7 +6,7 @@
  * helpers (RFC 1035 §4.1).
  */
 import dgram from 'node:dgram';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +172,29 @@ export interface ProcessSample {
   readonly pssKiB: number;
   /** Open file descriptors (entries of /proc/<pid>/fd). */
   readonly fds: number;
+  /**
+   * Of `fds`, the UDP sockets (an inode of /proc/<pid>/net/udp or udp6): the resolver's upstream
+   * attempts, one socket each while it waits, so their count follows the queries in flight.
+   */
+  readonly udpFds: number;
+}
+
+/** The socket inodes of /proc/<pid>/net/udp and udp6 (proc(5): the tenth column). */
+function udpInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['udp', 'udp6']) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue; // No IPv6 here.
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const inode = line.trim().split(/\s+/)[9];
+      if (inode !== undefined) inodes.add(inode);
+    }
+  }
+  return inodes;
 }
 
 /** Reads {@link ProcessSample} of `pid`. @throws when the process is gone */
@@ -184,7 +207,19 @@ export function sampleProcess(pid: number): ProcessSample {
   } catch {
     // smaps_rollup needs Linux ≥ 4.14: RSS then.
   }
-  return { rssKiB, pssKiB, fds: readdirSync(`/proc/${pid}/fd`).length };
+  const udp = udpInodes(pid);
+  let fds = 0;
+  let udpFds = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    fds++;
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined && udp.has(inode)) udpFds++;
+    } catch {
+      // Closed between the listing and the read: counted, as the listing saw it.
+    }
+  }
+  return { rssKiB, pssKiB, fds, udpFds };
 }
 
 /**
