@@ -17,7 +17,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
-import { chromiumPath, horizontalOverflow, launchBrowser } from './support/browser.ts';
+import { chromiumPath, horizontalOverflow, launchBrowser, visit } from './support/browser.ts';
 import { type CordonProcess, startCordon } from './support/cordon.ts';
 import { dig, type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
 import { solidPng } from './support/png.ts';
@@ -328,9 +328,7 @@ describe('content filtering story (issue #7)', () => {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 860 });
       for (const path of pages) {
-        await page.goto(`http://127.0.0.1:${httpPort}${path}`);
-        await page.getByRole('heading', { level: 1 }).waitFor();
-        await page.waitForLoadState('networkidle');
+        await visit(page, `http://127.0.0.1:${httpPort}${path}`);
         const violations = await axeViolations(page);
         expect(violations, `${path} at ${width} px: ${formatViolations(violations)}`).toEqual([]);
         // Nothing wider than the screen: tables scroll inside their own box.

@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
-import { horizontalOverflow, launchBrowser } from './support/browser.ts';
+import { horizontalOverflow, launchBrowser, visit } from './support/browser.ts';
 import { type CordonProcess, startCordon } from './support/cordon.ts';
 import { type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
 
@@ -397,9 +397,7 @@ describe('environment console story (issue #8)', () => {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 860 });
       for (const path of pages) {
-        await page.goto(`${base()}${path}`);
-        await page.getByRole('heading', { level: 1 }).waitFor();
-        await page.waitForLoadState('networkidle');
+        await visit(page, `${base()}${path}`);
         const violations = await axeViolations(page);
         expect(violations, `${path} at ${width} px: ${formatViolations(violations)}`).toEqual([]);
         expect(await horizontalOverflow(page), `${path} at ${width} px is wider than the screen`).toBeLessThanOrEqual(

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AxeViolation, axeViolations, formatViolations } from './axe.ts';
 import { type ApiSession, apiLogin } from './support/api.ts';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, visit } from './support/browser.ts';
 import { type CordonProcess, runCordon, startCordon } from './support/cordon.ts';
 import { gamblingNames, HAS_SHARED_DATA, UT1_DIR, workloadNames } from './support/data.ts';
 import { dig, type FakeUpstream, freePort, startFakeUpstream } from './support/dns.ts';
@@ -55,9 +55,7 @@ describe('platform: branding, sales area, tools, phone and axe (issue 11)', () =
 
   /** Opens `path`, waits for its heading, runs axe and records the counts under `name`. */
   async function checkAxe(page: Page, path: string, name: string): Promise<AxeViolation[]> {
-    await page.goto(`${base()}${path}`);
-    await page.getByRole('heading', { level: 1 }).first().waitFor();
-    await page.waitForLoadState('networkidle');
+    await visit(page, `${base()}${path}`);
     const violations = await axeViolations(page);
     const count = (impact: string) =>
       violations.filter((v) => v.impact === impact).reduce((n, v) => n + v.nodes.length, 0);

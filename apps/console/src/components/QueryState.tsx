@@ -12,7 +12,7 @@ export function QueryState<T>({ query, children }: { query: UseQueryResult<T>; c
   if (query.isPending) {
     return (
       <Center py="xl">
-        <Loader aria-label={t('app.loading')} />
+        <Loader role="status" aria-label={t('app.loading')} />
       </Center>
     );
   }

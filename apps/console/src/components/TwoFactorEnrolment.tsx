@@ -85,7 +85,7 @@ export function TwoFactorEnrolment({
     begin.mutate();
   }, []);
 
-  if (begin.isPending || begin.isIdle) return <Loader aria-label={t('twoFactor.loading')} />;
+  if (begin.isPending || begin.isIdle) return <Loader role="status" aria-label={t('twoFactor.loading')} />;
   if (begin.isError || !begin.data) {
     return (
       <Alert color="red">

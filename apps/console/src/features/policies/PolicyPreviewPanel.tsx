@@ -39,7 +39,7 @@ export function PolicyPreviewPanel({ policyId, body }: { policyId: number; body:
         <Title order={2} size="h4">
           {t('policyEditor.previewTitle')}
         </Title>
-        {preview.isFetching ? <Loader size="xs" aria-label={t('policyEditor.previewCounting')} /> : null}
+        {preview.isFetching ? <Loader size="xs" role="status" aria-label={t('policyEditor.previewCounting')} /> : null}
       </Group>
       <div aria-live="polite">
         {preview.isError && !data ? (
