@@ -24,17 +24,10 @@
  *
  * Network tests stay on loopback (docs/contributing.md); nothing is asserted (figures only).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { apiLogin, launchChromium, loginState, median, startLoopbackCordon } from './support/console.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUNDLE = join(root, 'apps/cli/dist/cordon.mjs');
 const RUNS = Number(process.argv[2] ?? 3);
 
 /** Lighthouse's mobile "Slow 4G" throttling, DevTools' "Fast 3G": latency ms, throughput bytes/s. */
@@ -62,90 +55,6 @@ const LOADS = [
   { label: 'MSP admin, /msp/overview', who: MSP_ADMIN, path: '/msp/overview', main: 'main table tbody tr' },
   { label: 'system admin, /system/overview', who: ADMIN, path: '/system/overview', main: 'main table tbody tr' },
 ];
-
-/** A free TCP port on loopback (the OS picks it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts `cordon serve` from the bundle and resolves once it prints its boot line. */
-async function startCordon(env) {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`);
-  const child = spawn(process.execPath, [BUNDLE, 'serve'], {
-    cwd: root,
-    env: { ...process.env, CORDON_DOH_ADDR: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = [];
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cordon serve did not boot:\n${output.join('\n')}`)), 120_000);
-    const onData = (d) => {
-      for (const line of d.toString().split('\n').filter(Boolean)) {
-        output.push(line);
-        if (line.startsWith('cordon serving:')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`cordon serve exited with ${code}:\n${output.join('\n')}`));
-    });
-  });
-  return child;
-}
-
-/** Logs in through the API (the console's PKCE flow, spec-notes §7 Auth); returns a JSON caller. */
-async function apiLogin(base, who) {
-  const verifier = randomBytes(64).toString('hex');
-  const query = new URLSearchParams({
-    client_id: '2',
-    response_type: 'code',
-    redirect_uri: `${base}/`,
-    state: randomBytes(20).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    code_verifier: verifier,
-  });
-  const res = await fetch(`${base}/restapi/oauth/authorize?${query}`, {
-    headers: { authorization: `Basic ${Buffer.from(`${who.email}:${who.password}`).toString('base64')}` },
-  });
-  if (res.status !== 200) throw new Error(`login ${who.email}: ${res.status} ${await res.text()}`);
-  const { access_token: token } = await res.json();
-  return async (method, path, body) => {
-    const answer = await fetch(`${base}/restapi${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
-    return answer.json();
-  };
-}
-
-/** Logs `who` in through the login form (unthrottled) and returns the browser storage it leaves. */
-async function loginState(browser, base, who) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${base}/`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL((url) => url.pathname !== '/');
-  const state = await context.storageState();
-  await context.close();
-  return state;
-}
 
 /** Records, in the page, the frame in which `selector` first matches (before any page script runs). */
 function mainContentProbe(selector) {
@@ -231,29 +140,8 @@ async function screenshots(browser, base, dir) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-const dataDir = mkdtempSync(join(tmpdir(), 'cordon-first-paint-'));
-const httpPort = await freePort();
-const base = `http://127.0.0.1:${httpPort}`;
-const cordon = await startCordon({
-  CORDON_DATA_DIR: dataDir,
-  CORDON_HTTP_ADDR: `127.0.0.1:${httpPort}`,
-  CORDON_DNS_ADDR: `127.0.0.1:${await freePort()}`,
-  CORDON_BLOCKPAGE_ADDR: `127.0.0.1:${await freePort()}`,
-  CORDON_BLOCKPAGE_HTTPS_ADDR: `127.0.0.1:${await freePort()}`,
-  // Nothing is resolved: an unused loopback port stands for the upstream.
-  CORDON_UPSTREAM: `127.0.0.1:${await freePort()}`,
-  CORDON_ADMIN_EMAIL: ADMIN.email,
-  CORDON_ADMIN_PASSWORD: ADMIN.password,
-});
-const browser = await chromium.launch({
-  executablePath: execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim(),
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-});
+const { base, stop } = await startLoopbackCordon('first-paint', ADMIN);
+const browser = await launchChromium();
 try {
   const call = await apiLogin(base, ADMIN);
   const msp = await call('POST', '/msp', {
@@ -291,7 +179,5 @@ try {
   if (process.env.CORDON_BENCH_SHOTS) await screenshots(browser, base, process.env.CORDON_BENCH_SHOTS);
 } finally {
   await browser.close();
-  cordon.kill('SIGTERM');
-  await new Promise((resolve) => cordon.once('exit', resolve));
-  rmSync(dataDir, { recursive: true, force: true });
+  await stop();
 }

@@ -1,7 +1,7 @@
 /**
  * Issue 29 "100 customers at a glance" and "Drill-down", end to end: an MSP with 100 customers
  * seeded through the API and one customer's traffic sent with `dig`; the MSP overview lists the
- * 100 with their status within a second of opening it, sorts and searches with the state in the
+ * 100 with their status (how fast: bench/console-overview.mjs), sorts and searches with the state in the
  * address, the switchers list every customer, a customer's dashboard entry opens the history
  * filtered to it, and the customer admin's header names the customer; axe at 1280 and 390 px.
  * Screenshots land in e2e/artifacts/msp-overview-*.png; the figures in e2e/artifacts/msp-overview.json.
@@ -125,64 +125,21 @@ describe('the MSP overview: 100 customers at a glance, drill-down into History (
     await upstream?.close();
   });
 
-  it('lists the 100 customers with their status within a second, sorts and searches in the address', async () => {
+  it('lists the 100 customers with their status, sorts and searches in the address', async () => {
     const page = await loginPage(MSP_ADMIN);
     await page.waitForURL('**/msp/overview');
     const rows = page.getByTestId('customers-table').locator('tbody tr');
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(CUSTOMERS);
-    // Timed: from another page (loaded afresh: nothing cached), the menu's Overview link to the 100
-    // rows and their status.
-    const measure = async () => {
-      await page.evaluate((count) => {
-        const g = globalThis as unknown as {
-          document: {
-            addEventListener: (t: string, f: () => void, c: boolean) => void;
-            querySelectorAll: (s: string) => { length: number };
-            body: unknown;
-          };
-          MutationObserver: new (f: () => void) => { observe: (n: unknown, o: object) => void; disconnect: () => void };
-          performance: { now: () => number };
-          overviewTiming: { clicked?: number; shown?: number };
-        };
-        g.overviewTiming = {};
-        g.document.addEventListener('click', () => (g.overviewTiming.clicked = g.performance.now()), true);
-        const observer = new g.MutationObserver(() => {
-          const table = '[data-testid="customers-table"]';
-          if (g.overviewTiming.clicked === undefined) return;
-          if (g.document.querySelectorAll(`${table} tbody tr [data-state]`).length >= count) {
-            g.overviewTiming.shown = g.performance.now();
-            observer.disconnect();
-          }
-        });
-        observer.observe(g.document.body, { childList: true, subtree: true });
-      }, CUSTOMERS);
-      const t0 = Date.now();
-      await page.getByRole('link', { name: 'Overview', exact: true }).first().click();
-      await page.waitForURL('**/msp/overview', { timeout: 5_000 });
-      await page.getByTestId('customers-table').waitFor();
-      await expect.poll(() => rows.count(), { timeout: 5_000, interval: 20 }).toBe(CUSTOMERS);
-      await page
-        .locator('[data-state]')
-        .nth(CUSTOMERS - 1)
-        .waitFor();
-      const driver = Date.now() - t0;
-      const timing = await page.evaluate(
-        () => (globalThis as unknown as { overviewTiming: { clicked: number; shown: number } }).overviewTiming,
-      );
-      return { page: Math.round(timing.shown - timing.clicked), driver };
-    };
-    // Best of three (other processes share the host's CPUs: one run can lose its share); each
-    // measured in the page, from the click to the 100th status badge in the document (what the
-    // user waits for), so the test driver's own round trips under load do not count.
-    const runs: Array<{ page: number; driver: number }> = [];
-    for (let run = 0; run < 3; run++) {
-      await page.goto(`${base()}/msp/global_settings/audit_log`);
-      await page.getByRole('heading', { level: 1 }).first().waitFor();
-      runs.push(await measure());
-    }
-    figures['overview-100-rows-ms'] = runs.map((r) => r.page).join(', ');
-    figures['overview-100-rows-driver-ms'] = runs.map((r) => r.driver).join(', ');
-    expect(Math.min(...runs.map((r) => r.page))).toBeLessThan(1000);
+    // From another page loaded afresh (nothing of the overview cached), the menu's Overview link
+    // brings the 100 rows back, each with its status badge. How fast: bench/console-overview.mjs.
+    await page.goto(`${base()}/msp/global_settings/audit_log`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    await page.getByRole('link', { name: 'Overview', exact: true }).first().click();
+    await page.waitForURL('**/msp/overview', { timeout: 5_000 });
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(CUSTOMERS);
+    await expect
+      .poll(() => page.getByTestId('customers-table').locator('tbody tr [data-state]').count(), { timeout: 10_000 })
+      .toBe(CUSTOMERS);
     await expect.poll(() => page.getByTestId('customer-status-total').textContent()).toBe('100 customers');
     const table = page.getByTestId('customers-table');
     for (const header of ['Status', 'Last hour', 'Requests today', 'Blocked today', 'Protection level']) {
