@@ -119,7 +119,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === 'Error');
-    if (error && !failed && attempt < 3 && isOtherSchemaDropped(error, migrationTableSchema)) continue;
+    if (error && !failed && attempt < 5 && isOtherSchemaDropped(error, migrationTableSchema)) continue;
     if (error) {
       throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`);
     }
@@ -166,11 +166,14 @@ async function allApplied(handle: DatabaseHandle): Promise<boolean> {
 }
 
 /**
- * True for PostgreSQL's "schema … does not exist" about a schema other than ours: the Migrator's
- * server-wide introspection met another schema being dropped at that moment. Nothing of ours ran;
- * trying again is safe.
+ * True for PostgreSQL's "schema … does not exist" or "relation "schema.table" does not exist" about a
+ * schema other than ours: the Migrator's server-wide introspection met another schema, or one of its
+ * tables, being dropped at that moment (seen in CI: `relation "cordon_test_….revoked_tokens" does not
+ * exist`). Nothing of ours ran; trying again is safe.
  */
-function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
-  const m = /schema "([^"]+)" does not exist/.exec(String((error as Error)?.message ?? error));
+export function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+  const message = String((error as Error)?.message ?? error);
+  const m =
+    /schema "([^"]+)" does not exist/.exec(message) ?? /relation "([^".]+)\.[^"]+" does not exist/.exec(message);
   return m !== null && m[1] !== ours;
 }

@@ -1,7 +1,7 @@
 import { CATEGORIES } from '@cordon/shared';
 import { describe, expect, it } from 'vitest';
 import { addressClaimColumns } from '../src/address-claims.ts';
-import { migrateToLatest } from '../src/migrate.ts';
+import { isOtherSchemaDropped, migrateToLatest } from '../src/migrate.ts';
 import { createTestDatabase, testDialects } from '../src/testing.ts';
 
 describe.each(testDialects())('migrations on %s', (dialect) => {
@@ -85,5 +85,20 @@ describe.each(testDialects())('migrations on %s', (dialect) => {
     } finally {
       await handle.close();
     }
+  });
+});
+
+describe('a migration that met another schema being dropped', () => {
+  it('is tried again for another schema or its table, never for its own', () => {
+    const ours = 'cordon_test_run_aaaa';
+    expect(isOtherSchemaDropped(new Error('schema "cordon_test_run_bbbb" does not exist'), ours)).toBe(true);
+    expect(isOtherSchemaDropped(new Error('relation "cordon_test_run_bbbb.revoked_tokens" does not exist'), ours)).toBe(
+      true,
+    );
+    expect(isOtherSchemaDropped(new Error(`schema "${ours}" does not exist`), ours)).toBe(false);
+    expect(isOtherSchemaDropped(new Error(`relation "${ours}.revoked_tokens" does not exist`), ours)).toBe(false);
+    // An unqualified relation is the migration's own: not retried.
+    expect(isOtherSchemaDropped(new Error('relation "revoked_tokens" does not exist'), ours)).toBe(false);
+    expect(isOtherSchemaDropped(new Error('syntax error at or near "x"'), ours)).toBe(false);
   });
 });
