@@ -44,10 +44,10 @@ const COMMON = {
 export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores, a single one on CI's two. Much test time
-    // waits on PostgreSQL, spawned servers and sockets: with two workers the two cores were busy 54%
-    // of the run, with three 90%, and the run took 360 -> 307 s (docs/contributing.md "Running the
-    // tests"; VITEST_MAX_WORKERS overrides).
-    maxWorkers: 3,
+    // waits on PostgreSQL, spawned servers and sockets: with three workers the cores were busy ≈ 72%
+    // of the shared files' time, with four ≈ 80%, and the run took 253 -> 215 s (five: 211 s;
+    // docs/contributing.md "Running the tests"; VITEST_MAX_WORKERS overrides).
+    maxWorkers: 4,
     // Migrates the template databases once per run; each test database is a copy (createTestDatabase).
     // Names the run's `cordon` bundle, which the tests that spawn the command build once and share.
     globalSetup: ['packages/db/src/testing-setup.ts', 'test/setup/cli-bundle.ts'],
