@@ -55,9 +55,18 @@ export interface ListSort<C extends string> {
   readonly tiebreak: C;
 }
 
+/** The column of {@link listPage}'s page query that carries the count of all rows (removed from the rows). */
+const TOTAL = 'cordon_list_total';
+
 /**
  * One page of `base` and the count of all its rows (docs/api.md lists: `limit`, `offset`, `sortkey`,
  * `sortdir`). `base` carries every condition, the tenant scope included, so `total` counts the same rows.
+ *
+ * One statement: the count is an uncorrelated scalar subquery beside the page's columns, which both
+ * dialects evaluate once (PostgreSQL as an InitPlan), so the page keeps its own plan (an index read
+ * in order that stops after `offset + limit` rows) where a window `count(*) over ()` would read every
+ * row of `base` before the first one comes out. A page that comes back empty carries no count: then
+ * `total` is 0 at offset 0, else a second statement counts (bench/README.md "API reads").
  * @returns the page's rows as `base` selects them, and `total`
  * @throws ApiError ERR_VALIDATION (400) for a `sortkey` outside `sort.columns`, before any query runs
  */
@@ -68,17 +77,24 @@ export async function listPage<DB, TB extends keyof DB, O, C extends string>(
 ): Promise<{ rows: O[]; total: number }> {
   const column = sortColumn(query, sort.columns);
   const order = sort.text.includes(column) ? sql`lower(${sql.ref(column)})` : sql.ref(column);
-  const rows = await base
+  const counted = base
+    .clearSelect()
+    .select(sql<number | string>`count(*)`.as('n'))
+    // Kysely cannot resolve a selection over the generic DB/TB here; the one column is known.
+    .$castTo<{ n: number | string }>();
+  const read = await base
+    .select(counted.as(TOTAL))
     .orderBy(order, query.sortdir)
     .orderBy(sql.ref(sort.tiebreak), query.sortdir)
     .limit(query.limit)
     .offset(query.offset)
+    .$castTo<O & { [TOTAL]: number | string }>()
     .execute();
-  const count = await base
-    .clearSelect()
-    .select(sql<number | string>`count(*)`.as('n'))
-    // Kysely cannot resolve a selection over the generic DB/TB here; the one column is known.
-    .$castTo<{ n: number | string }>()
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(count.n) };
+  if (read.length === 0) {
+    if (query.offset === 0 && query.limit > 0) return { rows: [], total: 0 };
+    return { rows: [], total: Number((await counted.executeTakeFirstOrThrow()).n) };
+  }
+  const total = Number(read[0]![TOTAL]);
+  const rows = read.map(({ [TOTAL]: _, ...row }) => row as O);
+  return { rows, total };
 }
