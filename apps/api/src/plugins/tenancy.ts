@@ -1,5 +1,5 @@
 import { tenancy } from '@cordon/core';
-import { ApiError } from '@cordon/shared';
+import { ApiError, Role } from '@cordon/shared';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../types.ts';
 
@@ -9,7 +9,9 @@ import type { AppDeps } from '../types.ts';
  * - at registration, refuses any route without `config.scope` and `config.roles` (no opt-in);
  * - on request, a role outside `config.roles` → 403 `Client error: Forbidden.`;
  * - after validation, for scope `msp`/`customer`, the MSP/customer of path param `id` must be
- *   visible to the caller (core's tenancy visibility checks), else 404 exactly as for a missing id.
+ *   visible to the caller (core's tenancy visibility checks), else 404 exactly as for a missing id;
+ *   an MSP admin's own MSP and a customer admin's own customer are visible without a lookup (its
+ *   admin row, just read, references it with a cascading foreign key).
  * Core's repositories still filter every tenant-owned query by the caller's scope in SQL.
  */
 export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void {
@@ -30,6 +32,10 @@ export function registerTenancyGuard(app: FastifyInstance, deps: AppDeps): void 
     if (scope !== 'msp' && scope !== 'customer') return;
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'number') throw new ApiError('ERR_NOT_FOUND');
+    // The caller's own MSP or customer needs no lookup: the admin row authentication has just read
+    // references it, and goes with it (a cascading foreign key; bench/README.md "API reads").
+    const { role, mspId, customerId } = request.principal;
+    if (scope === 'msp' ? role === Role.Msp && mspId === id : role === Role.Customer && customerId === id) return;
     const tenantScope = tenancy.scopeOf(request.principal);
     const visible =
       scope === 'msp'

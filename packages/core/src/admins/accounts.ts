@@ -20,7 +20,7 @@ import { mutate } from '../mutation/index.ts';
 import { consumeLinkToken, issueLinkToken } from './links.ts';
 import { adminAuditView, managedAdminById, PENDING_PASSWORD } from './management.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { type AdminForToken, findAdminByEmail, findAdminById } from './repository.ts';
+import { type AdminForToken, findAdminByEmail, findAdminById, findAdminByIdAndRevocation } from './repository.ts';
 import {
   clearRecoveryCodes,
   isTotpCode,
@@ -145,6 +145,22 @@ export async function adminForToken(
 ): Promise<AdminForToken | undefined> {
   const admin = await findAdminById(deps.handle.db, id);
   return admin && Number(admin.token_generation) === generation ? admin : undefined;
+}
+
+/**
+ * What an API request's bearer token needs checked in the database, in one statement when its
+ * admin exists (bench/README.md "API reads": it runs on every request): whether token id `jti` is
+ * revoked (the API's revocation list, a logout), and the admin of the token's subject as
+ * {@link adminForToken} answers it (undefined when gone or of another token generation).
+ */
+export async function adminForBearer(
+  deps: CoreDeps,
+  id: number,
+  generation: number,
+  jti: string,
+): Promise<{ admin: AdminForToken | undefined; revoked: boolean }> {
+  const { admin, revoked } = await findAdminByIdAndRevocation(deps.handle.db, id, jti);
+  return { admin: admin && Number(admin.token_generation) === generation ? admin : undefined, revoked };
 }
 
 /** Sets a new password and raises the token generation (every older token is refused), inside `mutate`. */

@@ -6,6 +6,7 @@
  * token checks need.
  */
 export {
+  adminForBearer,
   adminForToken,
   beginTwoFactor,
   changePassword,

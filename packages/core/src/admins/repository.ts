@@ -69,6 +69,37 @@ export function findAdminById(db: Kysely<Database>, id: number): Promise<AdminFo
   return adminQuery(db).where('admins.id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The admin with this id, or undefined, and whether token id `jti` is on the API's revocation list
+ * (`revoked_tokens`), in one statement when the admin exists (the revocation as a subquery beside its
+ * row), else in a second one.
+ */
+export async function findAdminByIdAndRevocation(
+  db: Kysely<Database>,
+  id: number,
+  jti: string,
+): Promise<{ admin: AdminForToken | undefined; revoked: boolean }> {
+  const row = await adminQuery(db)
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti))
+        .as('token_revoked'),
+    )
+    .where('admins.id', '=', id)
+    .executeTakeFirst();
+  if (row) {
+    // PostgreSQL answers a boolean, SQLite 0 or 1.
+    const { token_revoked, ...admin } = row;
+    return { admin, revoked: Boolean(token_revoked) };
+  }
+  const revoked = await db
+    .selectFrom('revoked_tokens')
+    .select('revoked_tokens.jti')
+    .where('revoked_tokens.jti', '=', jti)
+    .executeTakeFirst();
+  return { admin: undefined, revoked: revoked !== undefined };
+}
+
 /** The e-mail of the first system admin (role 1), or undefined when there is none. */
 export async function firstSystemAdminEmail(db: Kysely<Database>): Promise<string | undefined> {
   const row = await db

@@ -15,9 +15,3 @@ export async function revokeToken(db: Kysely<Database>, jti: string, expiresAt: 
       .execute();
   });
 }
-
-/** True when the token id has been revoked. */
-export async function isRevoked(db: Kysely<Database>, jti: string): Promise<boolean> {
-  const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst();
-  return row !== undefined;
-}

@@ -11,7 +11,7 @@ import {
 } from '@cordon/shared';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AppDeps, Principal } from '../../types.ts';
-import { isRevoked, revokeToken } from './repository.ts';
+import { revokeToken } from './repository.ts';
 
 type AdminForToken = admins.AdminForToken;
 
@@ -234,11 +234,17 @@ export async function authenticateToken(deps: AppDeps, token: string, ip: string
   }
   // From here the token is genuine (our key, in its lifetime): a refusal is worth an audit row in its
   // admin's tenant (OWASP ASVS V7.2.2; docs/security.md "Accounts").
-  if (await isRevoked(deps.handle.db, claims.jti)) {
+  // The revocation and the admin in one statement (every request asks them).
+  const { admin, revoked } = await admins.adminForBearer(
+    deps,
+    Number(claims.sub),
+    generationOf(claims.jti),
+    claims.jti,
+  );
+  if (revoked) {
     await admins.recordTokenRefusal(deps, Number(claims.sub), ip, 'revoked');
     throw new ApiError('ERR_UNAUTHENTICATED');
   }
-  const admin = await admins.adminForToken(deps, Number(claims.sub), generationOf(claims.jti));
   if (!admin || !isRole(admin.role)) {
     await admins.recordTokenRefusal(deps, Number(claims.sub), ip, 'stale');
     throw new ApiError('ERR_UNAUTHENTICATED');
