@@ -426,26 +426,44 @@ const QUERY_CANCELED = '57014';
 
 /**
  * PostgreSQL: each read in a read-only, repeatable-read transaction (one snapshot), every statement
- * bounded by `statement_timeout` set to the time left.
+ * bounded by `statement_timeout` set to the time left. The transaction's start and the first bound go
+ * in one round trip (two statements without parameters, which the simple query protocol takes
+ * together), so a read of one statement costs three round trips: start, statement, commit
+ * (bench/README.md "API reads").
  */
 function postgresRunner(handle: DatabaseHandle): Runner {
   return {
     async run(_slot, job) {
       try {
-        const rows = await handle.db
-          .transaction()
-          .setIsolationLevel('repeatable read')
-          .setAccessMode('read only')
-          .execute(async (trx) => {
-            const out: unknown[][] = [];
+        const rows = await handle.db.connection().execute(async (conn) => {
+          const out: unknown[][] = [];
+          let open = false;
+          try {
             for (const q of job.queries) {
               const left = job.deadline - Date.now();
               if (left <= 0 || job.settled) throw new DeadlinePassed();
-              await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
-              out.push((await trx.executeQuery(q)).rows as unknown[]);
+              const bound = `set local statement_timeout = ${Math.ceil(left)}`;
+              const start = !open;
+              // Open from here: a rollback outside a transaction is only a warning.
+              open = true;
+              await sql
+                .raw(start ? `start transaction isolation level repeatable read, read only; ${bound}` : bound)
+                .execute(conn);
+              out.push((await conn.executeQuery(q)).rows as unknown[]);
             }
+            if (open) await sql.raw('commit').execute(conn);
             return out;
-          });
+          } catch (err) {
+            // A failed or cancelled statement leaves the transaction aborted: end it before the
+            // connection goes back to the pool (a connection that is gone fails here too: the pool drops it).
+            if (open)
+              await sql
+                .raw('rollback')
+                .execute(conn)
+                .catch(() => undefined);
+            throw err;
+          }
+        });
         job.resolve(rows);
       } catch (err) {
         throw (err as { code?: unknown }).code === QUERY_CANCELED ? new DeadlinePassed() : err;

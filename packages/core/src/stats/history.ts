@@ -45,8 +45,9 @@ const ORDER_COLUMN = {
  * `device`, `user` and `client_ip` narrow to exactly that (the dashboards' drill-down, issue 29).
  * The history reads the raw rows: it is a search, not a dashboard.
  *
- * The count and the page are a heavy read (a month of a busy customer is millions of rows): they run
- * through the read pool (`deps.readPool`, @cordon/db `createReadPool`: read threads on SQLite,
+ * The count and the page are a heavy read (a month of a busy customer is millions of rows): one
+ * statement (the count as a subquery beside the page's columns; counted alone only for an empty page
+ * past the first), run through the read pool (`deps.readPool`, @cordon/db `createReadPool`: read threads on SQLite,
  * a bounded number of connections on PostgreSQL), off the API's request loop, at most one search of
  * the customer at a time, within the pool's time bound (docs/decisions.md "Heavy reads").
  * @throws ApiError ERR_NOT_FOUND (customer not visible), ERR_VALIDATION (date), ERR_QUERY_TIMEOUT
@@ -114,8 +115,10 @@ export async function searchHistory(
       ]),
     );
   }
-  const counted = base.select((eb) => eb.fn.countAll<number>().as('n'));
+  const counted = base.select((eb) => eb.fn.countAll<number | string>().as('n'));
   const dir = query.order_dir ?? 'desc';
+  const limit = query.limit ?? HISTORY_LIMIT;
+  const offset = query.offset ?? 0;
   const paged = base
     .leftJoin('devices', (j) =>
       j.onRef('devices.id', '=', 'query_log.device_id').onRef('devices.customer_id', '=', 'query_log.customer_id'),
@@ -146,20 +149,26 @@ export async function searchHistory(
       'query_log.group_id',
       'user_groups.name as group',
       'query_log.matched_name',
+      // The count beside the page (an uncorrelated subquery, evaluated once): one statement, one
+      // snapshot; a second read counts only when a page past the first comes back empty.
+      counted.as('total'),
     ])
     .orderBy(ORDER_COLUMN[query.order_by ?? 'time'], dir)
     .orderBy('query_log.id', dir)
-    .limit(query.limit ?? HISTORY_LIMIT)
-    .offset(query.offset ?? 0);
-  let read: unknown[][];
-  try {
-    read = await readPoolOf(deps).read([counted.compile(), paged.compile()], { key: `customer:${customerId}` });
-  } catch (err) {
-    if (err instanceof ReadTimeoutError) throw new ApiError('ERR_QUERY_TIMEOUT');
-    throw err;
-  }
-  const total = (read[0] as InferResult<typeof counted>)[0];
-  const rows = read[1] as InferResult<typeof paged>;
+    .limit(limit)
+    .offset(offset);
+  const read = async <Q extends typeof counted | typeof paged>(q: Q): Promise<InferResult<Q>> => {
+    try {
+      const [rows] = await readPoolOf(deps).read([q.compile()], { key: `customer:${customerId}` });
+      return rows as InferResult<Q>;
+    } catch (err) {
+      if (err instanceof ReadTimeoutError) throw new ApiError('ERR_QUERY_TIMEOUT');
+      throw err;
+    }
+  };
+  const rows = await read(paged);
+  const total =
+    rows.length > 0 ? Number(rows[0]!.total) : offset === 0 && limit > 0 ? 0 : Number((await read(counted))[0]?.n ?? 0);
   const ids = new Set<number>();
   for (const r of rows) for (const c of r.categories ? r.categories.split(',') : []) ids.add(Number(c));
   const names = new Map<number, string>();
@@ -195,5 +204,5 @@ export async function searchHistory(
     group: r.group ?? null,
     matched_name: r.matched_name === '' ? null : r.matched_name,
   }));
-  return { total: Number(total?.n ?? 0), data };
+  return { total, data };
 }
