@@ -22,8 +22,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Expression, type SqlBool, sql } from 'kysely';
-import type pg from 'pg';
-import { type DatabaseHandle, loadPg } from './connection.ts';
+import type { DatabaseHandle } from './connection.ts';
 import type { Dialect } from './dialect-kind.ts';
 
 /** Default {@link ReadPoolOptions.size}: heavy reads running at once. */
@@ -429,21 +428,13 @@ const QUERY_CANCELED = '57014';
  * PostgreSQL: each read in a read-only, repeatable-read transaction (one snapshot), every statement
  * bounded by `statement_timeout` set to the time left. The transaction's start and the first bound go
  * in one round trip (two statements without parameters, which the simple query protocol takes
- * together). A read of one statement (the history search's page and count) goes straight to a pooled
- * node-postgres connection with its start, statement and commit queued together: the driver sends
- * each as soon as the one before is answered, with no turn of the busy event loop between them, and
- * a commit after a failed or cancelled statement only ends the aborted transaction (bench/README.md
- * "API reads"). Longer reads go one statement at a time, each bounded by the time then left.
+ * together), so a read of one statement costs three round trips: start, statement, commit
+ * (bench/README.md "API reads").
  */
 function postgresRunner(handle: DatabaseHandle): Runner {
   return {
     async run(_slot, job) {
       try {
-        const pool = handle.pgPool;
-        if (pool && job.queries.length === 1) {
-          job.resolve(await pipelinedRead(pool, job, job.queries[0]!));
-          return;
-        }
         const rows = await handle.db.connection().execute(async (conn) => {
           const out: unknown[][] = [];
           let open = false;
@@ -480,34 +471,4 @@ function postgresRunner(handle: DatabaseHandle): Runner {
     },
     async close() {},
   };
-}
-
-/** `start transaction …; set local statement_timeout = N` with the time left to `deadline`. */
-function startBounded(job: Job): string {
-  const left = job.deadline - Date.now();
-  if (left <= 0 || job.settled) throw new DeadlinePassed();
-  return `start transaction isolation level repeatable read, read only; set local statement_timeout = ${Math.ceil(left)}`;
-}
-
-/** One statement's read on a connection of `pool`, queued with its transaction's start and commit (see {@link postgresRunner}). */
-async function pipelinedRead(pool: pg.Pool, job: Job, query: CompiledQuery): Promise<unknown[][]> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    const start = client.query(startBounded(job));
-    const read = client.query(query.sql, [...query.parameters]);
-    // In a transaction a failed statement aborted, COMMIT rolls back: the connection goes back clean.
-    const end = client.query('commit');
-    const [started, done, ended] = await Promise.allSettled([start, read, end]);
-    for (const r of [started, done, ended]) {
-      if (r.status === 'rejected') {
-        // An error the server answered leaves the connection usable; any other (a lost connection) does not.
-        broken = !(r.reason instanceof loadPg().DatabaseError);
-        throw r.reason;
-      }
-    }
-    return [(done as PromiseFulfilledResult<pg.QueryResult>).value.rows];
-  } finally {
-    client.release(broken);
-  }
 }
