@@ -131,8 +131,7 @@ export async function startChainUpstream(records: readonly TableRecord[], soaZon
     return { ...base, flags: (base.flags ?? 0) | 2 };
   };
 
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, rinfo) => {
+  const onMessage = (udp: dgram.Socket) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
     let query: Packet;
     try {
       query = dnsPacket.decode(msg);
@@ -140,9 +139,7 @@ export async function startChainUpstream(records: readonly TableRecord[], soaZon
       return;
     }
     udp.send(dnsPacket.encode(answer(query)), rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = udp.address().port;
+  };
   const tcp = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
     socket.on('error', () => undefined);
@@ -160,7 +157,30 @@ export async function startChainUpstream(records: readonly TableRecord[], soaZon
       }
     });
   });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', resolve));
+  // UDP picks a free port, TCP takes the same number; that number may be some TCP client's
+  // ephemeral port at that moment (other tests run in parallel): then try another.
+  let bound: dgram.Socket | undefined;
+  let port = 0;
+  for (let attempt = 1; bound === undefined; attempt++) {
+    const socket = dgram.createSocket('udp4');
+    socket.on('message', onMessage(socket));
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    port = socket.address().port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, '127.0.0.1', () => {
+          tcp.off('error', reject);
+          resolve();
+        });
+      });
+      bound = socket;
+    } catch (err) {
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw err;
+    }
+  }
+  const udp = bound;
   return {
     port,
     received,
