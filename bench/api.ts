@@ -5,8 +5,9 @@
  * in as the system admin, an MSP admin and a customer admin through the real authorize route, then
  * times each route alone (200 requests one at a time after 100 of warm-up: its own cost), then runs autocannon (in a
  * child process, so the load generator has its own event loop) at a fixed 500 req/s per route and
- * prints the server's CPU time per request under that load, p50/p99/max, errors and the 1-minute
- * load average per route as a Markdown table.
+ * prints the server's CPU time per request under that load (with a PostgreSQL on this machine, its
+ * processes' CPU time per request too), p50/p99/max, errors and the 1-minute load average per route
+ * as a Markdown table.
  *
  *   node --import tsx bench/api.ts [seconds=10] [rate=500]
  *   CORDON_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/api.ts
@@ -22,6 +23,7 @@
 
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { buildApp, ensureSystemAdmin } from '@cordon/api';
@@ -136,6 +138,35 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
   non2xx: number;
+}
+
+/**
+ * CPU time of each `postgres` process on this machine by pid, ms (utime + stime of /proc/PID/stat,
+ * at 100 ticks a second), or undefined when there is none to read (a remote server): the server's
+ * side of a route's cost, its backends included. Other engineers' use of the same server counts too.
+ */
+function postgresCpuMs(): Map<string, number> | undefined {
+  const cpu = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // The process ended in between.
+    }
+  }
+  return cpu.size > 0 ? cpu : undefined;
+}
+
+/** The CPU time `postgres` processes spent from `before` to `after`, ms (one that ended in between is lost). */
+function postgresCpuSpent(before: Map<string, number>, after: Map<string, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
 }
 
 /**
@@ -318,11 +349,13 @@ try {
     const res = await fetch(`${address}${r.path}`, { headers: { authorization: `Bearer ${r.token}` } });
     if (res.status !== 200) throw new Error(`${r.label}: ${res.status} ${await res.text()}`);
   }
+  // The PostgreSQL server's CPU per request too, when it runs on this machine.
+  const pgCpu = handle.dialect === 'postgres' && postgresCpuMs() !== undefined;
   console.log(`\n${handle.dialect}, ${RATE} req/s for ${SECONDS} s per route (autocannon, 20 connections):\n`);
   console.log(
-    '| Route | Caller | Alone: median ms | Server CPU ms/request | Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |',
+    `| Route | Caller | Alone: median ms | Server CPU ms/request |${pgCpu ? ' PostgreSQL CPU ms/request |' : ''} Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`|---|---|---|---|${pgCpu ? '---|' : ''}---|---|---|---|---|---|`);
   for (const r of routes) {
     if (only && !only.includes(r.label)) continue;
     // One request at a time first: the route's own time (its CPU cost; 100 warm-up requests
@@ -338,11 +371,17 @@ try {
     // PostgreSQL client; autocannon runs apart): 1,000 / it is what one event loop can serve a second,
     // whatever the other processes on the box take.
     const cpu = process.cpuUsage();
+    const pgBefore = pgCpu ? postgresCpuMs() : undefined;
     const res = await load(`${address}${r.path}`, r.token);
     const used = process.cpuUsage(cpu);
+    const pgAfter = pgCpu ? postgresCpuMs() : undefined;
     const cpuMs = (used.user + used.system) / 1000 / Math.max(1, res.requests.total);
+    const pgCell =
+      pgBefore === undefined || pgAfter === undefined
+        ? ''
+        : ` ${(postgresCpuSpent(pgBefore, pgAfter) / Math.max(1, res.requests.total)).toFixed(2)} |`;
     console.log(
-      `| ${r.label} \`${r.shape}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${cpuMs.toFixed(2)} | ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
+      `| ${r.label} \`${r.shape}\` | ${r.who} | ${alone[100]!.toFixed(1)} | ${cpuMs.toFixed(2)} |${pgCell} ${res.requests.total} | ${res.latency.p50} | ${res.latency.p99} | ${res.latency.max} | ${res.errors + res.timeouts} / ${res.non2xx} | ${loadavg()[0]!.toFixed(1)} |`,
     );
   }
   await app.close();
