@@ -1,11 +1,14 @@
 import { createRequire } from 'node:module';
 import type SQLite from 'better-sqlite3';
 import {
+  type Compilable,
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
   Kysely,
   PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -126,7 +129,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     return { db, dialect: 'postgres', location: redactUrl(options.url), pgPool: pool, close: () => db.destroy() };
   }
   // openSqliteFile checks the cache size and page limit before the file or its directory is created.
@@ -134,6 +137,76 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const sqlite = openSqliteFile(path, options.sqliteCacheKiB, options.sqliteMaxPageCount);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: path, sqlite, close: () => db.destroy() };
+}
+
+/** The comment that opens the text of a statement {@link prepared} marks. */
+export const PREPARED_MARK = '/* cordon:prepared */ ';
+
+/**
+ * Distinct statement texts a database handle names on PostgreSQL ({@link prepared}); a text first
+ * seen past this many runs unnamed. Each connection keeps the named statements it ran until it
+ * closes (after 10 s idle, node-postgres's default), ≈ 50–350 KB of server memory each with its plan
+ * (`pg_backend_memory_contexts`; the MSP overview's customer page ≈ 200 KB).
+ */
+export const PREPARED_STATEMENTS_MAX = 64;
+
+/**
+ * `query` marked to run as a named prepared statement on PostgreSQL (node-postgres's `{ name, text,
+ * values }`; Kysely's dialect passes no name): each connection parses it once, and after five runs
+ * PostgreSQL plans it once too (a generic plan, when its estimate is no worse than the custom plans':
+ * `pg_prepared_statements.generic_plans`). Planning was most of the time of the API's small
+ * statements, 0.2–0.8 ms each (bench/README.md "API reads"). For statements run on every request whose
+ * plan does not depend on their values' selectivity (a primary key, a tenant's id, a page of an
+ * index); not for dashboards over time ranges, whose custom plans follow the range. On SQLite the
+ * mark is a comment (its statements are cached already: {@link withStatementCache}).
+ * Run it with `db.executeQuery` (a transaction's too) or through a read pool.
+ */
+export function prepared<O>(query: CompiledQuery<O>): CompiledQuery<O> {
+  return query.sql.startsWith(PREPARED_MARK) ? query : { ...query, sql: PREPARED_MARK + query.sql };
+}
+
+/** The rows of `query` run {@link prepared} on `db` (a Kysely instance or a transaction). */
+export async function executePrepared<O>(db: Kysely<Database>, query: Compilable<O>): Promise<O[]> {
+  return (await db.executeQuery(prepared(query.compile()))).rows;
+}
+
+/**
+ * The pool as Kysely's PostgreSQL driver sees it: a statement {@link prepared} marked goes to
+ * node-postgres with a name, every other one as Kysely sends it. Names are `cordon_1`, `cordon_2`, …
+ * in the order the texts are first seen, at most {@link PREPARED_STATEMENTS_MAX} (node-postgres
+ * refuses one name for two texts; a name is never reused). One wrapper per pooled client, so the
+ * driver's connection per client stays one.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < PREPARED_STATEMENTS_MAX) {
+      name = `cordon_${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = (text: unknown, values?: unknown[]) =>
+      typeof text === 'string' && text.startsWith(PREPARED_MARK)
+        ? client.query({ name: nameOf(text), text, values })
+        : client.query(text as never, values);
+    return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AdminsTable, Database } from '@cordon/db';
+import { type AdminsTable, type Database, executePrepared } from '@cordon/db';
 import { Role } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
 
@@ -79,14 +79,17 @@ export async function findAdminByIdAndRevocation(
   id: number,
   jti: string,
 ): Promise<{ admin: AdminForToken | undefined; revoked: boolean }> {
-  const row = await adminQuery(db)
-    .select((eb) =>
-      eb
-        .exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti))
-        .as('token_revoked'),
-    )
-    .where('admins.id', '=', id)
-    .executeTakeFirst();
+  // Every authenticated request asks it: prepared, so it is planned once per connection.
+  const [row] = await executePrepared(
+    db,
+    adminQuery(db)
+      .select((eb) =>
+        eb
+          .exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti))
+          .as('token_revoked'),
+      )
+      .where('admins.id', '=', id),
+  );
   if (row) {
     // PostgreSQL answers a boolean, SQLite 0 or 1.
     const { token_revoked, ...admin } = row;

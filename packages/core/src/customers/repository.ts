@@ -1,4 +1,4 @@
-import type { Database } from '@cordon/db';
+import { type Database, executePrepared } from '@cordon/db';
 import { type Customer, type Dependants, type ListQuery, parseLicenceLimit } from '@cordon/shared';
 import type { Kysely } from 'kysely';
 import { dependantsOf, kindOf } from '../dependants/index.ts';
@@ -86,7 +86,8 @@ export async function listCustomers(
 
 /** Customer `id` within `scope`, or undefined. */
 export async function getCustomer(db: Kysely<Database>, scope: TenantScope, id: number): Promise<Customer | undefined> {
-  const row = await customerQuery(db, scope).where('customers.id', '=', id).executeTakeFirst();
+  // Most customer routes ask it first (the tenancy guard): prepared, so it is planned once per connection.
+  const [row] = await executePrepared(db, customerQuery(db, scope).where('customers.id', '=', id));
   return row ? toCustomer(row) : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from '@cordon/db';
+import { type Database, executePrepared } from '@cordon/db';
 import {
   ApiError,
   type CustomerStatus,
@@ -52,11 +52,14 @@ function todayBounds(zones: readonly string[], mspZone: string, now: number) {
       return fallback;
     }
   };
-  // Literals, not parameters: PostgreSQL cannot type a parameter that only appears in a CASE branch.
+  // Parameters cast to bigint (PostgreSQL cannot type a bare parameter that only appears in a CASE
+  // branch), not literals: the statement's text stays the same from hour to hour, so its prepared
+  // form is reused (`prepared` of @cordon/db).
+  const hour = (ms: number) => sql<number>`cast(${ms} as bigint)`;
   const pick = (side: 'from' | 'to'): RawBuilder<number> => {
-    const whens = zones.filter((z) => z !== '').map((z) => sql`when ${z} then ${sql.lit(bounds(z)[side])}`);
-    if (whens.length === 0) return sql<number>`${sql.lit(fallback[side])}`;
-    return sql<number>`(case customers.timezone ${sql.join(whens, sql` `)} else ${sql.lit(fallback[side])} end)`;
+    const whens = zones.filter((z) => z !== '').map((z) => sql`when ${z} then ${hour(bounds(z)[side])}`);
+    if (whens.length === 0) return hour(fallback[side]);
+    return sql<number>`(case customers.timezone ${sql.join(whens, sql` `)} else ${hour(fallback[side])} end)`;
   };
   return { from: pick('from'), to: pick('to') };
 }
@@ -104,6 +107,9 @@ const FIGURES: readonly Figure[] = [
   'devices_silent',
 ];
 
+/** The figures of the outer query on PostgreSQL, where the device figures come from one LATERAL aggregate. */
+const OUTER_FIGURES = FIGURES.filter((f) => f !== 'devices' && f !== 'devices_silent');
+
 /** A figure's expression over the `customers` row of the query it goes in, named as the figure. */
 type FigureExpression = (eb: ExpressionBuilder<Database, 'customers'>) => AliasedExpression<unknown, Figure>;
 
@@ -128,7 +134,7 @@ function figureExpressions(today: { from: Expression<number>; to: Expression<num
         where h.customer_id = ${id} and h.hour >= ${today.from} and h.hour < ${today.to})`.as('blocked_today'),
     requests_last_hour: () =>
       sql<number | string>`(select coalesce(sum(h.requests), 0) from stats_hourly h
-        where h.customer_id = ${id} and h.hour >= ${sql.lit(lastHourFrom)})`.as('requests_last_hour'),
+        where h.customer_id = ${id} and h.hour >= cast(${lastHourFrom} as bigint))`.as('requests_last_hour'),
     last_seen_hour: () =>
       sql<number | string | null>`(select max(h.hour) from stats_hourly h where h.customer_id = ${id})`.as(
         'last_seen_hour',
@@ -138,7 +144,7 @@ function figureExpressions(today: { from: Expression<number>; to: Expression<num
     locations_silent: () =>
       sql<number | string>`(select count(*) from locations l where l.customer_id = ${id} and not exists
         (select 1 from stats_hourly h where h.customer_id = l.customer_id and h.location_id = l.id
-          and h.hour >= ${sql.lit(silentHour)}))`.as('locations_silent'),
+          and h.hour >= cast(${silentHour} as bigint)))`.as('locations_silent'),
     devices: () => sql<number | string>`(select count(*) from devices d where d.customer_id = ${id})`.as('devices'),
     devices_silent: () =>
       sql<number | string>`(select count(*) from devices d where d.customer_id = ${id}
@@ -191,22 +197,24 @@ async function mspAndZones(
     .where('customers.msp_id', '=', mspId)
     .select('customers.timezone as zone')
     .distinct();
-  const rows = await db
-    .selectFrom('msps')
-    .leftJoin(zones.as('z'), (j) => j.on(sql<boolean>`1 = 1`))
-    .where('msps.id', '=', mspId)
-    .where(mspInScope(scope, role))
-    .select((eb) => [
-      'msps.timezone',
-      'msps.license',
-      'z.zone',
-      eb
-        .selectFrom('customers')
-        .whereRef('customers.msp_id', '=', 'msps.id')
-        .select(eb.fn.countAll<number | string>().as('n'))
-        .as('customers_count'),
-    ])
-    .execute();
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom('msps')
+      .leftJoin(zones.as('z'), (j) => j.on(sql<boolean>`1 = 1`))
+      .where('msps.id', '=', mspId)
+      .where(mspInScope(scope, role))
+      .select((eb) => [
+        'msps.timezone',
+        'msps.license',
+        'z.zone',
+        eb
+          .selectFrom('customers')
+          .whereRef('customers.msp_id', '=', 'msps.id')
+          .select(eb.fn.countAll<number | string>().as('n'))
+          .as('customers_count'),
+      ]),
+  );
   const first = rows[0];
   if (!first) return undefined;
   return {
@@ -231,8 +239,9 @@ export async function customerStatuses(
   query: CustomerStatusQuery,
 ): Promise<CustomerStatusList> {
   const scope = scopeOf(caller);
-  const db = deps.handle.db;
+  const { db, dialect } = deps.handle;
   const now = deps.now();
+  const silentIso = new Date(now - SILENT_AFTER_MS).toISOString();
   const msp = await mspAndZones(db, scope, caller.role, mspId);
   if (!msp) throw new ApiError('ERR_NOT_FOUND');
   const today = todayBounds(msp.zones, msp.timezone, now);
@@ -252,21 +261,51 @@ export async function customerStatuses(
     .orderBy(sql.ref(SORT.tiebreak), query.sortdir)
     .limit(query.limit)
     .offset(query.offset);
-  const rows = await db
+  const outer = db
     .selectFrom(page.as('p'))
     .innerJoin('customers', 'customers.id', 'p.id')
     .where(customerInScope(scope))
-    .select((eb) => [
-      'customers.id as id',
-      'customers.account_name as name',
-      'customers.timezone as timezone',
-      ...FIGURES.map((f) => expr[f](eb as unknown as ExpressionBuilder<Database, 'customers'>)),
-      'p.total as total',
-    ])
     .orderBy(ordered(`p.${column.slice('s.'.length)}`), query.sortdir)
-    .orderBy('p.id', query.sortdir)
-    .$castTo<StatusRow & { total: number | string }>()
-    .execute();
+    .orderBy('p.id', query.sortdir);
+  const common = (eb: ExpressionBuilder<Database, 'customers'>, figures: readonly Figure[]) => [
+    eb.ref('customers.id').as('id'),
+    eb.ref('customers.account_name').as('name'),
+    eb.ref('customers.timezone').as('timezone'),
+    ...figures.map((f) => expr[f](eb)),
+  ];
+  // PostgreSQL: the device figures of a customer in one pass over its devices (a LATERAL aggregate
+  // with a FILTER), not a count and a silent count reading them twice: 0.41 instead of 0.64 ms for
+  // the page's 2,500 devices (bench/README.md "API reads"). SQLite has no LATERAL; its two counts stay.
+  const statement =
+    dialect === 'postgres'
+      ? outer
+          .leftJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('devices as d')
+                .whereRef('d.customer_id', '=', 'customers.id')
+                .select([
+                  sql<number | string>`count(*)`.as('devices'),
+                  sql<
+                    number | string
+                  >`count(*) filter (where d.last_contact_at is null or d.last_contact_at < ${silentIso})`.as(
+                    'devices_silent',
+                  ),
+                ])
+                .as('dv'),
+            (j) => j.onTrue(),
+          )
+          .select((eb) => [
+            ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, OUTER_FIGURES),
+            'dv.devices as devices',
+            'dv.devices_silent as devices_silent',
+            'p.total as total',
+          ])
+      : outer.select((eb) => [
+          ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, FIGURES),
+          'p.total as total',
+        ]);
+  const rows = await executePrepared(db, statement.$castTo<StatusRow & { total: number | string }>());
   const total =
     rows.length > 0
       ? Number(rows[0]!.total)
