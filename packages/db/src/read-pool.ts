@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type Expression, type SqlBool, sql } from 'kysely';
-import type { DatabaseHandle } from './connection.ts';
+import { type DatabaseHandle, loadPg } from './connection.ts';
 import type { Dialect } from './dialect-kind.ts';
 
 /** Default {@link ReadPoolOptions.size}: heavy reads running at once. */
@@ -426,15 +426,26 @@ const QUERY_CANCELED = '57014';
 
 /**
  * PostgreSQL: each read in a read-only, repeatable-read transaction (one snapshot), every statement
- * bounded by `statement_timeout` set to the time left. The transaction's start and the first bound go
- * in one round trip (two statements without parameters, which the simple query protocol takes
- * together), so a read of one statement costs three round trips: start, statement, commit
+ * bounded by `statement_timeout` set to the time left. A read of one statement whose parameters are
+ * all strings, finite numbers, booleans or nulls goes in one round trip: the transaction's start,
+ * the bound, the statement with its parameters written in as quoted literals
+ * ({@link inlineParameters}) and the commit, one simple-protocol query. Any other read takes a
+ * round trip for the start and the first bound (two statements without parameters, which the simple
+ * protocol takes together), one per statement and one for the commit. One customer's searches run
+ * one at a time (the read's `key`), so its round trips are that queue's length
  * (bench/README.md "API reads").
  */
 function postgresRunner(handle: DatabaseHandle): Runner {
+  const quote = loadPg().escapeLiteral;
   return {
     async run(_slot, job) {
+      const [only, ...more] = job.queries;
+      const inlined = only !== undefined && more.length === 0 ? inlineParameters(only, quote) : undefined;
       try {
+        if (inlined !== undefined) {
+          job.resolve([await oneRoundTrip(handle, job, inlined)]);
+          return;
+        }
         const rows = await handle.db.connection().execute(async (conn) => {
           const out: unknown[][] = [];
           let open = false;
@@ -471,4 +482,86 @@ function postgresRunner(handle: DatabaseHandle): Runner {
     },
     async close() {},
   };
+}
+
+/**
+ * Runs `statement` (parameters written in) as a read of its own in one simple-protocol query: start
+ * of a read-only, repeatable-read transaction, `statement_timeout` set to the time left, the
+ * statement, commit. A failed or cancelled statement leaves the transaction aborted: it is rolled back
+ * before the connection goes back to the pool, and a connection that cannot is discarded.
+ * @returns the statement's rows
+ */
+async function oneRoundTrip(handle: DatabaseHandle, job: Job, statement: string): Promise<unknown[]> {
+  const left = job.deadline - Date.now();
+  if (left <= 0 || job.settled) throw new DeadlinePassed();
+  const pool = handle.pgPool;
+  if (!pool) throw new Error("a PostgreSQL read pool needs the handle's pool");
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const results = (await client.query(
+      `start transaction isolation level repeatable read, read only; set local statement_timeout = ${Math.ceil(left)}; ${statement}; commit`,
+    )) as unknown as Array<{ rows: unknown[] }>;
+    return results[2]?.rows ?? [];
+  } catch (err) {
+    await client.query('rollback').catch((e: Error) => {
+      broken = e;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * The text of `query` with each parameter (`$1`, `$2`, … outside quotes and comments) written in as
+ * a quoted literal by `quote` (node-postgres's `escapeLiteral`): a string, a finite number or a
+ * boolean as its text — the text node-postgres sends for the parameter, and like an untyped
+ * parameter a quoted literal takes its type from where it stands — and null as `NULL`. Undefined,
+ * and the read keeps its parameters, for any other value, a `$` that is not a parameter (a dollar
+ * quote, an identifier holding one), an escape-string or Unicode literal (`E'…'`, `U&'…'`), or a
+ * quote or comment left open.
+ */
+export function inlineParameters(query: CompiledQuery, quote: (text: string) => string): string | undefined {
+  const text = query.sql;
+  const literal = (value: unknown): string | undefined => {
+    if (value === null) return 'NULL';
+    if (typeof value === 'string') return quote(value);
+    if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+      return quote(String(value));
+    return undefined;
+  };
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      if (c === "'" && /[eE&]/.test(text[i - 1] ?? '')) return undefined;
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf(c, end);
+        if (end < 0) return undefined;
+        if (text[end + 1] !== c) break;
+        end += 2;
+      }
+      i = end;
+    } else if (c === '-' && text[i + 1] === '-') {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      if (end < 0) return undefined;
+      i = end + 1;
+    } else if (c === '$') {
+      const match = /^\$(\d{1,6})(?![\w$])/.exec(text.slice(i, i + 8));
+      if (match === null || /[\w$]/.test(text[i - 1] ?? '')) return undefined;
+      const index = Number(match[1]) - 1;
+      const value = index >= 0 && index < query.parameters.length ? literal(query.parameters[index]) : undefined;
+      if (value === undefined) return undefined;
+      out += `${text.slice(copied, i)}${value}`;
+      i += match[0].length - 1;
+      copied = i + 1;
+    }
+  }
+  return out + text.slice(copied);
 }

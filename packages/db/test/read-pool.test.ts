@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../src/connection.ts';
+import { type DatabaseHandle, loadPg, openDatabase } from '../src/connection.ts';
 import {
   createReadPool,
+  inlineParameters,
   type ReadPool,
   ReadPoolClosedError,
   ReadTimeoutError,
@@ -195,5 +196,96 @@ describe.runIf(PG)('the read pool on PostgreSQL', () => {
     await sql`create table t (a integer)`.execute(handle.db);
     await expect(pool.read([sql`insert into t values (1)`.compile(handle.db)])).rejects.toThrow(/read-only/);
     await pool.close();
+  });
+
+  it('answers a one-statement read with its parameters written in as the parameters would, in one round trip', async () => {
+    handle = await createTestDatabase('postgres');
+    const pool = createReadPool(handle);
+    const values = ["it's", 'back\\slash', "a\\'mix''", 'héllo ✓', '$1 -- not /* a comment', '', '%_'];
+    for (const v of values) {
+      const q = sql<{
+        v: string;
+        n: number;
+        b: boolean;
+        z: null;
+        l: number;
+      }>`select ${v} as v, ${-42} as n, ${true} as b,
+        ${null}::text as z, length(${v}) as l, ${'x'} || ${v} as c where ${v} like ${`%${v.slice(1)}`} escape '\\'`.compile(
+        handle.db,
+      );
+      expect(inlineParameters(q, loadPg().escapeLiteral)).toBeDefined();
+      expect(await pool.read([q])).toEqual([(await handle.db.executeQuery(q)).rows]);
+    }
+    // A statement that fails leaves the connection usable (rolled back), and the next read answers.
+    await expect(pool.read([sql`select 1 / ${0} as n`.compile(handle.db)])).rejects.toThrow(/division by zero/);
+    expect(await pool.read([sql`select ${7}::int as n`.compile(handle.db)])).toEqual([[{ n: 7 }]]);
+    // The time bound holds for an inlined statement too.
+    const bounded = createReadPool(handle, { size: 1, timeoutMs: 300 });
+    await expect(bounded.read([sql`select pg_sleep(${5}) as n`.compile(handle.db)])).rejects.toBeInstanceOf(
+      ReadTimeoutError,
+    );
+    await bounded.close();
+    await pool.close();
+  });
+
+  it('keeps two statements on one snapshot', async () => {
+    handle = await createTestDatabase('postgres');
+    const pool = createReadPool(handle);
+    const now = sql`select clock_timestamp() = statement_timestamp() as a, now()::text as t, ${1}::int as p`.compile(
+      handle.db,
+    );
+    const [a, b] = (await pool.read([now, now])) as Array<Array<{ t: string }>>;
+    expect(a![0]!.t).toBe(b![0]!.t);
+    await pool.close();
+  });
+});
+
+describe('inlineParameters (a PostgreSQL read in one round trip)', () => {
+  const quote = loadPg().escapeLiteral;
+  const q = (text: string, ...parameters: unknown[]) => ({ sql: text, parameters }) as unknown as CompiledQuery;
+
+  it('writes each parameter in as a quoted literal, outside quotes and comments only', () => {
+    expect(
+      inlineParameters(
+        q(
+          'select $1, $2, $3, $4 from "t$1" where a = \'$1\' -- $2\n and b = $10',
+          "a'b",
+          5,
+          null,
+          true,
+          0,
+          0,
+          0,
+          0,
+          0,
+          'x',
+        ),
+        quote,
+      ),
+    ).toBe(`select 'a''b', '5', NULL, 'true' from "t$1" where a = '$1' -- $2\n and b = 'x'`);
+    expect(inlineParameters(q('select /* $1 */ $1', 'back\\slash'), quote)).toBe(`select /* $1 */  E'back\\\\slash'`);
+    expect(inlineParameters(q("select 'it''s $1' || $1", '-1'), quote)).toBe(`select 'it''s $1' || '-1'`);
+    expect(inlineParameters(q('select $1 - $2', 1, -1), quote)).toBe(`select '1' - '-1'`);
+  });
+
+  it('keeps the parameters of what it cannot read for certain', () => {
+    for (const [text, ...parameters] of [
+      ['select $1', new Date(0)],
+      ['select $1', 1n],
+      ['select $1', Number.NaN],
+      ['select $1', Buffer.from('x')],
+      ['select $1', undefined],
+      ['select $2', 1],
+      ['select $0', 1],
+      ['select $$x$$'],
+      ['select a$1 from t', 1],
+      ["select E'\\'' || $1", 'x'],
+      ["select U&'d\\0061t' || $1", 'x'],
+      ["select 'open || $1", 'x'],
+      ['select "open || $1', 'x'],
+      ['select /* open $1', 'x'],
+    ] as Array<[string, ...unknown[]]>) {
+      expect({ text, inlined: inlineParameters(q(text, ...parameters), quote) }).toEqual({ text, inlined: undefined });
+    }
   });
 });
