@@ -11,6 +11,8 @@
  * port (`--resolver-threads`, dataplane/host.ts). On SIGTERM it prints the process's CPU time per
  * answered query (all threads), the figure to compare on a shared machine.
  */
+
+import { getHeapSpaceStatistics } from 'node:v8';
 import { addressClaimColumns, createChangeFeed, migrateToLatest, openDatabase } from '@cordon/db';
 import { CATEGORIES } from '@cordon/shared';
 import pino from 'pino';
@@ -132,3 +134,23 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+// Where the main thread's memory is (bench/README.md "Resolver memory"): SIGUSR2 prints node's
+// figures and each V8 heap space's used / committed size, MB.
+// With --expose-gc, a second line follows a full collection: what is live.
+const printMemory = (when: string) => {
+  const mb = (n: number) => (n / 1048576).toFixed(1);
+  const u = process.memoryUsage();
+  const spaces = getHeapSpaceStatistics()
+    .map((s) => `${s.space_name}=${mb(s.space_used_size)}/${mb(s.physical_space_size)}`)
+    .join(' ');
+  console.log(
+    `memory ${when} rss=${mb(u.rss)} heapUsed=${mb(u.heapUsed)} heapTotal=${mb(u.heapTotal)} external=${mb(u.external)} arrayBuffers=${mb(u.arrayBuffers)} ${spaces} ${formatProcMemory(procMemory())}`,
+  );
+};
+process.on('SIGUSR2', () => {
+  printMemory('now');
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return;
+  gc();
+  printMemory('after-gc');
+});

@@ -1,6 +1,6 @@
 import dnsPacket, { type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { AnswerCache, LRU_REFRESH_MS, STALE_TTL } from '../src/cache/answer-cache.ts';
+import { AnswerCache, SECOND_CHANCES, STALE_TTL } from '../src/cache/answer-cache.ts';
 import { type CompiledAnswer, compileAnswer, renderAnswer } from '../src/cache/compiled-answer.ts';
 import { batchReceiveTime, decodeQuery } from '../src/dns/message.ts';
 import { ResolverCounters } from '../src/metrics.ts';
@@ -154,12 +154,10 @@ describe('AnswerCache', () => {
     expect(cache.getStale('k')).toBeUndefined();
   });
 
-  it('evicts the least recently used entry when full', () => {
-    let now = 1_000_000;
-    const cache = new AnswerCache({ maxEntries: 2, now: () => now });
+  it('evicts the oldest entry not hit since it was stored when full', () => {
+    const cache = new AnswerCache({ maxEntries: 2, now: () => 1_000_000 });
     cache.set('a', compile(positive([300])));
     cache.set('b', compile(positive([300])));
-    now += LRU_REFRESH_MS;
     cache.get('a');
     cache.set('c', compile(positive([300])));
     expect(cache.get('a')).toBeDefined();
@@ -167,18 +165,40 @@ describe('AnswerCache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('moves a hit in the LRU order at most once per LRU_REFRESH_MS', () => {
-    let now = 1_000_000;
-    const cache = new AnswerCache({ maxEntries: 2, now: () => now });
+  it('gives a hit entry one second chance: unhit after its move, it is the next to go', () => {
+    const cache = new AnswerCache({ maxEntries: 2, now: () => 1_000_000 });
     cache.set('a', compile(positive([300])));
     cache.set('b', compile(positive([300])));
-    // Within the refresh interval a hit on 'a' keeps its place: 'a' is still the oldest.
-    now += LRU_REFRESH_MS - 1;
-    expect(cache.get('a')).toBeDefined();
+    cache.get('a');
+    cache.get('b');
+    // Both hit: 'a' then 'b' move to the young end unmarked, and 'a', the oldest again, goes.
     cache.set('c', compile(positive([300])));
-    expect(cache.get('a')).toBeUndefined();
-    expect(cache.get('b')).toBeDefined();
-    expect(cache.get('c')).toBeDefined();
+    expect([cache.getStale('a'), cache.getStale('b'), cache.getStale('c')].map((e) => e !== undefined)).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    // 'c' hit, 'b' not since its move: 'b' goes next.
+    cache.get('c');
+    cache.set('d', compile(positive([300])));
+    expect([cache.getStale('b'), cache.getStale('c'), cache.getStale('d')].map((e) => e !== undefined)).toEqual([
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it(`evicts after ${SECOND_CHANCES} second chances even when every older entry was hit`, () => {
+    const cache = new AnswerCache({ maxEntries: 20, now: () => 1_000_000 });
+    const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+    for (const k of keys) cache.set(k, compile(positive([300])));
+    for (const k of keys) cache.get(k);
+    cache.set('new', compile(positive([300])));
+    expect(cache.size).toBe(20);
+    // The first SECOND_CHANCES moved to the young end; the next oldest was evicted regardless.
+    const kept = keys.map((k) => cache.getStale(k) !== undefined);
+    expect(kept.indexOf(false)).toBe(SECOND_CHANCES);
+    expect(kept.filter((k) => !k)).toHaveLength(1);
   });
 });
 

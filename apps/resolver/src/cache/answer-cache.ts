@@ -2,7 +2,10 @@ import type { CompiledAnswer } from './compiled-answer.ts';
 
 /** Cache settings. */
 export interface AnswerCacheOptions {
-  /** Most entries kept; the least recently used goes first. Default 100,000. */
+  /**
+   * Most entries kept. When full, the oldest entry not hit since it took its place goes first
+   * ({@link AnswerCache}'s second chance). Default 100,000.
+   */
   maxEntries?: number;
   /** Longest TTL honoured, seconds (caps upstream TTLs). Default 86,400. */
   maxTtl?: number;
@@ -12,20 +15,20 @@ export interface AnswerCacheOptions {
   now?: () => number;
 }
 
-/** One cache entry: the compiled answer and when it was stored, expires and last moved to the LRU's young end, epoch ms. */
+/** One cache entry: the compiled answer; when it was stored and expires, epoch ms; whether it was hit since it took its place. */
 export interface CacheEntry {
   readonly answer: CompiledAnswer;
   readonly storedAt: number;
   readonly expiresAt: number;
-  touchedAt: number;
+  /** Set by a hit, cleared when the entry gets a second chance (moves to the young end). */
+  referenced: boolean;
 }
 
 /**
- * A hit moves its entry to the young end of the LRU order at most this often, ms: moving is a `Map`
- * delete and set, whose holes make the table rehash (a pause proportional to its size) every
- * few thousand hits on a busy entry set; within a second the order is close enough.
+ * Entries an eviction moves to the young end at most (each hit since it took its place) before it
+ * evicts the oldest one regardless: bounds an insertion's work when every old entry was hit.
  */
-export const LRU_REFRESH_MS = 1000;
+export const SECOND_CHANCES = 8;
 
 /** TTL of stale answers, seconds (RFC 8767 §4 recommends 30). */
 export const STALE_TTL = 30;
@@ -33,10 +36,15 @@ export const STALE_TTL = 30;
 /**
  * The shared answer cache (docs/architecture.md "Data plane", docs/contributing.md "Conventions" 6): below policy, so it holds only upstream
  * answers and is safe to share between tenants. Keyed by (qname lower-cased, qtype, qclass, DO
- * bit, CD bit). Bounded LRU over a `Map`'s insertion order. Entries are {@link CompiledAnswer}s (wire
- * bytes plus TTL offsets), so a hit is rendered by {@link renderAnswer} as one copy, the id and
- * question of the asker, and a TTL patch per record. The LRU order is refreshed at most once a
- * second per entry ({@link LRU_REFRESH_MS}).
+ * bit, CD bit). Bounded by `maxEntries` with second-chance eviction (CLOCK, an approximation of
+ * LRU) over a `Map`'s insertion order: a hit only marks its entry; when the cache is full, the
+ * oldest entries marked since they took their place move to the young end, unmarked (at most
+ * {@link SECOND_CHANCES} a time), and the first unmarked one is evicted. A hit thus never changes
+ * the `Map`: moving an entry is a delete and a set, whose holes make the table rehash — a pause
+ * proportional to its size — and with 90,000 names each hit every few seconds a move per hit cost
+ * 1–4 µs a query (docs/decisions.md "Answer cache: second chance"). Entries are
+ * {@link CompiledAnswer}s (wire bytes plus TTL offsets), so a hit is rendered by {@link renderAnswer}
+ * as one copy, the id and question of the asker, and a TTL patch per record.
  *
  * An entry lives for the answer's {@link CompiledAnswer.cacheTtl} (RFC 2181 §5.2, RFC 2308 §5),
  * capped at `maxTtl`; answers with cacheTtl 0 (SERVFAIL, TTL 0, negative without SOA) are not
@@ -88,20 +96,33 @@ export class AnswerCache {
   /** Stores a compiled upstream answer if cacheable. Returns the TTL used, seconds, or 0 when nothing was stored. */
   set(key: string, answer: CompiledAnswer): number {
     const ttl = Math.min(answer.cacheTtl, this.maxTtl);
-    if (!(ttl > 0)) return 0;
+    if (!(ttl > 0) || this.maxEntries <= 0) return 0;
     const now = this.now();
-    this.map.delete(key);
-    this.map.set(key, { answer, storedAt: now, expiresAt: now + ttl * 1000, touchedAt: now });
-    if (this.map.size > this.maxEntries) {
-      const oldest = this.map.keys().next().value;
-      if (oldest !== undefined) this.map.delete(oldest);
-    }
+    // Room is made before the new entry goes in, so it cannot be the one evicted.
+    if (!this.map.delete(key) && this.map.size >= this.maxEntries) this.evictOne();
+    this.map.set(key, { answer, storedAt: now, expiresAt: now + ttl * 1000, referenced: false });
     return ttl;
   }
 
+  /** Evicts the oldest entry not hit since it took its place, moving up to {@link SECOND_CHANCES} hit ones to the young end first. */
+  private evictOne(): void {
+    for (let chances = 0; ; chances++) {
+      const oldest = this.map.entries().next().value;
+      if (oldest === undefined) return;
+      const [key, entry] = oldest;
+      if (!entry.referenced || chances >= SECOND_CHANCES) {
+        this.map.delete(key);
+        return;
+      }
+      entry.referenced = false;
+      this.map.delete(key);
+      this.map.set(key, entry);
+    }
+  }
+
   /**
-   * A fresh entry, or undefined. Refreshes its LRU position when it was last refreshed
-   * {@link LRU_REFRESH_MS} or more ago. See {@link elapsedSeconds} for the TTL decrement.
+   * A fresh entry, or undefined; marks it hit (its second chance at eviction, see {@link AnswerCache}).
+   * See {@link elapsedSeconds} for the TTL decrement.
    * `now`: the cache's clock read by the caller (epoch ms; only when {@link wallClock} may it be the
    * caller's own wall-clock reading, such as a receive batch's).
    */
@@ -109,11 +130,7 @@ export class AnswerCache {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
     if (now >= e.expiresAt) return undefined;
-    if (now - e.touchedAt >= LRU_REFRESH_MS) {
-      e.touchedAt = now;
-      this.map.delete(key);
-      this.map.set(key, e);
-    }
+    e.referenced = true;
     return e;
   }
 
