@@ -10,9 +10,12 @@
 # $CORDON_SHARED_DIR/data/categories/ut1, CORDON_SHARED_DIR defaulting to the repository's sibling
 # shared/, as in bench/peers/run.sh); CORDON_BENCH_DB, the UT1 SQLite file (default
 # $TMPDIR/cordon-bench-ut1.db, kept between runs); CORDON_BENCH_DIR, the scratch directory (default
-# a new one under $TMPDIR); CORDON_BENCH_PORT (5399); CORDON_BENCH_CLIENTS (dnsperf -c, 8).
-# Two mixes: blocked names (UT1 gambling, each blocked by the policy) and cached names (a few
-# allowed names, cached after the first query). Numbers go in bench/README.md.
+# a new one under $TMPDIR); CORDON_BENCH_PORT (5399); CORDON_BENCH_CLIENTS (dnsperf -c, 8);
+# CORDON_BENCH_UPSTREAM_PORT, a loopback upstream of your own on 127.0.0.1 (default: the tests' fake
+# upstream inside the server's process, whose CPU then counts in the server's).
+# Three mixes: blocked names (UT1 gambling, each blocked by the policy), cached names (a few
+# allowed names, cached after the first query) and upstream (1,000,000 distinct allowed names: at
+# most that many queries, each a cache miss forwarded upstream). Numbers go in bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -33,9 +36,9 @@ if [ "${CORDON_BENCH_BUNDLE:-0}" = 1 ]; then
   node_modules/.bin/esbuild apps/resolver/src/querylog/worker.ts --bundle --platform=node --format=esm --target=node20 \
     --outfile=node_modules/.cordon-bench/querylog-worker.mjs --external:better-sqlite3 --external:pg --external:pg-native \
     --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" --log-level=warning
-  node --expose-gc ${CORDON_BENCH_NODE_FLAGS:-} "${prof[@]}" node_modules/.cordon-bench/serve.mjs "$db" "$port" > "$work/serve.log" 2>&1 &
+  node --expose-gc ${CORDON_BENCH_NODE_FLAGS:-} "${prof[@]}" node_modules/.cordon-bench/serve.mjs "$db" "$port" ${CORDON_BENCH_UPSTREAM_PORT:-} > "$work/serve.log" 2>&1 &
 else
-  node --expose-gc "${prof[@]}" --import tsx bench/resolver-serve.ts "$db" "$port" > "$work/serve.log" 2>&1 &
+  node --expose-gc "${prof[@]}" --import tsx bench/resolver-serve.ts "$db" "$port" ${CORDON_BENCH_UPSTREAM_PORT:-} > "$work/serve.log" 2>&1 &
 fi
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
@@ -43,6 +46,7 @@ for _ in $(seq 1 150); do grep -q ready "$work/serve.log" && break; sleep 0.2; d
 grep ready "$work/serve.log"
 head -n 20000 "$ut1/gambling/domains" | awk '{print $1" A"}' > "$work/q-blocked.txt"
 for i in $(seq 1 20); do echo "allowed$i.bench.test A"; done > "$work/q-cached.txt"
+seq 1 1000000 | awk '{print "n"$1".upstream.bench.test A"}' > "$work/q-upstream.txt"
 qps=${CORDON_BENCH_QPS:-200000}
 extra=()
 if [ "$qps" != 200000 ]; then extra=(-v); fi

@@ -46,7 +46,7 @@ const queryLog: QueryLogSink = {
   },
   flush: async () => undefined,
   close: async () => undefined,
-  stats: { written: 0, dropped: 0, failedBatches: 0, spooled: 0 },
+  stats: { written: 0, dropped: 0, failedBatches: 0, spooled: 0, queued: 0, spoolBytes: 0 },
 };
 const handler = composePipeline({
   store,

@@ -25,6 +25,8 @@
 #   PEERS_KEEP=1            keep the work directory (configurations, logs, dnsperf outputs)
 #   CORDON_SHARED_DIR=../shared   the data (categories/ut1, workload/top-domains.txt.gz)
 #   PEERS_NO_INSTALL=1      never run apt-get (fail if a tool is missing)
+#   PEERS_CORDON_NODE_OPTIONS  Cordon's node flags (default: the NODE_OPTIONS of
+#                           deploy/systemd/cordon-resolver.service, as deployed; empty: node's defaults)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +50,9 @@ if [ -z "${PEERS_UPSTREAM_CPU+x}" ]; then
 else
   up_cpu=$PEERS_UPSTREAM_CPU
 fi
+# Cordon runs as its resolver unit runs it: the unit's node flags unless told otherwise.
+unit=$repo/deploy/systemd/cordon-resolver.service
+cordon_node_options=${PEERS_CORDON_NODE_OPTIONS-$(sed -n 's/^Environment=NODE_OPTIONS=//p' "$unit")}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 results=${PEERS_RESULTS:-$here/results/$stamp.md}
 mkdir -p "$(dirname "$results")"
@@ -195,10 +200,10 @@ start_server() { # $1 = server; sets srv_pid
   mkdir -p "$d"
   case $s in
   cordon)
-    # glibc's heap settings of the resolver's unit (Cordon sets none itself; docs/decisions.md
-    # "The addon does UDP I/O only").
+    # glibc's heap settings and the node flags of the resolver's unit (Cordon sets none itself;
+    # docs/decisions.md "The addon does UDP I/O only").
     # shellcheck disable=SC2046
-    env $(sed -n 's/^Environment=\(MALLOC_[A-Z_]*=[0-9]*\)$/\1/p' "$repo/deploy/systemd/cordon-resolver.service") \
+    env $(sed -n 's/^Environment=\(MALLOC_[A-Z_]*=[0-9]*\)$/\1/p' "$unit") NODE_OPTIONS="$cordon_node_options" \
       $(pin "$server_cpu") node --expose-gc "$bundle/serve.mjs" "$db" "$port" "$upport" >"$d/out.log" 2>&1 &
     ;;
   unbound)
@@ -432,7 +437,7 @@ versions() {
   local s
   for s in $servers; do
     case $s in
-    cordon) echo "cordon $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo '?') (node $(node --version), esbuild bundle)" ;;
+    cordon) echo "cordon $(cd "$repo" && git rev-parse --short HEAD 2>/dev/null || echo '?') (node $(node --version), esbuild bundle, NODE_OPTIONS=\"$cordon_node_options\")" ;;
     unbound) echo "unbound $(unbound -V 2>/dev/null | sed -n 's/^Version //p')" ;;
     dnsmasq) echo "dnsmasq $(dnsmasq --version | sed -n 's/^Dnsmasq version \([^ ]*\).*/\1/p')" ;;
     dnsdist) echo "dnsdist $(dnsdist --version 2>/dev/null | sed -n 's/^dnsdist \([^ ]*\).*/\1/p')" ;;

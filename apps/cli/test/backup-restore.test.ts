@@ -76,11 +76,12 @@ describe('cordon backup and restore', () => {
     // Load: DNS queries and list writes, each write's request start and acknowledgement recorded.
     let loading = true;
     const writes: Array<{ domain: string; sentAt: number; ackedAt: number | null }> = [];
-    let answered = 0;
+    /** When each DNS answer came (each within 5 s, or resolveA throws). */
+    const answeredAt: number[] = [];
     const dnsLoad = (async () => {
       for (let i = 0; loading; i++) {
         await resolveA(dns, `load-${i}.example`);
-        answered++;
+        answeredAt.push(performance.now());
       }
     })();
     const apiLoad = (async () => {
@@ -101,7 +102,12 @@ describe('cordon backup and restore', () => {
     await new Promise((r) => setTimeout(r, 500));
     loading = false;
     await Promise.all([dnsLoad, apiLoad]);
-    expect(answered).toBeGreaterThan(50);
+    // DNS answered before the backup and went on answering through it (no query waited 5 s); how
+    // many depends on the machine's load, so only that it went on is asserted.
+    const answersBefore = answeredAt.filter((t) => t < backupStarted).length;
+    const answersSince = answeredAt.length - answersBefore;
+    expect(answersBefore, `${answersBefore} answers before the backup`).toBeGreaterThan(0);
+    expect(answersSince, `${answersSince} answers during and after the backup`).toBeGreaterThan(0);
     const ackedBefore = writes.filter((w) => w.ackedAt !== null && w.ackedAt < backupStarted).map((w) => w.domain);
     const sentAfter = writes.filter((w) => w.sentAt > backupEnded).map((w) => w.domain);
     expect(ackedBefore.length).toBeGreaterThan(5);

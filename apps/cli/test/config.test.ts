@@ -84,6 +84,22 @@ describe('serve configuration', () => {
     );
   });
 
+  it('reads the query-log writer priority (idle by default, or normal), refusing others', () => {
+    const base = { CORDON_UPSTREAM: '127.0.0.1:53' };
+    const idle = resolveServeConfig({}, base);
+    expect(idle.queryLogWriter).toBe('idle');
+    expect(describeConfig(idle, 'x')).toContain('query_log_writer=idle');
+    const normal = resolveServeConfig({}, { ...base, CORDON_QUERY_LOG_WRITER: ' Normal ' });
+    expect(normal.queryLogWriter).toBe('normal');
+    expect(describeConfig(normal, 'x')).toContain('query_log_writer=normal');
+    expect(
+      resolveServeConfig({ queryLogWriter: 'idle' }, { ...base, CORDON_QUERY_LOG_WRITER: 'normal' }).queryLogWriter,
+    ).toBe('idle');
+    expect(() => resolveServeConfig({}, { ...base, CORDON_QUERY_LOG_WRITER: 'realtime' })).toThrow(
+      /--query-log-writer \/ CORDON_QUERY_LOG_WRITER: "realtime" is not one of idle, normal/,
+    );
+  });
+
   it('reads upstreams from resolv.conf when none is configured', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-'));
     const path = join(dir, 'resolv.conf');

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +146,19 @@ async function startProxy(target: { host: string; port: number }): Promise<Proxy
   };
 }
 
+/** The threads of process `pid` at SCHED_IDLE (policy 5 in /proc/<pid>/task/<tid>/sched), by id. */
+function idleThreadsOf(pid: number): string[] {
+  const ids: string[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (/^policy\s*:\s*5$/m.test(readFileSync(`/proc/${pid}/task/${tid}/sched`, 'utf8'))) ids.push(tid);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ids;
+}
+
 /** `url` with its database name replaced. */
 function withDatabase(url: string, database: string, port?: number): string {
   const u = new URL(url);
@@ -179,6 +192,8 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
   let dnsA = 0;
   let dnsB = 0;
   let stopB: () => Promise<unknown> = async () => undefined;
+  /** Resolver A, resolver B and the two workers, as started. */
+  let resolvers: CordonProcess[] = [];
   const dirB = mkdtempSync(join(tmpdir(), 'cordon-fleet-b-'));
   dirs.push(dirB);
 
@@ -232,7 +247,7 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
 
     // The API first: it migrates the database and creates the system admin.
     apiPort = bootPorts(await serve('api')).http;
-    const [resolverA, resolverB] = await Promise.all([
+    resolvers = await Promise.all([
       serve('resolver'),
       serve('resolver', { CORDON_DATA_DIR: dirB, DATABASE_URL: withDatabase(dbUrl, database, proxy.port) }),
       // One tick at start, the next in 10 minutes: every job is due once during this file, even the
@@ -240,6 +255,7 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
       serve('worker', { CORDON_WORKER_TICK_MS: '600000' }),
       serve('worker', { CORDON_WORKER_TICK_MS: '600000' }),
     ]);
+    const [resolverA, resolverB] = resolvers;
     dnsA = bootPorts(resolverA!).dns;
     dnsB = bootPorts(resolverB!).dns;
     stopB = () => stop(resolverB!);
@@ -325,6 +341,8 @@ describe.runIf(PG)('a fleet on PostgreSQL: one API, two resolvers and two worker
       );
     await expect.poll(() => rolledUp('from-a-'), { timeout: 10_000 }).toBe(5);
     await expect.poll(() => rolledUp('from-b-'), { timeout: 10_000 }).toBe(5);
+    // `--query-log-writer normal` (`startCordon`'s default for tests): no thread of either resolver at SCHED_IDLE (policy 5, sched(7)).
+    for (const p of resolvers.slice(0, 2)) expect(idleThreadsOf(p.child.pid ?? 0)).toEqual([]);
   });
 
   it('runs each due worker job exactly once with two workers on the database', async () => {

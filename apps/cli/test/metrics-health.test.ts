@@ -164,6 +164,12 @@ describe('metrics and health of every role, scraped by Prometheus', () => {
     for (const r of ages) expect(Number(r.value[1])).toBeLessThan(120);
     const upstreamUp = await promQuery('cordon_dns_upstream_up');
     expect(upstreamUp.map((r) => [r.metric.upstream, r.value[1]])).toEqual([[`127.0.0.1:${upstream.port}`, '1']]);
+    // The query log's backlog: a few rows in memory at most (written every 500 ms), nothing spooled.
+    const queued = await promQuery('cordon_dns_query_log_queued_rows');
+    expect(queued).toHaveLength(1);
+    expect(Number(queued[0]?.value[1])).toBeLessThan(1_000);
+    const spoolBytes = await promQuery('cordon_dns_query_log_spool_bytes');
+    expect(spoolBytes.map((r) => r.value[1])).toEqual(['0']);
     // The API's request histogram names route patterns, never ids.
     const routes = await promQuery('cordon_http_request_duration_seconds_count{job="api"}');
     const patterns = routes.map((r) => r.metric.route);

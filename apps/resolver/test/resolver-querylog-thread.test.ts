@@ -40,7 +40,14 @@ it('on a SQLite file, logs through the writer thread and close() leaves every an
     { qname: 'gambling.example', action: 'blocked' },
     { qname: 'allowed.example', action: 'allowed' },
   ]);
-  expect(resolver.metrics.queryLog).toEqual({ written: 2, dropped: 0, failedBatches: 0, spooled: 0 });
+  expect(resolver.metrics.queryLog).toEqual({
+    written: 2,
+    dropped: 0,
+    failedBatches: 0,
+    spooled: 0,
+    queued: 0,
+    spoolBytes: 0,
+  });
   await changes.close();
   await upstream.close();
   await handle.close();

@@ -2,6 +2,7 @@
 export * from './address-claims.ts';
 export * from './category-stamp.ts';
 export * from './changes.ts';
+export * from './compiled-template.ts';
 export * from './connection.ts';
 export * from './dialect-kind.ts';
 export * from './migrate.ts';

@@ -363,6 +363,7 @@ function startDataPlaneRoles(
               // …and its streams (docs/operations.md "Query-log streaming"), fed by the writer thread.
               queryLog: {
                 spoolDir: join(config.dataDir, 'querylog-spool'),
+                idleWriter: config.queryLogWriter === 'idle',
                 streams: logStreamTargets(config),
                 // The MSPs' destinations: their sealed values and the outbound guard's allowance.
                 mspStreams: { sealKey: caSecret, outboundAllow: config.outboundAllow },

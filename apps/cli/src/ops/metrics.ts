@@ -322,6 +322,20 @@ function registerResolverMetrics(registry: Registry, current: () => ResolverMetr
       [{ outcome: 'dropped' }, m.queryLog.dropped],
     ]),
   );
+  mirroredGauge(
+    registry,
+    'cordon_dns_query_log_queued_rows',
+    'Query-log rows in memory not yet written to the database (at most 50,000; beyond, the spool).',
+    [],
+    one((m) => m.queryLog.queued),
+  );
+  mirroredGauge(
+    registry,
+    'cordon_dns_query_log_spool_bytes',
+    'Bytes of query-log spool files not yet written to the database.',
+    [],
+    one((m) => m.queryLog.spoolBytes),
+  );
   mirroredCounter(
     registry,
     'cordon_dns_query_log_failed_batches_total',

@@ -26,6 +26,20 @@ export const BLOCK_A = '198.51.100.9';
 
 const ADMIN = { email: 'root@load.test', password: 'Sup3r-secret' };
 
+/** The all-roles unit, whose glibc settings the server under load runs with. */
+const UNIT = new URL('../../../../deploy/systemd/cordon.service', import.meta.url);
+
+/**
+ * The `MALLOC_*` settings of the deployed unit (`Environment=MALLOC_ARENA_MAX=2` …; mallopt(3)
+ * "ENVIRONMENT"), so that the memory the load tests read is the memory a deployment pays
+ * (docs/decisions.md "The addon does UDP I/O only"), as bench/peers/run.sh does for the resolver.
+ */
+function deployedMallocEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const m of readFileSync(UNIT, 'utf8').matchAll(/^Environment=(MALLOC_[A-Z_]+)=(\d+)$/gm)) env[m[1]!] = m[2];
+  return env;
+}
+
 /** A running `cordon serve` under test. */
 export interface ServeUnderTest {
   readonly cordon: CordonProcess;
@@ -48,7 +62,8 @@ export interface ServeUnderTest {
 
 /**
  * Boots `cordon serve` from the sources (tsx) on loopback, every role, a fresh SQLite file, the
- * scripted upstream at `upstreamPort`, blocked A answers {@link BLOCK_A}; `env` is added last.
+ * scripted upstream at `upstreamPort`, blocked A answers {@link BLOCK_A}, glibc's heap set as the
+ * deployed unit sets it; `env` is added last.
  * @throws Error with the output when it does not boot within 90 s
  */
 export async function startServe(upstreamPort: number, env: NodeJS.ProcessEnv = {}): Promise<ServeUnderTest> {
@@ -65,6 +80,9 @@ export async function startServe(upstreamPort: number, env: NodeJS.ProcessEnv = 
       CORDON_ADMIN_EMAIL: ADMIN.email,
       CORDON_ADMIN_PASSWORD: ADMIN.password,
       CORDON_LOG_LEVEL: 'warn',
+      // The production default, which the load tests exist to exercise (`startCordon` picks normal).
+      CORDON_QUERY_LOG_WRITER: 'idle',
+      ...deployedMallocEnv(),
       ...env,
     },
     90_000,
@@ -162,6 +180,28 @@ export async function scrapeMetric(httpPort: number, name: string): Promise<Reco
     if (m?.[1] === name) out[m[2] ?? ''] = Number(m[3]);
   }
   return out;
+}
+
+/**
+ * Waits until the server's query log has no backlog: no row in memory
+ * (`cordon_dns_query_log_queued_rows`) and no spool bytes, read twice 600 ms apart (the open batch
+ * is handed over every 500 ms). Memory read before then counts rows waiting for the writer thread
+ * (at most 50,000: docs/decisions.md "Query-log spool"), not what the test is after.
+ * @returns the time waited, ms
+ * @throws Error naming the backlog when it is still there after `timeoutMs`
+ */
+export async function queryLogDrained(httpPort: number, timeoutMs = 60_000): Promise<number> {
+  const started = performance.now();
+  let empties = 0;
+  for (;;) {
+    const queued = (await scrapeMetric(httpPort, 'cordon_dns_query_log_queued_rows'))[''];
+    const spoolBytes = (await scrapeMetric(httpPort, 'cordon_dns_query_log_spool_bytes'))[''];
+    empties = queued === 0 && spoolBytes === 0 ? empties + 1 : 0;
+    if (empties === 2) return Math.round(performance.now() - started);
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`query log not drained after ${timeoutMs} ms: ${queued} rows queued, ${spoolBytes} spool bytes`);
+    await new Promise((r) => setTimeout(r, 600));
+  }
 }
 
 /** Memory and descriptors of a process, read from /proc. */

@@ -25,6 +25,8 @@ export interface UpstreamOptions {
   maxFailures?: number;
   /** How often each down upstream is probed (`. NS`), ms. Default 5000. */
   probeIntervalMs?: number;
+  /** The monotonic clock upstream ports are aged by ({@link PORT_MAX_AGE_MS}), ms; tests inject one. Default `performance.now`. */
+  now?: () => number;
 }
 
 /**
@@ -193,6 +195,102 @@ const TC = 0x0200;
 /** RCODE SERVFAIL (RFC 1035 §4.1.1). */
 const SERVFAIL = 2;
 
+/**
+ * Queries one upstream port carries before a fresh one is opened (docs/decisions.md "Upstream
+ * ports"): its ids are drawn at random and never reused on it, so this bounds how long one port
+ * number stays valid for an off-path guesser (RFC 5452 §4, §10).
+ */
+export const PORT_QUERIES = 16;
+/** Age after which an upstream port takes no new query, ms; an idle port this old is closed by a sweep. */
+export const PORT_MAX_AGE_MS = 1000;
+
+/** One UDP attempt of one query, waiting on its {@link UpstreamPort} under its id. */
+interface PortAttempt {
+  readonly port: UpstreamPort;
+  readonly id: number;
+  /** False once the attempt stopped waiting (its query ended, or it failed). */
+  live: boolean;
+  /** A datagram with this attempt's id arrived on the port (still to be checked: RFC 5452 §9.1). */
+  onMessage(msg: Buffer, from: dgram.RemoteInfo): void;
+  /** The port reported an error: ICMP unreachable from the upstream, or a failed send. */
+  onError(): void;
+}
+
+/**
+ * A UDP socket bound to a CSPRNG-drawn port and connected to one upstream, so the kernel drops
+ * datagrams from any other address or port; it carries the attempts of up to {@link PORT_QUERIES}
+ * queries within {@link PORT_MAX_AGE_MS}, each under an id drawn at random and used once on it, and
+ * is closed once it takes no more and none waits (docs/decisions.md "Upstream ports").
+ */
+class UpstreamPort {
+  /** Every attempt sent from this port, by id: ids are never reused on one port. */
+  readonly attempts = new Map<number, PortAttempt>();
+  /** Attempts still waiting. */
+  live = 0;
+  /** Set when the port must take no new query (an error, its age, or the client closed). */
+  retired = false;
+  closed = false;
+
+  /**
+   * @param socket bound and connected already
+   * @param openedAt when it was opened, ms on the client's clock
+   * @param onUnknown called for a datagram whose id no attempt of this port has (counted as mismatched)
+   */
+  constructor(
+    readonly socket: dgram.Socket,
+    readonly openedAt: number,
+    onUnknown: () => void,
+  ) {
+    socket.on('message', (msg, from) => {
+      const attempt = msg.length >= 12 ? this.attempts.get(msg.readUInt16BE(0)) : undefined;
+      if (attempt === undefined) onUnknown();
+      // An answer to an attempt that stopped waiting is dropped, as a closed socket would.
+      else if (attempt.live) attempt.onMessage(msg, from);
+    });
+    socket.on('error', () => {
+      // ICMP port unreachable or a send error on a connected socket: every attempt here went to that upstream.
+      this.retired = true;
+      for (const attempt of [...this.attempts.values()]) if (attempt.live) attempt.onError();
+      if (this.live === 0) this.close();
+    });
+    socket.unref();
+  }
+
+  /** Whether it takes no new query: retired, closed, used {@link PORT_QUERIES} times, or too old at `now`. */
+  spent(now: number): boolean {
+    return this.retired || this.attempts.size >= PORT_QUERIES || now - this.openedAt >= PORT_MAX_AGE_MS;
+  }
+
+  /** A CSPRNG-drawn id not yet used on this port (RFC 5452 §4). */
+  freeId(): number {
+    let id = randomInt(0, 0x10000);
+    while (this.attempts.has(id)) id = randomInt(0, 0x10000);
+    return id;
+  }
+
+  /**
+   * Sends `query`. A send error is emitted as the socket's `error` and fails every attempt waiting
+   * here: on a connected socket it reports that upstream unreachable (a queued ICMP error, no route).
+   */
+  send(query: Buffer): void {
+    this.socket.send(query);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.retired = true;
+    closeQuietly(this.socket);
+  }
+}
+
+/** The port in use towards one upstream address, and the one being opened. */
+interface PortSlot {
+  readonly server: UpstreamServer;
+  current: UpstreamPort | null;
+  opening: Promise<UpstreamPort | null> | null;
+}
+
 const TIMEOUT: UpstreamResult = Object.freeze({ kind: 'failure', reason: 'timeout' });
 const NETWORK: UpstreamResult = Object.freeze({ kind: 'failure', reason: 'network' });
 
@@ -209,12 +307,15 @@ const NETWORK: UpstreamResult = Object.freeze({ kind: 'failure', reason: 'networ
  * upstream without waiting; a query whose every upstream failed so, with nothing left in flight,
  * ends there.
  *
- * Anti-spoofing (RFC 5452 §4, §9.1, §10): every UDP attempt uses a fresh socket bound to a port
+ * Anti-spoofing (RFC 5452 §4, §9.1, §10): every UDP attempt goes from a socket bound to a port
  * drawn from a CSPRNG over 1024–65535 (the OS's ephemeral choice after repeated collisions) and
- * connected to the upstream, so the kernel drops datagrams from any other address or port; ids
- * are CSPRNG-random too, and {@link checkAnswer} still checks source, id and question of every
- * datagram, then {@link answerRcode} that its records lie within it. A datagram failing either is
- * counted and ignored: the query keeps waiting for the real answer.
+ * connected to the upstream, so the kernel drops datagrams from any other address or port; a port
+ * carries the attempts of at most {@link PORT_QUERIES} queries within {@link PORT_MAX_AGE_MS}, each
+ * under a CSPRNG-drawn id not used before on it (docs/decisions.md "Upstream ports").
+ * {@link checkAnswer} still checks source, id and question of every datagram, then
+ * {@link answerRcode} that its records lie within it. A datagram failing either, or whose id no
+ * attempt on its port has, is counted and ignored: the query keeps waiting for the real answer.
+ * An answer to an attempt that stopped waiting is dropped uncounted.
  *
  * An upstream's answer is returned whatever its RCODE: a SERVFAIL is not sent on to the other
  * upstreams and is no failure of the upstream (it is counted in `servfails`). A truncated UDP
@@ -245,9 +346,14 @@ export class UpstreamClient {
   private readonly minRtoMs: number;
   private readonly maxRtoMs: number;
   private readonly maxFailures: number;
+  private readonly now: () => number;
   private readonly probeTimer: NodeJS.Timeout;
   /** Aborts of the runs in flight, called by {@link close}. */
   private readonly running = new Set<() => void>();
+  /** Upstream ports by `host|port`: the pool's upstreams and static routes' resolvers alike. */
+  private readonly slots = new Map<string, PortSlot>();
+  /** Closes idle ports past {@link PORT_MAX_AGE_MS}. */
+  private readonly sweepTimer: NodeJS.Timeout;
   /** Round-robin position among the healthy upstreams. */
   private next = 0;
   private closed = false;
@@ -260,8 +366,11 @@ export class UpstreamClient {
     this.minRtoMs = Math.max(1, opts.minRtoMs ?? 200);
     this.maxRtoMs = Math.max(this.minRtoMs, opts.maxRtoMs ?? 800);
     this.maxFailures = Math.max(1, opts.maxFailures ?? 2);
+    this.now = opts.now ?? (() => performance.now());
     this.probeTimer = setInterval(() => this.probeDown(), opts.probeIntervalMs ?? 5000);
     this.probeTimer.unref();
+    this.sweepTimer = setInterval(() => this.sweepPorts(), PORT_MAX_AGE_MS);
+    this.sweepTimer.unref();
   }
 
   /**
@@ -315,8 +424,11 @@ export class UpstreamClient {
   close(): void {
     this.closed = true;
     clearInterval(this.probeTimer);
+    clearInterval(this.sweepTimer);
     for (const abort of [...this.running]) abort();
     this.running.clear();
+    for (const slot of this.slots.values()) slot.current?.close();
+    this.slots.clear();
   }
 
   /** The order of a query's attempts: the healthy upstreams from the round-robin position on, then the down ones. */
@@ -346,14 +458,14 @@ export class UpstreamClient {
     const started = performance.now();
     const deadline = started + this.budgetMs;
     const counted = mode !== 'probe';
-    const distinct = new Set(targets).size;
     /** Per target asked in this query: when its first attempt went out. */
     const firstSent = new Map<ServerState, number>();
     /** Targets whose latest attempt failed at once (send, bind or ICMP error). */
-    const refused = new Set<ServerState>();
+    let refused: Set<ServerState> | null = null;
     /** Targets any attempt of which failed at once in this query. */
-    const erred = new Set<ServerState>();
-    const sockets = new Set<dgram.Socket>();
+    let erred: Set<ServerState> | null = null;
+    /** This query's UDP attempts still waiting, each on its shared port (see {@link UpstreamPort}). */
+    const waiting = new Set<PortAttempt>();
     /** Cancels the TCP retry in flight, if any. */
     let cancelTcp: (() => void) | null = null;
     let attempts = 0;
@@ -372,8 +484,8 @@ export class UpstreamClient {
         udpOver = true;
         if (retransmitTimer !== null) clearTimeout(retransmitTimer);
         retransmitTimer = null;
-        for (const socket of sockets) closeQuietly(socket);
-        sockets.clear();
+        for (const attempt of waiting) this.release(attempt);
+        waiting.clear();
       };
       const finish = (result: UpstreamResult, answeredBy: ServerState | null) => {
         if (done) return;
@@ -386,7 +498,8 @@ export class UpstreamClient {
           const now = performance.now();
           for (const [state, sentAt] of firstSent) {
             if (state === answeredBy) continue;
-            if (result.kind === 'failure' || erred.has(state) || now - sentAt >= this.rto(state)) this.failed(state);
+            if (result.kind === 'failure' || erred?.has(state) === true || now - sentAt >= this.rto(state))
+              this.failed(state);
           }
         }
         resolvePromise(result);
@@ -398,11 +511,19 @@ export class UpstreamClient {
         finish(sawError ? NETWORK : TIMEOUT, null);
       }, this.budgetMs);
 
+      /** Records that `state`'s latest attempt failed at once (the sets are made on a query's first such failure). */
+      const markRefused = (state: ServerState) => {
+        if (refused === null) refused = new Set();
+        if (erred === null) erred = new Set();
+        refused.add(state);
+        erred.add(state);
+      };
+
       /** The next target in the cycle that has not refused, or null when all have. */
       const pick = (): ServerState | null => {
         for (let i = 0; i < targets.length; i++) {
           const t = targets[(position + i) % targets.length]!;
-          if (!refused.has(t)) {
+          if (refused === null || !refused.has(t)) {
             position += i + 1;
             return t;
           }
@@ -414,7 +535,7 @@ export class UpstreamClient {
       const attemptFailed = () => {
         sawError = true;
         if (done || udpOver || inFlight > 0 || sending) return;
-        if (refused.size >= distinct) finish(NETWORK, null);
+        if (refused !== null && refused.size >= new Set(targets).size) finish(NETWORK, null);
         else void send();
       };
 
@@ -455,56 +576,61 @@ export class UpstreamClient {
           }
         }
         previous = state;
-        refused.delete(state);
+        refused?.delete(state);
         if (!firstSent.has(state)) firstSent.set(state, performance.now());
-        sending = true;
-        const socket = await this.openSocket(state.server);
-        sending = false;
-        if (done || udpOver || socket === null) {
-          if (socket !== null) closeQuietly(socket);
-          else if (!done && !udpOver) {
+        const slot = this.slotOf(state.server);
+        let port = this.usablePort(slot);
+        while (port === null) {
+          // Queries arriving while a port opens share it; those past its PORT_QUERIES open the next.
+          sending = true;
+          const opened = await this.openPort(slot);
+          sending = false;
+          if (opened === null || done || udpOver) break;
+          port = this.usablePort(slot);
+        }
+        if (done || udpOver || port === null) {
+          if (port === null && !done && !udpOver) {
             this.stats.errors++;
-            refused.add(state);
-            erred.add(state);
+            markRefused(state);
             attemptFailed();
           }
           return;
         }
-        sockets.add(socket);
         inFlight++;
-        const id = randomInt(0, 0x10000);
         const sentAt = performance.now();
-        let live = true;
-        const end = () => {
-          if (!live) return;
-          live = false;
-          inFlight--;
-          sockets.delete(socket);
-          closeQuietly(socket);
+        const id = port.freeId();
+        const attempt: PortAttempt = {
+          port,
+          id,
+          live: true,
+          onMessage: (msg, rinfo) => {
+            if (done || udpOver) return;
+            if (checkAnswer(msg, rinfo, state.server, id, question.question) !== 'ok') {
+              this.stats.mismatched++;
+              return;
+            }
+            const rcode = answerRcode(msg);
+            if (rcode < 0) {
+              this.stats.mismatched++;
+              return;
+            }
+            onAnswer(state, msg, rcode, performance.now() - sentAt);
+          },
+          onError: () => {
+            // ICMP port unreachable on the connected port, or a send error: this attempt failed.
+            if (done || udpOver || !attempt.live) return;
+            this.stats.errors++;
+            waiting.delete(attempt);
+            this.release(attempt);
+            inFlight--;
+            markRefused(state);
+            attemptFailed();
+          },
         };
-        socket.on('error', () => {
-          // ICMP port unreachable on a connected socket, or a send error: this attempt failed.
-          if (done || udpOver || !live) return;
-          this.stats.errors++;
-          end();
-          refused.add(state);
-          erred.add(state);
-          attemptFailed();
-        });
-        socket.on('message', (msg, rinfo) => {
-          if (done || udpOver) return;
-          if (checkAnswer(msg, rinfo, state.server, id, question.question) !== 'ok') {
-            this.stats.mismatched++;
-            return;
-          }
-          const rcode = answerRcode(msg);
-          if (rcode < 0) {
-            this.stats.mismatched++;
-            return;
-          }
-          onAnswer(state, msg, rcode, performance.now() - sentAt);
-        });
-        socket.send(this.queryMessage(id, question));
+        waiting.add(attempt);
+        port.attempts.set(id, attempt);
+        port.live++;
+        port.send(this.queryMessage(id, question));
         // RFC 1035 §4.2.1: the next retransmission after this upstream's RTO, doubled per attempt.
         const wait = this.rto(state) * 2 ** Math.min(index, 16);
         if (performance.now() + wait < deadline) retransmitTimer = setTimeout(() => void send(), wait);
@@ -567,7 +693,75 @@ export class UpstreamClient {
     return out;
   }
 
-  /** A fresh UDP socket on a random port (RFC 5452 §10), connected to `server`; null on failure. */
+  /** The port slot of `server`, made on first use. */
+  private slotOf(server: UpstreamServer): PortSlot {
+    const key = `${server.host}|${server.port}`;
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = { server, current: null, opening: null };
+      this.slots.set(key, slot);
+    }
+    return slot;
+  }
+
+  /** The slot's current port when it takes another query, else null (a spent port is retired). */
+  private usablePort(slot: PortSlot): UpstreamPort | null {
+    const port = slot.current;
+    if (port === null) return null;
+    if (!port.spent(this.now())) return port;
+    slot.current = null;
+    this.retire(port);
+    return null;
+  }
+
+  /** Opens the slot's next port (one opening at a time; queries arriving meanwhile share it); null on failure. */
+  private openPort(slot: PortSlot): Promise<UpstreamPort | null> {
+    if (slot.opening === null) {
+      slot.opening = this.openSocket(slot.server).then((socket) => {
+        slot.opening = null;
+        if (socket === null) return null;
+        const port = new UpstreamPort(socket, this.now(), () => this.stats.mismatched++);
+        if (this.closed) {
+          port.close();
+          return null;
+        }
+        if (slot.current !== null) this.retire(slot.current);
+        slot.current = port;
+        return port;
+      });
+    }
+    return slot.opening;
+  }
+
+  /** Takes `port` out of use; closes it now when no attempt waits on it, else when the last one ends. */
+  private retire(port: UpstreamPort): void {
+    port.retired = true;
+    if (port.live === 0) port.close();
+  }
+
+  /** Ends `attempt`'s wait on its port, closing the port when it was the last one there and the port is spent. */
+  private release(attempt: PortAttempt): void {
+    if (!attempt.live) return;
+    attempt.live = false;
+    const port = attempt.port;
+    port.live--;
+    if (port.live === 0 && port.spent(this.now())) port.close();
+  }
+
+  /** Every {@link PORT_MAX_AGE_MS}: closes idle spent ports and forgets slots left without one. */
+  private sweepPorts(): void {
+    const now = this.now();
+    for (const [key, slot] of this.slots) {
+      const port = slot.current;
+      if (port?.spent(now)) {
+        slot.current = null;
+        this.retire(port);
+      }
+      if (slot.current === null && slot.opening === null) this.slots.delete(key);
+    }
+  }
+
+  /** A fresh UDP socket on a CSPRNG-drawn port (RFC 5452 §10), connected to `server`; null on failure. */
   private async openSocket(server: UpstreamServer): Promise<dgram.Socket | null> {
     const type = net.isIPv6(server.host) ? 'udp6' : 'udp4';
     for (let attempt = 0; attempt < 8 && !this.closed; attempt++) {

@@ -1,4 +1,4 @@
-import { type AdminsTable, type Database, executePrepared } from '@cordon/db';
+import { type AdminsTable, CompiledTemplates, type Database, prepared, slot } from '@cordon/db';
 import { Role } from '@cordon/shared';
 import type { Kysely, Selectable } from 'kysely';
 
@@ -69,6 +69,19 @@ export function findAdminById(db: Kysely<Database>, id: number): Promise<AdminFo
   return adminQuery(db).where('admins.id', '=', id).executeTakeFirst();
 }
 
+/** This module's statements compiled once per database handle ({@link CompiledTemplates}). */
+const templates = new WeakMap<Kysely<Database>, CompiledTemplates<Record<string, unknown>>>();
+
+/** The compiled statements of `db` (one shape today: the bearer check's). */
+function templatesOf(db: Kysely<Database>): CompiledTemplates<Record<string, unknown>> {
+  let t = templates.get(db);
+  if (t === undefined) {
+    t = new CompiledTemplates(4);
+    templates.set(db, t);
+  }
+  return t;
+}
+
 /**
  * The admin with this id, or undefined, and whether token id `jti` is on the API's revocation list
  * (`revoked_tokens`), in one statement when the admin exists (the revocation as a subquery beside its
@@ -79,17 +92,23 @@ export async function findAdminByIdAndRevocation(
   id: number,
   jti: string,
 ): Promise<{ admin: AdminForToken | undefined; revoked: boolean }> {
-  // Every authenticated request asks it: prepared, so it is planned once per connection.
-  const [row] = await executePrepared(
-    db,
+  // Every authenticated request asks it: built and compiled once per handle, prepared, so that it is
+  // planned once per connection too.
+  const statement = templatesOf(db).bind('adminByIdAndRevocation', { id, jti }, () =>
     adminQuery(db)
       .select((eb) =>
         eb
-          .exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti))
+          .exists(
+            eb
+              .selectFrom('revoked_tokens')
+              .select('revoked_tokens.jti')
+              .where('revoked_tokens.jti', '=', slot<string>('jti')),
+          )
           .as('token_revoked'),
       )
-      .where('admins.id', '=', id),
+      .where('admins.id', '=', slot<number>('id')),
   );
+  const [row] = (await db.executeQuery(prepared(statement))).rows;
   if (row) {
     // PostgreSQL answers a boolean, SQLite 0 or 1.
     const { token_revoked, ...admin } = row;

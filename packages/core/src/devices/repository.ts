@@ -1,4 +1,4 @@
-import type { Database } from '@cordon/db';
+import { type Database, executePrepared } from '@cordon/db';
 import { type Device, type DeviceListQuery, normalizeCidr, type PolicyMode, parseCidr, rangeHex } from '@cordon/shared';
 import { type Expression, expressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { containsAnyText, type ListSort, sortColumn } from '../paging/index.ts';
@@ -155,8 +155,12 @@ interface Inherited {
 }
 
 /** {@link Inherited} of customer `customerId` within `scope`, or undefined when the customer is not visible. */
-function inheritedOf(db: Kysely<Database>, scope: TenantScope, customerId: number): Promise<Inherited | undefined> {
-  return db
+async function inheritedOf(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  customerId: number,
+): Promise<Inherited | undefined> {
+  const query = db
     .selectFrom('customers')
     .leftJoin('device_settings as ds', 'ds.customer_id', 'customers.id')
     .leftJoin('policies as sp', 'sp.id', 'ds.policy_id')
@@ -170,8 +174,9 @@ function inheritedOf(db: Kysely<Database>, scope: TenantScope, customerId: numbe
       'sde.name as cfg_exception',
       defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
       defaultPolicyOf(eb.ref('customers.id')).select('dp.name').as('default_policy'),
-    ])
-    .executeTakeFirst();
+    ]);
+  // Prepared: run on every device list and lookup, its plan the same for every customer (primary keys).
+  return (await executePrepared(db, query))[0];
 }
 
 /**
@@ -239,16 +244,21 @@ export async function listDevices(
     .orderBy('devices.id', query.sortdir)
     .limit(query.limit)
     .offset(query.offset);
-  const rows = await db
-    .selectFrom(page.as('pg'))
-    .innerJoin('devices', 'devices.id', 'pg.id')
-    .leftJoin('locations', 'locations.id', 'devices.location_id')
-    .leftJoin('policies as p', 'p.id', 'devices.policy_id')
-    .leftJoin('device_exceptions as de', 'de.id', 'devices.device_exception_id')
-    .select([...DEVICE_COLUMNS, 'pg.total'])
-    .orderBy(order, query.sortdir)
-    .orderBy('devices.id', query.sortdir)
-    .execute();
+  // Prepared (`prepared` of @cordon/db): one text per sort and filter shape, its plan a walk of the
+  // customer's devices whatever the customer — planning was most of PostgreSQL's time on this route
+  // (bench/README.md "API reads").
+  const rows = await executePrepared(
+    db,
+    db
+      .selectFrom(page.as('pg'))
+      .innerJoin('devices', 'devices.id', 'pg.id')
+      .leftJoin('locations', 'locations.id', 'devices.location_id')
+      .leftJoin('policies as p', 'p.id', 'devices.policy_id')
+      .leftJoin('device_exceptions as de', 'de.id', 'devices.device_exception_id')
+      .select([...DEVICE_COLUMNS, 'pg.total'])
+      .orderBy(order, query.sortdir)
+      .orderBy('devices.id', query.sortdir),
+  );
   let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
   if (rows.length === 0 && query.offset > 0) {
     const count = await matching.select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow();

@@ -119,7 +119,8 @@ export async function listLocations(
       ]),
     );
   }
-  const { rows, total } = await listPage(base, query, SORT);
+  // Prepared: a list within one customer, its plan the same for every customer.
+  const { rows, total } = await listPage(base, query, SORT, db);
   return { data: await hydrate(db, rows), total };
 }
 

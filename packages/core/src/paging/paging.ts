@@ -1,5 +1,6 @@
+import { type Database, executePrepared } from '@cordon/db';
 import { ApiError, type ListQuery } from '@cordon/shared';
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /**
  * Resolves a list query's `sortkey` against a resource's whitelist (docs/api.md "Conventions").
@@ -67,6 +68,8 @@ const TOTAL = 'cordon_list_total';
  * in order that stops after `offset + limit` rows) where a window `count(*) over ()` would read every
  * row of `base` before the first one comes out. A page that comes back empty carries no count: then
  * `total` is 0 at offset 0, else a second statement counts (bench/README.md "API reads").
+ * @param preparedOn the handle to run the page on as a prepared statement (`executePrepared` of
+ *   @cordon/db): for a list within one tenant, whose plan is the same whatever the tenant
  * @returns the page's rows as `base` selects them, and `total`
  * @throws ApiError ERR_VALIDATION (400) for a `sortkey` outside `sort.columns`, before any query runs
  */
@@ -74,6 +77,7 @@ export async function listPage<DB, TB extends keyof DB, O, C extends string>(
   base: SelectQueryBuilder<DB, TB, O>,
   query: Pick<ListQuery, 'sortkey' | 'sortdir' | 'limit' | 'offset'>,
   sort: ListSort<C>,
+  preparedOn?: Kysely<Database>,
 ): Promise<{ rows: O[]; total: number }> {
   const column = sortColumn(query, sort.columns);
   const order = sort.text.includes(column) ? sql`lower(${sql.ref(column)})` : sql.ref(column);
@@ -82,14 +86,14 @@ export async function listPage<DB, TB extends keyof DB, O, C extends string>(
     .select(sql<number | string>`count(*)`.as('n'))
     // Kysely cannot resolve a selection over the generic DB/TB here; the one column is known.
     .$castTo<{ n: number | string }>();
-  const read = await base
+  const page = base
     .select(counted.as(TOTAL))
     .orderBy(order, query.sortdir)
     .orderBy(sql.ref(sort.tiebreak), query.sortdir)
     .limit(query.limit)
     .offset(query.offset)
-    .$castTo<O & { [TOTAL]: number | string }>()
-    .execute();
+    .$castTo<O & { [TOTAL]: number | string }>();
+  const read = preparedOn ? await executePrepared(preparedOn, page) : await page.execute();
   if (read.length === 0) {
     if (query.offset === 0 && query.limit > 0) return { rows: [], total: 0 };
     return { rows: [], total: Number((await counted.executeTakeFirstOrThrow()).n) };

@@ -1,11 +1,11 @@
-import { type Database, executePrepared } from '@cordon/db';
+import { CompiledTemplates, type Database, prepared, slot } from '@cordon/db';
 import {
   ApiError,
   type CustomerStatus,
   type CustomerStatusList,
   type CustomerStatusQuery,
   parseLicenceLimit,
-  type Role,
+  Role,
   statsRange,
 } from '@cordon/shared';
 import {
@@ -14,10 +14,11 @@ import {
   type ExpressionBuilder,
   type Kysely,
   type RawBuilder,
+  type SqlBool,
   sql,
 } from 'kysely';
 import type { Caller, CoreDeps } from '../context.ts';
-import { containsText, type ListSort, sortColumn } from '../paging/index.ts';
+import { containsPattern, type ListSort, sortColumn } from '../paging/index.ts';
 import { customerInScope, defaultPolicyOf, mspInScope, scopeOf, type TenantScope } from '../tenancy/index.ts';
 import { HOUR_MS, hourBounds } from './repository.ts';
 
@@ -41,7 +42,10 @@ const SORT: ListSort<string> = {
   tiebreak: 's.id',
 };
 
-/** Today's hour bounds of each time zone its customers use ('' = the MSP's zone), as SQL CASE expressions. */
+/**
+ * Today's hour bounds of each time zone its customers use ('' = the MSP's zone), as SQL CASE
+ * expressions over slots (`from0`, `to0`, …, `fromD`/`toD` the MSP's zone), with the slots' values now.
+ */
 function todayBounds(zones: readonly string[], mspZone: string, now: number) {
   const fallback = hourBounds(statsRange('today', mspZone || 'UTC', now));
   // A zone this runtime does not know counts in the MSP's (as the customer's own stats would fail).
@@ -52,16 +56,23 @@ function todayBounds(zones: readonly string[], mspZone: string, now: number) {
       return fallback;
     }
   };
+  const named = zones.filter((z) => z !== '');
+  const values: Record<string, number> = { fromD: fallback.from, toD: fallback.to };
+  named.forEach((z, i) => {
+    const b = bounds(z);
+    values[`from${i}`] = b.from;
+    values[`to${i}`] = b.to;
+  });
   // Parameters cast to bigint (PostgreSQL cannot type a bare parameter that only appears in a CASE
   // branch), not literals: the statement's text stays the same from hour to hour, so its prepared
   // form is reused (`prepared` of @cordon/db).
-  const hour = (ms: number) => sql<number>`cast(${ms} as bigint)`;
+  const hour = (name: string) => sql<number>`cast(${slot<number>(name)} as bigint)`;
   const pick = (side: 'from' | 'to'): RawBuilder<number> => {
-    const whens = zones.filter((z) => z !== '').map((z) => sql`when ${z} then ${hour(bounds(z)[side])}`);
-    if (whens.length === 0) return hour(fallback[side]);
-    return sql<number>`(case customers.timezone ${sql.join(whens, sql` `)} else ${hour(fallback[side])} end)`;
+    const whens = named.map((z, i) => sql`when ${z} then ${hour(`${side}${i}`)}`);
+    if (whens.length === 0) return hour(`${side}D`);
+    return sql<number>`(case customers.timezone ${sql.join(whens, sql` `)} else ${hour(`${side}D`)} end)`;
   };
-  return { from: pick('from'), to: pick('to') };
+  return { from: pick('from'), to: pick('to'), values };
 }
 
 /** The figures of a customer status row, by column name of the derived table `s` ({@link SORT}). */
@@ -118,10 +129,10 @@ type FigureExpression = (eb: ExpressionBuilder<Database, 'customers'>) => Aliase
  * (`stats_hourly` primary key (customer_id, hour, location_id), `locations_customer_id`,
  * `devices_customer_id`, `policies_customer_id`).
  */
-function figureExpressions(today: { from: Expression<number>; to: Expression<number> }, now: number) {
-  const lastHourFrom = hourBounds({ from: now - HOUR_MS, to: now }).from;
-  const silentHour = hourBounds({ from: now - SILENT_AFTER_MS, to: now }).from;
-  const silentIso = new Date(now - SILENT_AFTER_MS).toISOString();
+function figureExpressions(today: { from: Expression<number>; to: Expression<number> }) {
+  const lastHourFrom = slot<number>('lastHourFrom');
+  const silentHour = slot<number>('silentHour');
+  const silentIso = slot<string>('silentIso');
   const id = sql.ref('customers.id');
   const expr: Record<Figure, FigureExpression> = {
     default_policy_id: (eb) => defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
@@ -153,9 +164,31 @@ function figureExpressions(today: { from: Expression<number>; to: Expression<num
   return expr;
 }
 
+/** The values of the slots of {@link figureExpressions} at `now`. */
+function figureValues(now: number) {
+  return {
+    lastHourFrom: hourBounds({ from: now - HOUR_MS, to: now }).from,
+    silentHour: hourBounds({ from: now - SILENT_AFTER_MS, to: now }).from,
+    silentIso: new Date(now - SILENT_AFTER_MS).toISOString(),
+  };
+}
+
+/**
+ * `scope` with its tenant's id as the slot `scopeId`, and the slot's value: a statement built with it
+ * serves every tenant of the scope's kind ({@link CompiledTemplates}).
+ */
+function scopeSlot(scope: TenantScope): { scope: TenantScope; values: Record<string, number> } {
+  if (scope.kind === 'msp') return { scope: { kind: 'msp', mspId: slot('scopeId') }, values: { scopeId: scope.mspId } };
+  if (scope.kind === 'customer') {
+    return { scope: { kind: 'customer', customerId: slot('scopeId') }, values: { scopeId: scope.customerId } };
+  }
+  return { scope, values: {} };
+}
+
 /**
  * The customers of MSP `mspId` within `scope`, as the derived table `s`, each with the figures named
- * in `figures` ({@link figureExpressions}): the rows the list sorts and pages.
+ * in `figures` ({@link figureExpressions}): the rows the list sorts and pages. `filter` is a LIKE
+ * pattern (`containsPattern`) or its slot.
  */
 function statusRows(
   db: Kysely<Database>,
@@ -175,8 +208,24 @@ function statusRows(
       'customers.timezone as timezone',
       ...figures.map((f) => expr[f](eb)),
     ]);
-  if (filter) inner = inner.where(containsText('customers.account_name', filter));
+  // `containsText` with the pattern as a slot (it builds the pattern from the text otherwise).
+  if (filter !== undefined) {
+    inner = inner.where(sql<SqlBool>`lower(${sql.ref('customers.account_name')}) like ${filter} escape '\\'`);
+  }
   return db.selectFrom(inner.as('s')).selectAll('s');
+}
+
+/** The statements of this module compiled once per shape, per database handle ({@link CompiledTemplates}). */
+const templates = new WeakMap<Kysely<Database>, CompiledTemplates<Record<string, unknown>>>();
+
+/** The compiled statements of `db`: at most 256 shapes (sort key × direction × filter × the MSP's zones × scope). */
+function templatesOf(db: Kysely<Database>): CompiledTemplates<Record<string, unknown>> {
+  let t = templates.get(db);
+  if (t === undefined) {
+    t = new CompiledTemplates(256);
+    templates.set(db, t);
+  }
+  return t;
 }
 
 /**
@@ -187,22 +236,24 @@ function statusRows(
  */
 async function mspAndZones(
   db: Kysely<Database>,
-  scope: TenantScope,
+  dialect: string,
+  tenant: TenantScope,
   role: Role,
   mspId: number,
 ): Promise<{ timezone: string; license: string; customersCount: number; zones: string[] } | undefined> {
-  const zones = db
-    .selectFrom('customers')
-    .where(customerInScope(scope))
-    .where('customers.msp_id', '=', mspId)
-    .select('customers.timezone as zone')
-    .distinct();
-  const rows = await executePrepared(
-    db,
-    db
+  const { scope, values } = scopeSlot(tenant);
+  const sales = role === Role.Sales;
+  const statement = templatesOf(db).bind(`msp|${dialect}|${scope.kind}|${sales}`, { ...values, mspId }, () => {
+    const zones = db
+      .selectFrom('customers')
+      .where(customerInScope(scope))
+      .where('customers.msp_id', '=', slot<number>('mspId'))
+      .select('customers.timezone as zone')
+      .distinct();
+    return db
       .selectFrom('msps')
       .leftJoin(zones.as('z'), (j) => j.on(sql<boolean>`1 = 1`))
-      .where('msps.id', '=', mspId)
+      .where('msps.id', '=', slot<number>('mspId'))
       .where(mspInScope(scope, role))
       .select((eb) => [
         'msps.timezone',
@@ -213,8 +264,9 @@ async function mspAndZones(
           .whereRef('customers.msp_id', '=', 'msps.id')
           .select(eb.fn.countAll<number | string>().as('n'))
           .as('customers_count'),
-      ]),
-  );
+      ]);
+  });
+  const rows = (await db.executeQuery(prepared(statement))).rows;
   const first = rows[0];
   if (!first) return undefined;
   return {
@@ -229,7 +281,8 @@ async function mspAndZones(
  * `GET /msp/{id}/stats/customers` (issue 29 "100 customers at a glance"; docs/api.md "Stats"): one
  * page of the MSP's customers with their status, today's requests and blocked (each customer's own
  * day), and default protection level, sorted and filtered in SQL, plus the MSP's licence use.
- * An MSP admin reads its own MSP only; a system admin any MSP.
+ * An MSP admin reads its own MSP only; a system admin any MSP. The page's statement is built and
+ * compiled once per shape and bound to each request's values ({@link CompiledTemplates}).
  * @throws ApiError ERR_NOT_FOUND when the caller cannot see MSP `mspId`
  */
 export async function customerStatuses(
@@ -238,80 +291,50 @@ export async function customerStatuses(
   mspId: number,
   query: CustomerStatusQuery,
 ): Promise<CustomerStatusList> {
-  const scope = scopeOf(caller);
+  const tenant = scopeOf(caller);
   const { db, dialect } = deps.handle;
   const now = deps.now();
-  const silentIso = new Date(now - SILENT_AFTER_MS).toISOString();
-  const msp = await mspAndZones(db, scope, caller.role, mspId);
+  const msp = await mspAndZones(db, dialect, tenant, caller.role, mspId);
   if (!msp) throw new ApiError('ERR_NOT_FOUND');
-  const today = todayBounds(msp.zones, msp.timezone, now);
-  // One statement: the page (`p`) sorted with only the figure it sorts by (none for the name) and the
-  // count of all rows beside it, then every figure of the page's rows alone: the silent-device counts
-  // read every device of every customer otherwise (≈ 10 ms for an MSP of 100 customers with 100
-  // devices each, bench/README.md "API reads"). The outer query sorts the page's rows as the page did.
+  const zones = [...new Set(msp.zones)].sort();
   const column = sortColumn(query, SORT.columns);
-  const ordered = (ref: string) => (SORT.text.includes(column) ? sql`lower(${sql.ref(ref)})` : sql.ref(ref));
-  const sortFigure = FIGURES.find((f) => column === `s.${f}`);
-  const expr = figureExpressions(today, now);
-  const base = statusRows(db, scope, mspId, query.filter, expr, sortFigure ? [sortFigure] : []);
-  const counted = base.clearSelect().select(sql<number | string>`count(*)`.as('n')).$castTo<{ n: number | string }>();
-  const page = base
-    .select(counted.as('total'))
-    .orderBy(ordered(column), query.sortdir)
-    .orderBy(sql.ref(SORT.tiebreak), query.sortdir)
-    .limit(query.limit)
-    .offset(query.offset);
-  const outer = db
-    .selectFrom(page.as('p'))
-    .innerJoin('customers', 'customers.id', 'p.id')
-    .where(customerInScope(scope))
-    .orderBy(ordered(`p.${column.slice('s.'.length)}`), query.sortdir)
-    .orderBy('p.id', query.sortdir);
-  const common = (eb: ExpressionBuilder<Database, 'customers'>, figures: readonly Figure[]) => [
-    eb.ref('customers.id').as('id'),
-    eb.ref('customers.account_name').as('name'),
-    eb.ref('customers.timezone').as('timezone'),
-    ...figures.map((f) => expr[f](eb)),
-  ];
-  // PostgreSQL: the device figures of a customer in one pass over its devices (a LATERAL aggregate
-  // with a FILTER), not a count and a silent count reading them twice: 0.41 instead of 0.64 ms for
-  // the page's 2,500 devices (bench/README.md "API reads"). SQLite has no LATERAL; its two counts stay.
-  const statement =
-    dialect === 'postgres'
-      ? outer
-          .leftJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('devices as d')
-                .whereRef('d.customer_id', '=', 'customers.id')
-                .select([
-                  sql<number | string>`count(*)`.as('devices'),
-                  sql<
-                    number | string
-                  >`count(*) filter (where d.last_contact_at is null or d.last_contact_at < ${silentIso})`.as(
-                    'devices_silent',
-                  ),
-                ])
-                .as('dv'),
-            (j) => j.onTrue(),
-          )
-          .select((eb) => [
-            ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, OUTER_FIGURES),
-            'dv.devices as devices',
-            'dv.devices_silent as devices_silent',
-            'p.total as total',
-          ])
-      : outer.select((eb) => [
-          ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, FIGURES),
-          'p.total as total',
-        ]);
-  const rows = await executePrepared(db, statement.$castTo<StatusRow & { total: number | string }>());
+  const { scope, values: scopeValues } = scopeSlot(tenant);
+  const today = todayBounds(zones, msp.timezone, now);
+  const values: Record<string, unknown> = {
+    ...scopeValues,
+    ...today.values,
+    ...figureValues(now),
+    mspId,
+    limit: query.limit,
+    offset: query.offset,
+    ...(query.filter !== undefined ? { filter: containsPattern(query.filter) } : {}),
+  };
+  const key = [
+    'page',
+    dialect,
+    scope.kind,
+    column,
+    query.sortdir,
+    query.filter !== undefined,
+    JSON.stringify(zones),
+  ].join('|');
+  const statement = templatesOf(db).bind(key, values, () =>
+    pageStatement(db, dialect, scope, column, query.sortdir, query.filter !== undefined, today),
+  );
+  const rows = (await db.executeQuery(prepared(statement))).rows;
   const total =
     rows.length > 0
       ? Number(rows[0]!.total)
       : query.offset === 0
         ? 0
-        : Number((await counted.executeTakeFirstOrThrow()).n);
+        : Number(
+            (
+              await statusRows(db, tenant, mspId, values.filter as string | undefined, figureExpressions(today), [])
+                .clearSelect()
+                .select(sql<number | string>`count(*)`.as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
   const num = (v: number | string | null | undefined) => Number(v ?? 0);
   const data: CustomerStatus[] = rows.map((r) => ({
     id: r.id,
@@ -334,4 +357,77 @@ export async function customerStatuses(
     licence: { used: msp.customersCount, limit: parseLicenceLimit(msp.license) },
     as_of: new Date(now).toISOString(),
   };
+}
+
+/**
+ * The page's statement of one shape, over slots (`mspId`, `scopeId`, `filter` (a LIKE pattern),
+ * `limit`, `offset`, and those of `today` and {@link figureExpressions}): the page (`p`) sorted with
+ * only the figure it sorts by (none for the name) and the count of all rows beside it, then every
+ * figure of the page's rows alone: the silent-device counts read every device of every customer
+ * otherwise (≈ 10 ms for an MSP of 100 customers with 100 devices each, bench/README.md "API reads").
+ * The outer query sorts the page's rows as the page did.
+ */
+function pageStatement(
+  db: Kysely<Database>,
+  dialect: string,
+  scope: TenantScope,
+  column: string,
+  sortdir: 'asc' | 'desc',
+  filtered: boolean,
+  today: { from: Expression<number>; to: Expression<number> },
+) {
+  const ordered = (ref: string) => (SORT.text.includes(column) ? sql`lower(${sql.ref(ref)})` : sql.ref(ref));
+  const sortFigure = FIGURES.find((f) => column === `s.${f}`);
+  const expr = figureExpressions(today);
+  const filter = filtered ? slot<string>('filter') : undefined;
+  const base = statusRows(db, scope, slot('mspId'), filter, expr, sortFigure ? [sortFigure] : []);
+  const counted = base.clearSelect().select(sql<number | string>`count(*)`.as('n')).$castTo<{ n: number | string }>();
+  const page = base
+    .select(counted.as('total'))
+    .orderBy(ordered(column), sortdir)
+    .orderBy(sql.ref(SORT.tiebreak), sortdir)
+    .limit(slot<number>('limit'))
+    .offset(slot<number>('offset'));
+  const outer = db
+    .selectFrom(page.as('p'))
+    .innerJoin('customers', 'customers.id', 'p.id')
+    .where(customerInScope(scope))
+    .orderBy(ordered(`p.${column.slice('s.'.length)}`), sortdir)
+    .orderBy('p.id', sortdir);
+  const common = (eb: ExpressionBuilder<Database, 'customers'>, figures: readonly Figure[]) => [
+    eb.ref('customers.id').as('id'),
+    eb.ref('customers.account_name').as('name'),
+    eb.ref('customers.timezone').as('timezone'),
+    ...figures.map((f) => expr[f](eb)),
+  ];
+  // PostgreSQL: the device figures of a customer in one pass over its devices (a LATERAL aggregate
+  // with a FILTER), not a count and a silent count reading them twice: 0.41 instead of 0.64 ms for
+  // the page's 2,500 devices (bench/README.md "API reads"). SQLite has no LATERAL; its two counts stay.
+  const statement =
+    dialect === 'postgres'
+      ? outer
+          .leftJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('devices as d')
+                .whereRef('d.customer_id', '=', 'customers.id')
+                .select([
+                  sql<number | string>`count(*)`.as('devices'),
+                  sql<number | string>`count(*) filter (where d.last_contact_at is null
+                    or d.last_contact_at < ${slot<string>('silentIso')})`.as('devices_silent'),
+                ])
+                .as('dv'),
+            (j) => j.onTrue(),
+          )
+          .select((eb) => [
+            ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, OUTER_FIGURES),
+            'dv.devices as devices',
+            'dv.devices_silent as devices_silent',
+            'p.total as total',
+          ])
+      : outer.select((eb) => [
+          ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, FIGURES),
+          'p.total as total',
+        ]);
+  return statement.$castTo<StatusRow & { total: number | string }>();
 }

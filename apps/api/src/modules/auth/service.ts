@@ -1,4 +1,4 @@
-import { createHash, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual, webcrypto } from 'node:crypto';
 import { admins } from '@cordon/core';
 import {
   ApiError,
@@ -126,22 +126,27 @@ export class TwoFactorEnforcedError extends ApiError {
 }
 
 /**
- * Each ring secret as a `KeyObject`, made once: given raw bytes, jose imports a WebCrypto key and
- * verifies asynchronously on every request (≈ 12 % of a light request's CPU, bench/README.md "API reads").
+ * Each ring secret as a WebCrypto HMAC SHA-256 verification key, imported once. jose 6 uses a
+ * `CryptoKey` as it is; given raw bytes, or a secret `KeyObject` (which it exports back to bytes),
+ * it imports one on every verification: `importKey` and its checks were ≈ 5 % of the API's busy CPU
+ * on a light route (bench/results/history.md "The API's token key imported once, and this round's API reads").
  */
-const keyObjects = new WeakMap<Uint8Array, KeyObject>();
+const verifyKeys = new WeakMap<Uint8Array, Promise<webcrypto.CryptoKey>>();
 
-/** The key of a token's `kid` header in the ring. @throws Error for an unknown kid */
+/**
+ * The key of a token's `kid` header in the ring, as a `CryptoKey` for HS256 verification.
+ * @throws Error for an unknown kid
+ */
 function keyFor(deps: AppDeps) {
-  return (header: { kid?: string | undefined }) => {
+  return (header: { kid?: string | undefined }): Promise<webcrypto.CryptoKey> => {
     const key = header.kid === undefined ? undefined : deps.jwtKeys.byKid.get(header.kid);
     if (!key) throw new Error('unknown kid');
-    let object = keyObjects.get(key.secret);
-    if (object === undefined) {
-      object = createSecretKey(key.secret);
-      keyObjects.set(key.secret, object);
+    let imported = verifyKeys.get(key.secret);
+    if (imported === undefined) {
+      imported = webcrypto.subtle.importKey('raw', key.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+      verifyKeys.set(key.secret, imported);
     }
-    return object;
+    return imported;
   };
 }
 

@@ -166,6 +166,54 @@ describe.each(testDialects())('the MSP overview customer list on %s', (dialect) 
     expect((await call(t.app, t.rootToken, 'GET', path(999_999))).statusCode).toBe(404);
   });
 
+  it('answers each call with its own values from the once-compiled statement: MSP, devices, clock', async () => {
+    const get = async (token: string, mspId: number) => {
+      const res = await call(t.app, token, 'GET', path(mspId, '?limit=25'));
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { total: number; data: Array<{ id: number; devices: number; devices_silent: number }> };
+    };
+    // One shape, two MSPs in turn: each answer is its own MSP's (the tenant's id is bound per call).
+    const first = await get(a.mspToken, a.mspId);
+    expect(first.data.map((r) => r.id)).toEqual([a.customerId, newYork]);
+    expect((await get(b.mspToken, b.mspId)).data.map((r) => r.id)).toEqual([b.customerId]);
+    expect(await get(a.mspToken, a.mspId)).toEqual(first);
+    // A foreign MSP's id after the shape is compiled: still refused.
+    expect((await call(t.app, a.mspToken, 'GET', path(b.mspId, '?limit=25'))).statusCode).toBe(404);
+    expect((await call(t.app, b.mspToken, 'GET', path(a.mspId, '?limit=25'))).statusCode).toBe(404);
+    // Devices added and removed: the counts follow.
+    const now = new Date(t.clock.now).toISOString();
+    await t.handle.db
+      .insertInto('devices')
+      .values(
+        ['tablet', 'desktop', 'kiosk'].map((name) => ({
+          customer_id: newYork,
+          key: `key-${name}`,
+          name,
+          last_contact_at: name === 'kiosk' ? null : now,
+          location_id: null,
+          policy_id: null,
+          device_exception_id: null,
+          advanced_config: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    await t.handle.db.deleteFrom('devices').where('name', '=', 'phone').execute();
+    const counts = (body: Awaited<ReturnType<typeof get>>) => body.data.map((r) => [r.devices, r.devices_silent]);
+    expect(counts(await get(a.mspToken, a.mspId))).toEqual([
+      [1, 0],
+      [3, 1],
+    ]);
+    // A day later, the same statement with the new clock's bounds: every device is silent.
+    t.clock.now += 25 * HOUR;
+    const token = await login(t.app, 'msp1@example.test', 'Passw0rd!');
+    expect(counts(await get(token, a.mspId))).toEqual([
+      [1, 1],
+      [3, 3],
+    ]);
+  });
+
   it('answers 100 customers in one call, every figure right', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 98; i++) {
