@@ -100,7 +100,7 @@ async function runWriter(job: WriterJob): Promise<void> {
   const sink = new QueryLogWorkerWriter({ url: job.url, pgSchema: job.schema }, logger, {
     maxBuffer: MAX_BUFFER,
     spoolDir: null,
-    // Normal priority: this process only writes (a resolver's writer runs at SCHED_IDLE beside answering).
+    // Normal priority: this process only writes (a resolver's writer waits for a free core beside answering).
     idleWriter: false,
   });
   const rows = makeRows(100_000, job.start, 42 + job.index * 7919);

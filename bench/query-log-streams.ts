@@ -24,7 +24,7 @@ import { seedTenants } from '../apps/resolver/test/helpers/seed.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
 const queries = Number(process.argv[3] ?? 60_000);
-/** Queries in flight: 64 saturates the core (the writer thread at SCHED_IDLE then waits for the end); 4 leaves it time. */
+/** Queries in flight: 64 saturates the core (the writer thread's idle gate then waits for the end); 4 leaves it time. */
 const window = Number(process.argv[4] ?? 64);
 const dir = mkdtempSync(join(tmpdir(), 'cordon-bench-streams-'));
 const file = join(dir, 'bench.sqlite');

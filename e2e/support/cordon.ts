@@ -60,9 +60,12 @@ export async function startCordon(
   const entry = requested === CLI ? await testCommand() : requested;
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build:server`);
   // The DoH listener is off unless a test asks for it: its default port would clash between runs.
+  // The query-log writer without the idle gate unless a test asks for it: the tests wait seconds for
+  // logged rows and streamed lines while other test files and browsers keep the cores busy, and
+  // there the gate opens seldom (docs/operations.md "Threads").
   const child = spawn(process.execPath, [entry, 'serve'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, CORDON_DOH_ADDR: 'off', ...env },
+    env: { ...process.env, CORDON_DOH_ADDR: 'off', CORDON_QUERY_LOG_WRITER: 'normal', ...env },
   });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -85,6 +85,12 @@ export interface ServeConfig {
   resolverThreads: number;
   /** UDP receive/send path: `auto` (batched when the addon is built), `batch` or `dgram`. */
   udpBackend: 'auto' | 'batch' | 'dgram';
+  /**
+   * When the query-log writer threads write (docs/operations.md "Threads"): `idle` starts each
+   * transaction once a core was free (docs/decisions.md "Query-log writes wait for an idle core"),
+   * `normal` at once, paced.
+   */
+  queryLogWriter: 'idle' | 'normal';
   /** The widest IPv4 prefix length MSP and customer admins may claim for a location (docs/security.md). */
   claimMaxPrefixV4: number;
   /** The widest IPv6 prefix length MSP and customer admins may claim. */
@@ -353,6 +359,14 @@ export const SERVE_SETTINGS: readonly SettingSpec[] = [
     env: 'CORDON_UDP_BACKEND',
     description: 'UDP path: auto (recvmmsg/sendmmsg when the addon is built), batch or dgram',
     defaultValue: 'auto',
+  },
+  {
+    key: 'queryLogWriter',
+    flag: '--query-log-writer <priority>',
+    env: 'CORDON_QUERY_LOG_WRITER',
+    description:
+      'query-log writer threads: idle (each transaction waits for a free core) or normal (keeps up on a host whose cores other work keeps busy)',
+    defaultValue: 'idle',
   },
   {
     key: 'claimMaxPrefixV4',
@@ -758,6 +772,7 @@ export function resolveServeConfig(flags: Record<string, string | undefined>, en
     udpRecvBuffer: parseWholeNumber(raw('udpRecvBuffer') ?? '', label('udpRecvBuffer'), 0, 1 << 30),
     resolverThreads: parseWholeNumber(raw('resolverThreads') ?? '', label('resolverThreads'), 1, 64),
     udpBackend: parseUdpBackend(raw('udpBackend') ?? 'auto', label('udpBackend')),
+    queryLogWriter: parseWriterPriority(raw('queryLogWriter') ?? 'idle', label('queryLogWriter')),
     claimMaxPrefixV4: parseWholeNumber(raw('claimMaxPrefixV4') ?? '', label('claimMaxPrefixV4'), 1, 32),
     claimMaxPrefixV6: parseWholeNumber(raw('claimMaxPrefixV6') ?? '', label('claimMaxPrefixV6'), 1, 128),
     claimAllowPrivate: parseSwitch(raw('claimAllowPrivate') ?? '', label('claimAllowPrivate')),
@@ -845,6 +860,13 @@ function parseUdpBackend(text: string, what: string): 'auto' | 'batch' | 'dgram'
   throw new ConfigError(`${what}: "${text}" is not one of auto, batch, dgram`);
 }
 
+/** `--query-log-writer`: `idle` or `normal`, any case. @throws ConfigError for anything else */
+function parseWriterPriority(text: string, what: string): 'idle' | 'normal' {
+  const v = text.trim().toLowerCase();
+  if (v === 'idle' || v === 'normal') return v;
+  throw new ConfigError(`${what}: "${text}" is not one of idle, normal`);
+}
+
 /** `--snapshot-dir`: `off` → null; unset → `<data-dir>/snapshot` with PostgreSQL, null with SQLite. */
 function snapshotDirectory(text: string | undefined, databaseUrl: string | undefined, dataDir: string): string | null {
   if (text === undefined) return databaseUrl ? join(dataDir, 'snapshot') : null;
@@ -926,6 +948,7 @@ export function describeConfig(c: ServeConfig, database: string): string {
     `udp_recv_buffer=${c.udpRecvBuffer}`,
     `resolver_threads=${c.resolverThreads}`,
     `udp_backend=${c.udpBackend}`,
+    `query_log_writer=${c.queryLogWriter}`,
     `claims=v4/${c.claimMaxPrefixV4},v6/${c.claimMaxPrefixV6},private=${c.claimAllowPrivate},special=${c.claimAllowSpecial}`,
     `max_list_entries=${c.maxListEntries}`,
     `read_pool=${c.readPool},timeout=${c.readTimeout}s`,

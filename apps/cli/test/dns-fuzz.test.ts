@@ -24,6 +24,7 @@ import {
   LONG,
   ok,
   QTYPE,
+  queryLogDrained,
   readReply,
   type ScriptedUpstream,
   type ServeUnderTest,
@@ -48,11 +49,14 @@ const PROBE_EVERY = 1_000;
 /** The valid queries' bound, ms: generous for a loaded 2-core CI machine, far below a client's timeout. */
 const PROBE_DEADLINE_MS = 1_000;
 /**
- * Growth of the process's PSS from the warm-up to the end allowed, MiB. Measured: 14–24 MiB after
- * 100,000 datagrams and 14 MiB after 2,000,000 (the heaps of its threads reaching their working
- * size, not a climb); a leak of 20 bytes a datagram shows in the long run.
+ * Growth of the process's PSS from the warm-up to the end allowed, MiB, read with the query log
+ * drained. The working set is still filling at 100,000 datagrams: V8's heap pages over the isolates
+ * and glibc's main heap (SQLite's page caches) grow 27–33 MiB with the unit's glibc settings, with
+ * or without 3 busy cores beside (2026-11-29, AMD EPYC), and level off at ≈ 34 MiB from 300,000
+ * datagrams on; a CI run without those settings reached 41. A leak of 600 bytes a datagram fails
+ * here; a smaller one shows in the long run (`CORDON_SUITE_LONG=1`, 2,000,000 datagrams).
  */
-const MAX_GROWTH_MIB = 40;
+const MAX_GROWTH_MIB = 48;
 const SEED = 0x30_c0_7d_01;
 
 /** Names the scripted upstream lets the cache keep (TTL 300): the corpus's own. */
@@ -279,7 +283,13 @@ let serve: ServeUnderTest;
 
 beforeAll(async () => {
   upstream = await startScriptedUpstream(CACHED);
-  serve = await startServe(upstream.port, { CORDON_RRL_RATE: '0', CORDON_LOCATION_RATE_LIMIT: '0' });
+  serve = await startServe(upstream.port, {
+    CORDON_RRL_RATE: '0',
+    CORDON_LOCATION_RATE_LIMIT: '0',
+    // The fuzz is for the parser: its memory is read with the query log drained, which a writer
+    // behind the idle gate may take long to reach beside CI's other test files (busy-host tests that).
+    CORDON_QUERY_LOG_WRITER: 'normal',
+  });
   const msp = await addMsp(serve.admin, 'Fuzz MSP');
   const tenant = await addCustomer(serve.admin, msp, 'Fuzzed', ['127.0.0.1/32']);
   await ok(serve.admin, 'POST', `/policies/${tenant.policyId}/domains/block`, {
@@ -345,11 +355,14 @@ it(
     let sent = 0;
     let expected = 0;
     let baseline = sampleProcess(serve.pid);
+    /** How long the query log took to drain before each memory reading, ms. */
+    const drainMs: number[] = [];
     /** PSS every tenth of the run, MiB (reported: a leak climbs, a warm-up levels off). */
     const trend: number[] = [];
     const started = performance.now();
     for (let i = 0; i < DATAGRAMS; i++) {
       if (i === WARMUP) {
+        drainMs.push(await queryLogDrained(serve.httpPort));
         await new Promise((r) => setTimeout(r, SETTLE_MS));
         baseline = sampleProcess(serve.pid);
       }
@@ -398,7 +411,8 @@ it(
     };
     await Promise.all(Array.from({ length: 16 }, connection));
 
-    // Memory after the run, the same pause as the baseline's.
+    // Memory after the run: the query log drained, the same pause as the baseline's.
+    drainMs.push(await queryLogDrained(serve.httpPort));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const end = sampleProcess(serve.pid);
     const summary = {
@@ -417,6 +431,7 @@ it(
       rssMiB: [baseline.rssKiB / 1024, end.rssKiB / 1024].map(Math.round),
       fds: [baseline.fds, end.fds],
       pssTrendMiB: trend,
+      queryLogDrainMs: drainMs,
     };
     console.info('dns fuzz', JSON.stringify(summary));
     const text = JSON.stringify({ ...summary, bad, probeFailures, tcpBad: tcp.bad });

@@ -88,7 +88,7 @@ afterAll(async () => {
 
 /**
  * Query-log rows not yet written nor spooled, given `queries` sent so far (each one row). The
- * writer thread runs at SCHED_IDLE: on a busy machine its rows wait in memory, at most 50,000
+ * writer thread writes when a core is free: on a busy machine its rows wait in memory, at most 50,000
  * before the spool file takes them (docs/architecture.md "Data plane") — bounded, but memory the
  * process holds meanwhile.
  */
@@ -278,7 +278,7 @@ it(
     }
     clearInterval(ticker);
     const apiResult = await api.stop();
-    // The query log's writer thread runs at SCHED_IDLE: on a busy machine its rows wait in memory
+    // The query log's writer thread writes when a core is free: on a busy machine its rows wait in memory
     // (at most 50,000, then the spool file: docs/architecture.md "Data plane").
     const backlogAfter = await queryLogBacklog(serve.httpPort, ledger.sent);
     await Promise.all(short);

@@ -143,8 +143,10 @@ beforeAll(async () => {
       CORDON_UPSTREAM: `127.0.0.1:${upstream.port}`,
       // The load comes from one address: response-rate limiting would drop most of it.
       CORDON_RRL_RATE: '0',
-      // Two resolving threads, each with its query-log writer thread committing beside the API.
+      // Two resolving threads, each with its query-log writer thread committing beside the API, behind
+      // the production default's idle gate (docs/decisions.md "SQLite write transactions begin IMMEDIATE").
       CORDON_RESOLVER_THREADS: '2',
+      CORDON_QUERY_LOG_WRITER: 'idle',
       CORDON_ADMIN_EMAIL: ADMIN.email,
       CORDON_ADMIN_PASSWORD: ADMIN.password,
       CORDON_LOG_LEVEL: 'warn',

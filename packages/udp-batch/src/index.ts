@@ -3,7 +3,7 @@
  * resolver's UDP transport (docs/decisions.md "Batched UDP"). The native part (src/udp_batch.cc)
  * is built from source by the package's `install` script when a compiler is present; without it
  * {@link loadUdpBatch} returns null and the resolver uses `node:dgram`. The binding does UDP I/O
- * only; the query-log writer's `SCHED_IDLE` is a second module, {@link loadSchedIdle}
+ * only; the query-log writer's `SCHED_IDLE` and idle gate are a second module, {@link loadSchedIdle}
  * (docs/decisions.md "The addon does UDP I/O only"). `test/sanitize.sh` runs the package's tests
  * against a build with AddressSanitizer and UndefinedBehaviorSanitizer.
  */
@@ -81,13 +81,17 @@ export interface UdpBatchInfo {
  */
 export interface SchedIdleBinding {
   /**
-   * Moves thread `tid` of this process (0: the calling thread) to `SCHED_IDLE` (sched(7)): it runs
-   * only when nothing else wants its core — the query-log writer thread, the runtime's helper
-   * threads (docs/decisions.md "Query-log spool"). Lowering a priority needs no privilege.
-   * @returns 0, or the errno of `sched_setscheduler(2)` (`ESRCH`: no such thread)
-   * @throws TypeError when `tid` is not a whole number ≥ 0
+   * Blocks the calling thread until a core has had nothing else to run since the call: the
+   * process's gate thread, at `SCHED_IDLE` and started at the first call, answers each request when
+   * the kernel lets it run. The query-log writer waits here before each transaction and then writes
+   * at normal priority, so that it never holds a lock while starved
+   * (docs/decisions.md "Query-log writes wait for an idle core").
+   * @param timeoutMs how long to block at most, ms
+   * @returns 1 once a core was free, 0 when `timeoutMs` passed first, or -errno when the gate thread
+   *   cannot be started (`pthread_create(3)`) or was refused `SCHED_IDLE` (`sched_setscheduler(2)`)
+   * @throws TypeError when `timeoutMs` is not a whole number ≥ 0
    */
-  idleThread(tid: number): number;
+  waitForIdleCore(timeoutMs: number): number;
 }
 
 /** A native module of this package: the binding (null when absent) and why it is absent. */

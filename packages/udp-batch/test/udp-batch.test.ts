@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -354,8 +355,26 @@ describe.skipIf(!built)('udp-batch with an arena detached after open', () => {
 });
 
 describe.skipIf(sched === null)('sched_idle', () => {
-  it('refuses a negative thread id, and answers ESRCH for a thread that is not there', () => {
-    expect(() => sched!.idleThread(-1)).toThrow(TypeError);
-    expect(sched!.idleThread(2 ** 31 - 1)).toBe(3);
+  it('opens the idle gate once a core was free, from one gate thread at SCHED_IDLE, and refuses a bad timeout', () => {
+    expect(() => sched!.waitForIdleCore(-1)).toThrow(TypeError);
+    expect(() => sched!.waitForIdleCore(Number.NaN)).toThrow(TypeError);
+    expect(() => sched!.waitForIdleCore(0.5)).toThrow(TypeError);
+    // Idle cores answer at once; a busy test machine may leave the gate thread waiting a while.
+    const answers = [0, 1, 2].map(() => sched!.waitForIdleCore(30_000));
+    expect(answers).toEqual([1, 1, 1]);
+    expect(idleThreadsOfThisProcess()).toHaveLength(1);
   });
 });
+
+/** The threads of this process at SCHED_IDLE (policy 5 in /proc/self/task/<tid>/sched). */
+function idleThreadsOfThisProcess(): string[] {
+  const ids: string[] = [];
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      if (/^policy\s*:\s*5$/m.test(readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))) ids.push(tid);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ids;
+}

@@ -81,8 +81,10 @@ export const DEFAULT_MAX_SPOOL_BYTES = 1 << 30;
  * into the current batch's columns (querylog/batch.ts: a `Float64Array` and a flat string
  * array); a full batch (`batchSize` rows), or any rows every `flushMs`, is posted to the writer
  * thread with its `Float64Array` transferred, and the thread INSERTs it on its own connection. The
- * thread runs at `SCHED_IDLE` (when the batched-UDP addon is built and `idleWriter` is not false):
- * answering first, writing when the core is free (docs/decisions.md "Query-log spool").
+ * thread waits for the addon's idle gate before each transaction (when the batched-UDP addon is
+ * built and `idleWriter` is not false): answering first, writing when a core is free, and never
+ * holding a lock while starved (docs/decisions.md "Query-log spool", "Query-log writes wait for an
+ * idle core").
  *
  * Bounded: rows buffered plus rows posted and not yet acknowledged never exceed `maxBuffer`. Beyond
  * it, with a `spoolDir`, each further batch is appended to a spool file and the thread writes it in
@@ -97,7 +99,21 @@ export const DEFAULT_MAX_SPOOL_BYTES = 1 << 30;
  * loses no row it acknowledged.
  */
 export class QueryLogWorkerWriter implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
+  readonly stats: QueryLogStats = (() => {
+    const writer = this;
+    return {
+      written: 0,
+      dropped: 0,
+      failedBatches: 0,
+      spooled: 0,
+      get queued() {
+        return writer.batch.count + writer.inFlight;
+      },
+      get spoolBytes() {
+        return writer.spool?.pendingBytes ?? 0;
+      },
+    };
+  })();
   private readonly worker: Worker;
   private readonly batchSize: number;
   private readonly maxBuffer: number;

@@ -10,7 +10,7 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OpenDatabaseOptions } from '@cordon/db';
 import { DATA_PLANE_SQLITE_CACHE_KIB, openSqliteFile } from '@cordon/db/sqlite-file';
-import { loadSchedIdle } from '@cordon/udp-batch';
+import { loadSchedIdle, type SchedIdleBinding } from '@cordon/udp-batch';
 import { type FromWriter, readRows, type ToWriter } from './batch.ts';
 import { retryReason } from './retry.ts';
 import type { QueryLogRow } from './row.ts';
@@ -22,7 +22,7 @@ import type { MspStreamsOptions, StreamTarget } from './streams/targets.ts';
 
 if (parentPort === null) throw new Error('querylog/worker.ts runs only as a worker thread');
 const port = parentPort;
-/** `spool`: the spool directory and this run's file prefix (querylog/spool.ts); `idle`: run at `SCHED_IDLE`. */
+/** `spool`: the spool directory and this run's file prefix (querylog/spool.ts); `idle`: wait at the idle gate. */
 const { connection, spool, idle, streams, mspStreams } = workerData as {
   connection: OpenDatabaseOptions;
   spool: { dir: string; run: string } | null;
@@ -34,20 +34,15 @@ const { connection, spool, idle, streams, mspStreams } = workerData as {
 };
 const send = (m: FromWriter) => port.postMessage(m);
 
-// Answering before logging (docs/decisions.md "Query-log spool"): this thread runs only when the
-// core has nothing else to do; the rows it has not written yet wait in memory, then in the spool.
-/** Whether this thread runs at `SCHED_IDLE` (asked for, the addon built, the kernel agreed). */
-const atIdlePriority = idle && idleThisThread();
-
-function idleThisThread(): boolean {
-  const binding = loadSchedIdle();
-  if (binding === null) return false;
-  const err = binding.idleThread(0);
-  if (err !== 0) {
-    send({ kind: 'warning', message: `query-log writer thread: SCHED_IDLE refused (errno ${err}); normal priority` });
-  }
-  return err === 0;
-}
+// Answering before logging (docs/decisions.md "Query-log spool", "Query-log writes wait for an
+// idle core"): the log is written when a core has nothing else to do; the rows not written yet wait
+// in memory, then in the spool. This thread keeps the process's priority and starts each transaction
+// once the addon's gate thread, at `SCHED_IDLE`, has run. A transaction holds locks others wait for
+// (SQLite's one write lock, which every API change takes; on PostgreSQL what the retention's
+// partition drop needs), and a thread at `SCHED_IDLE` holding them could be starved by other work
+// for as long as that work lasts.
+/** The gate each transaction waits at, or null (not asked for, the addon not built, or dropped: {@link idleCore}). */
+let idleGate: SchedIdleBinding | null = idle ? loadSchedIdle() : null;
 
 /** This thread's connection, as the inserts need it: `rows` messages, written in order in one transaction. */
 interface RawLog {
@@ -237,8 +232,36 @@ setInterval(sendStreamStats, 1000).unref();
  * Rows written per transaction at most when batches wait: the resolving thread posts 1,000-row batches,
  * and under load several queue up while one is written; writing them together saves a commit each
  * (the commit was a quarter of this thread's time at saturation: bench/README.md "Issue 12: hot path").
+ * Behind the idle gate a transaction runs at normal priority once started; on SQLite it is 1,000
+ * rows (≈ 3 ms) at most, so that it holds neither the core nor the write lock long (PostgreSQL's
+ * commit waits for its WAL flush: larger transactions keep its ingest rate, bench/README.md "Ingest").
  */
-const COALESCE_ROWS = 10_000;
+const COALESCE_ROWS = idleGate !== null && !connection.url ? 1_000 : 10_000;
+
+/**
+ * How long one wait at the idle gate blocks this thread, ms, before it looks at its messages again
+ * (a `close` ends the waiting: what is left is written at once).
+ */
+const GATE_WAIT_MS = 20;
+
+/**
+ * Resolves once a core has been free since the call (the gate thread ran: {@link idleGate}), at
+ * once without a gate or when the resolver is closing. A gate that cannot work (no gate thread,
+ * `SCHED_IDLE` refused) is reported once and dropped: the writes then go ahead at normal priority.
+ */
+async function idleCore(): Promise<void> {
+  while (idleGate !== null && !closeRequested()) {
+    const answer = idleGate.waitForIdleCore(GATE_WAIT_MS);
+    if (answer === 1) return;
+    if (answer < 0) {
+      idleGate = null;
+      send({ kind: 'warning', message: `query-log writer: idle gate unavailable (errno ${-answer}); normal priority` });
+      return;
+    }
+    // Let the port deliver what arrived meanwhile (a `close`, more batches to coalesce).
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /** Bytes of an earlier run's spool file read per transaction (≈ 13,000 rows). */
 const LEFTOVER_CHUNK_BYTES = 2 << 20;
@@ -260,11 +283,13 @@ if (spool !== null) {
  * While no other batch waits, a batch is written {@link PACE_ROWS} rows (≈ 0.3 ms) at a time with a
  * 1 ms sleep in between, so that on a core shared with the resolving thread the writer never holds it
  * long while a query waits (the p99 at a steady rate: bench/README.md "Issue 12: hot path" round 3);
- * as soon as another batch queues up the sleeps stop. At `SCHED_IDLE` the kernel hands the core to
- * the resolving thread as soon as it wakes, and the sleeps only made the p99 worse (bench/README.md
- * "Query-log spool"): off by default there. `CORDON_QUERYLOG_PACE` sets the rows per slice (`0`: off).
+ * as soon as another batch queues up the sleeps stop. That is the default without the idle gate
+ * (`--query-log-writer normal`, no addon). Behind the gate it is off: a transaction starts only when
+ * a core is free, and a sleep inside it would hold its locks (with the writer at `SCHED_IDLE` the
+ * sleeps only made the p99 worse: bench/README.md "Query-log spool"). `CORDON_QUERYLOG_PACE` sets
+ * the rows per slice (`0`: off).
  */
-const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE, atIdlePriority ? 0 : 100);
+const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE, idleGate !== null ? 0 : 100);
 
 /**
  * The rows per paced slice for the environment's `value`: `fallback` when unset, else a whole number
@@ -412,6 +437,7 @@ async function insertAndReport(
   for (;;) {
     try {
       if (parked) return keepForNextStart(read, source);
+      await idleCore();
       const batches = read();
       count = 0;
       for (const b of batches) count += b.count;

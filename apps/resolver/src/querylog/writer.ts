@@ -29,6 +29,13 @@ export interface QueryLogStats {
   failedBatches: number;
   /** Rows appended to the spool because `maxBuffer` rows were in memory (querylog/spool.ts). */
   spooled: number;
+  /**
+   * Rows in memory now and not yet written: the open batch plus those handed to the writer (a
+   * level, not a total; at most `maxBuffer`). Read at the time of the snapshot.
+   */
+  readonly queued: number;
+  /** Bytes of spool files not yet written to the database now (a level; 0 without a spool). */
+  readonly spoolBytes: number;
   /** Each log stream's counters (`QueryLogOptions.streams`), as the writer thread last reported them. */
   streams?: StreamStats[];
 }
@@ -64,8 +71,10 @@ export interface QueryLogOptions {
   /** Bytes the spool holds at most; beyond it rows are dropped. Default 1 GiB (≈ 7 million rows). */
   maxSpoolBytes?: number;
   /**
-   * Run the writer thread at `SCHED_IDLE` (needs the batched-UDP addon; otherwise ignored). Default
-   * true: answering keeps the core, the log is written when it is free.
+   * Start each of the writer thread's transactions only once a core was free, by the addon's idle
+   * gate (a thread at `SCHED_IDLE`; needs the batched-UDP addon, otherwise ignored). Default true:
+   * answering keeps the core, the log is written when one is free, and a transaction once started
+   * runs at normal priority (docs/decisions.md "Query-log writes wait for an idle core").
    */
   idleWriter?: boolean;
   /**
@@ -195,7 +204,7 @@ export async function insertQueryLogRaw(
 }
 
 export class NullQueryLog implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
+  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0, queued: 0, spoolBytes: 0 };
   push(): boolean {
     return true;
   }
@@ -212,8 +221,22 @@ export class NullQueryLog implements QueryLogSink {
  * unreachable database grow memory without bound).
  */
 export class QueryLogWriter implements QueryLogSink {
-  readonly stats: QueryLogStats = { written: 0, dropped: 0, failedBatches: 0, spooled: 0 };
   private buffer: QueryLogRow[] = [];
+  /** Rows taken from the buffer by the INSERT under way. */
+  private writing = 0;
+  readonly stats: QueryLogStats = (() => {
+    const writer = this;
+    return {
+      written: 0,
+      dropped: 0,
+      failedBatches: 0,
+      spooled: 0,
+      get queued() {
+        return writer.buffer.length + writer.writing;
+      },
+      spoolBytes: 0,
+    };
+  })();
   private readonly batchSize: number;
   private readonly maxBuffer: number;
   private readonly timer: NodeJS.Timeout;
@@ -258,6 +281,7 @@ export class QueryLogWriter implements QueryLogSink {
     while (this.buffer.length > 0) {
       const rows = this.buffer.length <= this.batchSize ? this.buffer : this.buffer.slice(0, this.batchSize);
       this.buffer = rows === this.buffer ? [] : this.buffer.slice(rows.length);
+      this.writing = rows.length;
       try {
         await insertQueryLogRaw(this.handle, rows);
         this.stats.written += rows.length;
@@ -265,6 +289,8 @@ export class QueryLogWriter implements QueryLogSink {
         this.stats.failedBatches++;
         this.stats.dropped += rows.length;
         this.logger.error({ err, rows: rows.length }, 'query log batch failed; rows dropped');
+      } finally {
+        this.writing = 0;
       }
     }
   }

@@ -36,7 +36,7 @@ export interface StreamStats {
 
 /**
  * Default rows a sink buffers at most before dropping (`CORDON_LOG_STREAM_BUFFER`): the query log's
- * own memory bound (`maxBuffer`), since the writer thread at `SCHED_IDLE` receives that many at once
+ * own memory bound (`maxBuffer`), since the writer thread, which writes when a core is free, receives that many at once
  * after a saturated second (bench/README.md "Query-log streaming"); ≈ 10 MB of dnstap frames.
  */
 export const STREAM_BUFFER_ROWS = 50_000;
