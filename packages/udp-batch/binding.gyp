@@ -20,6 +20,9 @@
       "sources": [
         "src/sched_idle.cc"
       ],
+      "ldflags": [
+        "-Wl,-z,nodelete"
+      ],
       "cflags_cc": [
         "-O2",
         "-Wall",

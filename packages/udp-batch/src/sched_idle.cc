@@ -11,6 +11,10 @@
 // by other work for as long as that work lasts (docs/decisions.md "Query-log writes wait for an idle
 // core"). Returns 1 (a core was free), 0 (timed out), or -errno when the gate thread cannot be
 // started or was refused SCHED_IDLE.
+//
+// The module is linked with -z nodelete (binding.gyp): node dlcloses an addon when the last worker
+// thread that loaded it ends, and the gate thread, which outlives the writer that started it, would
+// then run unmapped code (a CI run lost a test worker to it).
 #include <node_api.h>
 
 #include <errno.h>

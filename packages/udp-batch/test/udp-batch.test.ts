@@ -364,6 +364,28 @@ describe.skipIf(sched === null)('sched_idle', () => {
     expect(answers).toEqual([1, 1, 1]);
     expect(idleThreadsOfThisProcess()).toHaveLength(1);
   });
+
+  it('stays loaded after the worker threads that used it end, so that its gate thread never runs unmapped code', () => {
+    // In a process of its own where only worker threads load it (this one holds it from its main thread).
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const { readFileSync } = require('node:fs');
+      const file = process.argv[1];
+      (async () => {
+        const out = [];
+        for (let i = 0; i < 2; i++) {
+          const w = new Worker("const { parentPort, workerData } = require('node:worker_threads');" +
+            "parentPort.postMessage(require(workerData).waitForIdleCore(30000));", { eval: true, workerData: file });
+          out.push(await new Promise((r) => w.once('message', r)));
+          await new Promise((r) => w.once('exit', r));
+          out.push(readFileSync('/proc/self/maps', 'utf8').includes(file) ? 'mapped' : 'unmapped');
+        }
+        console.log(out.join(' '));
+      })();`;
+    const file = path.join(dir, 'sched_idle.node');
+    const out = execFileSync(process.execPath, ['-e', script, file], { encoding: 'utf8' }).trim();
+    expect(out).toBe('1 mapped 1 mapped');
+  });
 });
 
 /** The threads of this process at SCHED_IDLE (policy 5 in /proc/self/task/<tid>/sched). */
