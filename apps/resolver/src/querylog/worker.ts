@@ -283,13 +283,20 @@ if (spool !== null) {
  * While no other batch waits, a batch is written {@link PACE_ROWS} rows (≈ 0.3 ms) at a time with a
  * 1 ms sleep in between, so that on a core shared with the resolving thread the writer never holds it
  * long while a query waits (the p99 at a steady rate: bench/README.md "Issue 12: hot path" round 3);
- * as soon as another batch queues up the sleeps stop. That is the default without the idle gate
- * (`--query-log-writer normal`, no addon). Behind the gate it is off: a transaction starts only when
- * a core is free, and a sleep inside it would hold its locks (with the writer at `SCHED_IDLE` the
- * sleeps only made the p99 worse: bench/README.md "Query-log spool"). `CORDON_QUERYLOG_PACE` sets
- * the rows per slice (`0`: off).
+ * as soon as another batch queues up the sleeps stop. Behind the idle gate the pause is a wait at the
+ * gate instead ({@link PACE_GATE_MS} at most), so the transaction goes on as soon as the core is free
+ * (the unpaced transaction at normal priority raised the steady p99: docs/decisions.md "Query-log
+ * writes wait for an idle core"). PostgreSQL's COPY is not paced. `CORDON_QUERYLOG_PACE` sets the
+ * rows per slice (`0`: off).
  */
-const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE, idleGate !== null ? 0 : 100);
+const PACE_ROWS = paceRows(process.env.CORDON_QUERYLOG_PACE, 100);
+
+/**
+ * Behind the idle gate, how long a paced transaction waits at the gate between two slices at most,
+ * ms: the resolving thread takes the core back within a slice (≈ 0.3 ms), and on a host other work
+ * keeps busy a 1,000-row transaction holds its locks at most ≈ 10 × this longer.
+ */
+const PACE_GATE_MS = 2;
 
 /**
  * The rows per paced slice for the environment's `value`: `fallback` when unset, else a whole number
@@ -312,7 +319,13 @@ const PACE: WritePace | undefined =
     ? undefined
     : {
         rows: PACE_ROWS,
-        between: () => (queue.length > 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, 1))),
+        between: () => {
+          if (idleGate !== null) {
+            idleGate.waitForIdleCore(PACE_GATE_MS);
+            return Promise.resolve();
+          }
+          return queue.length > 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, 1));
+        },
       };
 
 /** Writes the `rows` messages at the head of the queue (up to {@link COALESCE_ROWS} rows) in one transaction. */
