@@ -15,6 +15,8 @@
  *   CORDON_BENCH_KEEP=1 …   # keeps the SQLite file or PostgreSQL schema (printed) to look at the queries' plans
  *   CORDON_BENCH_REUSE=/tmp/cordon-bench-api-123.db …   # measures a kept database again (a schema name with
  *                                                       # CORDON_BENCH_DATABASE_URL): no seeding, same rows
+ *   CORDON_BENCH_PACING=even …   # the same rate spread evenly (bench/support/paced-load.mjs) instead of
+ *                                # autocannon's bursts at the start of each second
  *
  * Customers and locations go through core (the mutation path: default policy, audit, claims), the
  * devices through one multi-row INSERT per customer with the columns the devices service writes.
@@ -49,8 +51,14 @@ const HOUR = 3_600_000;
 
 const OS = ['windows', 'macos', 'linux', 'ios', 'android'];
 
-/** 100 devices of customer `customerId` (index `c`), as `POST /agent/register` would have left them. */
+/**
+ * 100 devices of customer `customerId` (index `c`), as `POST /agent/register` and the heartbeats since
+ * would have left them: last heard from in one of the 30 hours before `at` (device `i` `i % 30` hours
+ * before), every 25th never, so the MSP overview's silent counts have hours on both sides of 24 h.
+ */
 function devicesOf(customerId: number, c: number, at: string) {
+  const contact = (i: number) =>
+    i % 25 === 24 ? null : new Date(Date.parse(at) - (i % 30) * HOUR - ((i * 37) % 60) * 60_000).toISOString();
   return Array.from({ length: DEVICES_PER_CUSTOMER }, (_, i) => ({
     customer_id: customerId,
     key: randomBytes(24).toString('base64url'),
@@ -60,7 +68,7 @@ function devicesOf(customerId: number, c: number, at: string) {
     version: '1.4.2',
     os_type: OS[i % OS.length]!,
     extra_info: '{}',
-    last_contact_at: at,
+    last_contact_at: contact(i),
     last_ip: `10.${c % 250}.${i >> 8}.${i & 255}`,
     policy_mode: 'default',
     created_at: at,
@@ -105,28 +113,27 @@ async function rollupsOf(handle: DatabaseHandle, customerId: number, locationId:
   }
 }
 
+/** How the load is offered: autocannon's (the default) or evenly over each second (`CORDON_BENCH_PACING=even`). */
+const PACING = process.env.CORDON_BENCH_PACING === 'even' ? 'even' : 'autocannon';
+
 /**
- * The autocannon run of one route, in a child process (its own event loop and CPU time, as a real
- * client's would be): autocannon's command line with `--json`; resolves with its result object.
+ * The load run of one route, in a child process (its own event loop and CPU time, as a real
+ * client's would be): autocannon's command line with `--json` (20 connections, `-R`: each
+ * connection sends its share of a second back to back when the second starts, so the p99 is that
+ * of a burst with all 20 busy), or with `CORDON_BENCH_PACING=even` bench/support/paced-load.mjs
+ * (the rate in steps of 10 ms, each request timed from when it was due); resolves with the result
+ * object in autocannon's shape.
  */
 function load(url: string, token: string): Promise<AutocannonResult> {
   const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const args = [
-    cli,
-    '-c',
-    '20',
-    '-d',
-    String(SECONDS),
-    '-R',
-    String(RATE),
-    '-H',
-    `authorization=Bearer ${token}`,
-    '-j',
-    url,
-  ];
+  const paced = new URL('./support/paced-load.mjs', import.meta.url).pathname;
+  const args =
+    PACING === 'even'
+      ? [paced, url, String(SECONDS), String(RATE), `Bearer ${token}`]
+      : [cli, '-c', '20', '-d', String(SECONDS), '-R', String(RATE), '-H', `authorization=Bearer ${token}`, '-j', url];
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`autocannon: ${err.message} ${stderr}`));
+      if (err) reject(new Error(`${PACING}: ${err.message} ${stderr}`));
       else resolve(JSON.parse(stdout) as AutocannonResult);
     });
   });
@@ -351,7 +358,8 @@ try {
   }
   // The PostgreSQL server's CPU per request too, when it runs on this machine.
   const pgCpu = handle.dialect === 'postgres' && postgresCpuMs() !== undefined;
-  console.log(`\n${handle.dialect}, ${RATE} req/s for ${SECONDS} s per route (autocannon, 20 connections):\n`);
+  const shape = PACING === 'even' ? `evenly, ${RATE / 100} every 10 ms` : 'autocannon, 20 connections';
+  console.log(`\n${handle.dialect}, ${RATE} req/s for ${SECONDS} s per route (${shape}):\n`);
   console.log(
     `| Route | Caller | Alone: median ms | Server CPU ms/request |${pgCpu ? ' PostgreSQL CPU ms/request |' : ''} Requests | p50 ms | p99 ms | max ms | errors / non-2xx | load avg |`,
   );

@@ -13,10 +13,14 @@
  * of those with an internal user and group: migration 0029); "distinct" gives every row a qname of
  * its own (the fold's worst case: no key repeats, as in the peer benchmark's blocked mixes). Each line
  * gives the rows per second and the CPU time of this process per row (SQLite's work included,
- * PostgreSQL server's not). Numbers go in bench/README.md, never in tests.
+ * PostgreSQL server's not), and after each mix's raw insert the bytes a stored row takes: the table's
+ * and each index's pages as the engine reports them (SQLite's `dbstat` table; PostgreSQL's
+ * `pg_relation_size` over the partitions, TOAST included), the growth over that mix's rows. Numbers go
+ * in bench/README.md, never in tests.
  */
 import { rollups } from '@cordon/core';
 import type { DatabaseHandle } from '@cordon/db';
+import { sql } from 'kysely';
 import { insertQueryLogRaw, type QueryLogRow } from '../apps/resolver/src/querylog/writer.ts';
 import { openBenchDatabase } from './support/database.ts';
 
@@ -75,6 +79,51 @@ async function timed(label: string, handle: DatabaseHandle, rows: number, work: 
   );
 }
 
+/**
+ * Bytes on disk of the query log's table and of each of its indexes, by name ('table' for the rows):
+ * SQLite's pages from `dbstat` (every page of the b-tree, free space in it included); PostgreSQL's
+ * from `pg_relation_size` of every partition (main fork, TOAST and its index with the table), the
+ * partitions' indexes summed under the partitioned index's name.
+ */
+async function storedBytes(handle: DatabaseHandle): Promise<Map<string, number>> {
+  const bytes = new Map<string, number>();
+  if (handle.dialect === 'sqlite') {
+    const rows = handle
+      .sqlite!.prepare(
+        `select case when m.type = 'table' then 'table' else m.name end as what, sum(d.pgsize) as n
+           from dbstat d join sqlite_master m on m.name = d.name
+          where m.tbl_name = 'query_log' group by 1`,
+      )
+      .all() as Array<{ what: string; n: number }>;
+    for (const r of rows) bytes.set(r.what, r.n);
+    return bytes;
+  }
+  const { rows } = await sql<{ what: string; n: string }>`
+    select 'table' as what, coalesce(sum(pg_table_size(i.inhrelid)), 0) as n
+      from pg_inherits i where i.inhparent = 'query_log'::regclass
+    union all
+    select pi.relname, coalesce(sum(pg_relation_size(ci.inhrelid)), 0)
+      from pg_index x join pg_class pi on pi.oid = x.indexrelid
+      left join pg_inherits ci on ci.inhparent = x.indexrelid
+     where x.indrelid = 'query_log'::regclass group by pi.relname`.execute(handle.db);
+  for (const r of rows) bytes.set(r.what, Number(r.n));
+  return bytes;
+}
+
+/** Prints the bytes a row of the last `rows` took: the growth of {@link storedBytes} since `before`. */
+function printStoredBytes(
+  label: string,
+  handle: DatabaseHandle,
+  before: Map<string, number>,
+  after: Map<string, number>,
+  rows: number,
+) {
+  const parts = [...after].map(([what, n]) => ({ what, perRow: (n - (before.get(what) ?? 0)) / rows }));
+  const all = parts.reduce((sum, p) => sum + p.perRow, 0);
+  const each = parts.map((p) => `${p.what} ${p.perRow.toFixed(1)}`).join(', ');
+  console.log(`${handle.dialect} ${label}: ${all.toFixed(1)} bytes a stored row (${each})`);
+}
+
 const start = Date.UTC(2026, 10, 22, 10);
 const { handle, drop } = await openBenchDatabase('ingest', 2);
 try {
@@ -110,9 +159,11 @@ try {
     ['distinct', true, 2],
   ] as const) {
     const rows = makeRows(ROWS, start + hourShift * 3_600_000, distinct);
+    const before = await storedBytes(handle);
     await timed(`${mix}: raw insert (the writers)`, handle, rows.length, async () => {
       for (let i = 0; i < rows.length; i += BATCH) await insertQueryLogRaw(handle, rows.slice(i, i + BATCH));
     });
+    printStoredBytes(`${mix}: stored`, handle, before, await storedBytes(handle), rows.length);
     await timed(`${mix}: fold into the roll-ups (the worker)`, handle, rows.length, async () => {
       const folded = await rollups.foldQueryLogAll(handle);
       if (folded !== rows.length) throw new Error(`folded ${folded} rows of ${rows.length}`);

@@ -34,6 +34,7 @@ export interface Database {
   category_feeds: CategoryFeedsTable;
   device_settings: DeviceSettingsTable;
   devices: DevicesTable;
+  device_contact_hours: DeviceContactHoursTable;
   device_exceptions: DeviceExceptionsTable;
   device_exception_rules: DeviceExceptionRulesTable;
   user_groups: UserGroupsTable;
@@ -544,6 +545,17 @@ export interface DeviceSettingsTable {
  * 65073). `policy_mode` is `default` | `group` | `policy` (with `policy_id`). While
  * `advanced_config` (JSON text) is set, the details are locked (spec-notes §4).
  */
+/**
+ * How many of a customer's devices were last heard from in each hour (migration 0041; docs/decisions.md
+ * "Device figures from contact hours"): kept by triggers on `devices`, never written by the code.
+ */
+export interface DeviceContactHoursTable {
+  customer_id: number;
+  /** `devices.last_contact_at`'s first 13 characters (`YYYY-MM-DDTHH`, UTC); '' for never. */
+  hour: string;
+  devices: number;
+}
+
 export interface DevicesTable {
   id: Generated<number>;
   customer_id: number;

@@ -118,21 +118,18 @@ const FIGURES: readonly Figure[] = [
   'devices_silent',
 ];
 
-/** The figures of the outer query on PostgreSQL, where the device figures come from one LATERAL aggregate. */
-const OUTER_FIGURES = FIGURES.filter((f) => f !== 'devices' && f !== 'devices_silent');
-
 /** A figure's expression over the `customers` row of the query it goes in, named as the figure. */
 type FigureExpression = (eb: ExpressionBuilder<Database, 'customers'>) => AliasedExpression<unknown, Figure>;
 
 /**
  * Every figure as a correlated subquery on the `customers` row of the query, each on an index
  * (`stats_hourly` primary key (customer_id, hour, location_id), `locations_customer_id`,
- * `devices_customer_id`, `policies_customer_id`).
+ * `device_contact_hours` primary key (customer_id, hour), `policies_customer_id`).
  */
 function figureExpressions(today: { from: Expression<number>; to: Expression<number> }) {
   const lastHourFrom = slot<number>('lastHourFrom');
   const silentHour = slot<number>('silentHour');
-  const silentIso = slot<string>('silentIso');
+  const silentContactHour = slot<string>('silentContactHour');
   const id = sql.ref('customers.id');
   const expr: Record<Figure, FigureExpression> = {
     default_policy_id: (eb) => defaultPolicyOf(eb.ref('customers.id')).select('dp.id').as('default_policy_id'),
@@ -156,20 +153,28 @@ function figureExpressions(today: { from: Expression<number>; to: Expression<num
       sql<number | string>`(select count(*) from locations l where l.customer_id = ${id} and not exists
         (select 1 from stats_hourly h where h.customer_id = l.customer_id and h.location_id = l.id
           and h.hour >= cast(${silentHour} as bigint)))`.as('locations_silent'),
-    devices: () => sql<number | string>`(select count(*) from devices d where d.customer_id = ${id})`.as('devices'),
+    devices: () =>
+      sql<number | string>`(select coalesce(sum(dh.devices), 0) from device_contact_hours dh
+        where dh.customer_id = ${id})`.as('devices'),
+    // '' (never heard from) sorts before every hour: silent too.
     devices_silent: () =>
-      sql<number | string>`(select count(*) from devices d where d.customer_id = ${id}
-        and (d.last_contact_at is null or d.last_contact_at < ${silentIso}))`.as('devices_silent'),
+      sql<number | string>`(select coalesce(sum(dh.devices), 0) from device_contact_hours dh
+        where dh.customer_id = ${id} and dh.hour < ${silentContactHour})`.as('devices_silent'),
   };
   return expr;
 }
 
-/** The values of the slots of {@link figureExpressions} at `now`. */
+/**
+ * The values of the slots of {@link figureExpressions} at `now`. Silent means nothing since the start
+ * of the hour {@link SILENT_AFTER_MS} ago, for locations (no roll-up hour from it on) and devices (no
+ * contact in it or later: `silentContactHour`, that hour as `device_contact_hours.hour` writes it).
+ */
 function figureValues(now: number) {
+  const silentHour = hourBounds({ from: now - SILENT_AFTER_MS, to: now }).from;
   return {
     lastHourFrom: hourBounds({ from: now - HOUR_MS, to: now }).from,
-    silentHour: hourBounds({ from: now - SILENT_AFTER_MS, to: now }).from,
-    silentIso: new Date(now - SILENT_AFTER_MS).toISOString(),
+    silentHour,
+    silentContactHour: new Date(silentHour).toISOString().slice(0, 13),
   };
 }
 
@@ -363,8 +368,8 @@ export async function customerStatuses(
  * The page's statement of one shape, over slots (`mspId`, `scopeId`, `filter` (a LIKE pattern),
  * `limit`, `offset`, and those of `today` and {@link figureExpressions}): the page (`p`) sorted with
  * only the figure it sorts by (none for the name) and the count of all rows beside it, then every
- * figure of the page's rows alone: the silent-device counts read every device of every customer
- * otherwise (≈ 10 ms for an MSP of 100 customers with 100 devices each, bench/README.md "API reads").
+ * figure of the page's rows alone: the silent counts of every customer would be read otherwise
+ * (bench/README.md "API reads").
  * The outer query sorts the page's rows as the page did.
  */
 function pageStatement(
@@ -400,34 +405,76 @@ function pageStatement(
     eb.ref('customers.timezone').as('timezone'),
     ...figures.map((f) => expr[f](eb)),
   ];
-  // PostgreSQL: the device figures of a customer in one pass over its devices (a LATERAL aggregate
-  // with a FILTER), not a count and a silent count reading them twice: 0.41 instead of 0.64 ms for
-  // the page's 2,500 devices (bench/README.md "API reads"). SQLite has no LATERAL; its two counts stay.
-  const statement =
-    dialect === 'postgres'
-      ? outer
-          .leftJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('devices as d')
-                .whereRef('d.customer_id', '=', 'customers.id')
-                .select([
-                  sql<number | string>`count(*)`.as('devices'),
-                  sql<number | string>`count(*) filter (where d.last_contact_at is null
-                    or d.last_contact_at < ${slot<string>('silentIso')})`.as('devices_silent'),
-                ])
-                .as('dv'),
-            (j) => j.onTrue(),
-          )
-          .select((eb) => [
-            ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, OUTER_FIGURES),
-            'dv.devices as devices',
-            'dv.devices_silent as devices_silent',
-            'p.total as total',
-          ])
-      : outer.select((eb) => [
-          ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, FIGURES),
-          'p.total as total',
-        ]);
+  // PostgreSQL: the figures of a customer as four LATERAL aggregates (the default policy; today's and
+  // the last hour's requests in one pass over today's roll-up rows; its locations; its devices' contact
+  // hours, each with a FILTER), not ten correlated subqueries each started once per row and reading
+  // the same rows again (bench/README.md "API reads"). SQLite has no LATERAL; its subqueries stay.
+  if (dialect === 'postgres') {
+    const lastHourFrom = sql<number>`cast(${slot<number>('lastHourFrom')} as bigint)`;
+    const silentHour = sql<number>`cast(${slot<number>('silentHour')} as bigint)`;
+    const statement = outer
+      .leftJoinLateral(
+        (eb) =>
+          defaultPolicyOf(eb.ref('customers.id')).select(['dp.id as default_policy_id', 'dp.level as level']).as('pol'),
+        (j) => j.onTrue(),
+      )
+      .leftJoinLateral(
+        () =>
+          sql<{
+            requests_today: number | string;
+            blocked_today: number | string;
+            requests_last_hour: number | string;
+          }>`(
+            select coalesce(sum(h.requests) filter (where h.hour >= ${today.from} and h.hour < ${today.to}), 0) as requests_today,
+              coalesce(sum(h.blocked) filter (where h.hour >= ${today.from} and h.hour < ${today.to}), 0) as blocked_today,
+              coalesce(sum(h.requests) filter (where h.hour >= ${lastHourFrom}), 0) as requests_last_hour
+            from stats_hourly h
+            where h.customer_id = customers.id and h.hour >= least(${today.from}, ${lastHourFrom}))`.as('hs'),
+        (j) => j.onTrue(),
+      )
+      .leftJoinLateral(
+        () =>
+          sql<{ locations: number | string; locations_silent: number | string }>`(
+            select count(*) as locations,
+              count(*) filter (where not exists (select 1 from stats_hourly h
+                where h.customer_id = l.customer_id and h.location_id = l.id and h.hour >= ${silentHour})) as locations_silent
+            from locations l where l.customer_id = customers.id)`.as('ls'),
+        (j) => j.onTrue(),
+      )
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('device_contact_hours as dh')
+            .whereRef('dh.customer_id', '=', 'customers.id')
+            .select([
+              sql<number | string>`coalesce(sum(dh.devices), 0)`.as('devices'),
+              sql<
+                number | string
+              >`coalesce(sum(dh.devices) filter (where dh.hour < ${slot<string>('silentContactHour')}), 0)`.as(
+                'devices_silent',
+              ),
+            ])
+            .as('dv'),
+        (j) => j.onTrue(),
+      )
+      .select((eb) => [
+        ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, ['last_seen_hour']),
+        'pol.default_policy_id as default_policy_id',
+        'pol.level as level',
+        'hs.requests_today as requests_today',
+        'hs.blocked_today as blocked_today',
+        'hs.requests_last_hour as requests_last_hour',
+        'ls.locations as locations',
+        'ls.locations_silent as locations_silent',
+        'dv.devices as devices',
+        'dv.devices_silent as devices_silent',
+        'p.total as total',
+      ]);
+    return statement.$castTo<StatusRow & { total: number | string }>();
+  }
+  const statement = outer.select((eb) => [
+    ...common(eb as unknown as ExpressionBuilder<Database, 'customers'>, FIGURES),
+    'p.total as total',
+  ]);
   return statement.$castTo<StatusRow & { total: number | string }>();
 }
