@@ -418,13 +418,26 @@ describe('query-log streams: dnstap, syslog, NDJSON', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
     const stuck = http.createServer(() => undefined);
     await new Promise<void>((r) => stuck.listen(0, '127.0.0.1', () => r()));
+    // The syslog sink's port: one below the ephemeral range, which no other test's listen(0) can be
+    // handed while this one runs (a freed ephemeral port once was, and took 50 rows); the discard port,
+    // checked to refuse connections first.
+    const refusedPort = 9;
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = net.connect(refusedPort, '127.0.0.1');
+      probe.on('connect', () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    expect(refused, `something listens on 127.0.0.1:${refusedPort}; this test needs it closed`).toBe(true);
     const dead = await startCordon(
       {
         ...common,
         CORDON_ROLES: 'resolver',
         CORDON_METRICS_ADDR: '127.0.0.1:0',
         CORDON_DNSTAP: `tcp:127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
-        CORDON_SYSLOG: `tcp://127.0.0.1:${await freePort()}`,
+        CORDON_SYSLOG: `tcp://127.0.0.1:${refusedPort}`,
         CORDON_LOG_STREAM_URL: `http://127.0.0.1:${(stuck.address() as net.AddressInfo).port}/`,
         CORDON_LOG_STREAM_BUFFER: '50',
       },
