@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { promisify } from 'node:util';
@@ -101,13 +102,23 @@ export async function dig(port: number, name: string, type = 'A', extra: string[
   return { status, answers, raw: stdout };
 }
 
-/** A port free on 127.0.0.1 for both TCP and UDP at the time of asking. */
+/**
+ * A port free on 127.0.0.1 for both TCP and UDP at the time of asking, drawn from 20000–31999, below
+ * the kernel's ephemeral range (`net.ipv4.ip_local_port_range`, 32768–60999 by default).
+ */
 export async function freePort(): Promise<number> {
   for (;;) {
+    // Below Linux's ephemeral range (32768–60999 by default): an outgoing connection's local port or
+    // another listen(0) is never handed one of these, so the port stays free until cordon binds it
+    // (a port from listen(0), freed, was once taken in between: EADDRINUSE at cordon's start).
+    const port = 20_000 + randomInt(12_000);
     const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as net.AddressInfo).port;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const tcp = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (tcp) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!tcp) continue;
     const udp = dgram.createSocket('udp4');
     const ok = await new Promise<boolean>((resolve) => {
       udp.once('error', () => resolve(false));
