@@ -337,6 +337,41 @@ describe('UpstreamClient DNSSEC bits (RFC 4035 §3.2, RFC 6840 §5.7–5.9)', ()
     expect(c.stats.tcpFallbacks).toBe(1);
   });
 
+  it('writes every byte of the query: header counts, the question as given and a bare OPT (RFC 6891 §6.1.2)', async () => {
+    const socket = dgram.createSocket('udp4');
+    const got: Buffer[] = [];
+    socket.on('message', (msg, rinfo) => {
+      got.push(Buffer.from(msg));
+      const answer = Buffer.from(msg);
+      answer[2] = 0x81; // QR, RD
+      answer[3] = 0x80; // RA, NOERROR
+      socket.send(answer, rinfo.port, rinfo.address);
+    });
+    await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+    try {
+      const c = client([socket.address().port], { minRtoMs: 500, maxRtoMs: 500 });
+      // The query's buffer comes from node's shared pool: dirty the pool's bytes first.
+      for (let i = 0; i < 64; i++) Buffer.allocUnsafe(120).fill(0xa5);
+      const question = wireQuestion('bytes.example', 'AAAA');
+      for (const bits of [{}, { dnssecOk: true, checkingDisabled: true }]) {
+        const res = await c.resolve({ question, dnssecOk: false, checkingDisabled: false, ...bits });
+        expect(res.kind).toBe('answer');
+      }
+      expect(got).toHaveLength(2);
+      const expected = (flags: number, doBit: number) =>
+        Buffer.concat([
+          Buffer.from([0, 0, flags >> 8, flags & 0xff, 0, 1, 0, 0, 0, 0, 0, 1]),
+          question,
+          Buffer.from([0, 0, 41, 0x04, 0xd0, 0, 0, doBit, 0, 0, 0]),
+        ]);
+      // The ids are random: compare from byte 2 on.
+      expect(got[0]!.subarray(2).toString('hex')).toBe(expected(0x0120, 0).subarray(2).toString('hex'));
+      expect(got[1]!.subarray(2).toString('hex')).toBe(expected(0x0130, 0x80).subarray(2).toString('hex'));
+    } finally {
+      await new Promise<void>((r) => socket.close(() => r()));
+    }
+  });
+
   it('returns the upstream message byte for byte, AD as the upstream set it', async () => {
     let sent: Buffer | undefined;
     const up = await scriptedUpstream((s, q, r) => {

@@ -110,6 +110,8 @@ export const UPSTREAM_LATENCY_BOUNDS_MS: readonly number[] = [1, 2, 5, 10, 25, 5
 
 interface ServerState {
   readonly server: UpstreamServer;
+  /** `host|port`: its port slot's key, made once. */
+  readonly key: string;
   failures: number;
   healthy: boolean;
   /** Whether {@link srtt} holds a sample yet. */
@@ -204,16 +206,79 @@ export const PORT_QUERIES = 16;
 /** Age after which an upstream port takes no new query, ms; an idle port this old is closed by a sweep. */
 export const PORT_MAX_AGE_MS = 1000;
 
+/**
+ * One query's run of attempts ({@link UpstreamClient}): its state as fields, with no closures or
+ * collections made per query beyond two short arrays, so a forwarded query leaves little garbage
+ * (docs/decisions.md "Upstream queries as plain state").
+ */
+class QueryRun {
+  readonly deadline: number;
+  readonly counted: boolean;
+  /** The targets asked in this query, in the order of their first attempt, and when it went out (ms). */
+  readonly sentTo: ServerState[] = [];
+  readonly sentAt: number[] = [];
+  /** Targets whose latest attempt failed at once (send, bind or ICMP error); made on the first such failure. */
+  refused: Set<ServerState> | null = null;
+  /** Targets any attempt of which failed at once in this query. */
+  erred: Set<ServerState> | null = null;
+  /** This query's UDP attempts still waiting, each on its shared port (see {@link UpstreamPort}). */
+  readonly waiting: PortAttempt[] = [];
+  /** Cancels the TCP retry in flight, if any. */
+  cancelTcp: (() => void) | null = null;
+  attempts = 0;
+  previous: ServerState | null = null;
+  inFlight = 0;
+  /** Set while the query waits for a port to open. */
+  sending = false;
+  sawError = false;
+  done = false;
+  /** Set when the UDP part is over: the query answered, or moved to TCP on TC=1. */
+  udpOver = false;
+  retransmitTimer: NodeJS.Timeout | null = null;
+  budgetTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param targets cycled from `position` on (a rotation without a copy)
+   * @param started when the query began, ms (`performance.now`)
+   * @param budgetMs the query's budget across all its attempts
+   */
+  constructor(
+    readonly targets: readonly ServerState[],
+    public position: number,
+    readonly question: UpstreamQuestion,
+    readonly mode: RunMode,
+    started: number,
+    budgetMs: number,
+    readonly settle: (result: UpstreamResult) => void,
+  ) {
+    this.deadline = started + budgetMs;
+    this.counted = mode !== 'probe';
+  }
+}
+
 /** One UDP attempt of one query, waiting on its {@link UpstreamPort} under its id. */
-interface PortAttempt {
-  readonly port: UpstreamPort;
-  readonly id: number;
+class PortAttempt {
   /** False once the attempt stopped waiting (its query ended, or it failed). */
-  live: boolean;
-  /** A datagram with this attempt's id arrived on the port (still to be checked: RFC 5452 §9.1). */
-  onMessage(msg: Buffer, from: dgram.RemoteInfo): void;
-  /** The port reported an error: ICMP unreachable from the upstream, or a failed send. */
-  onError(): void;
+  live = true;
+
+  /** @param sentAt when it was sent, ms (`performance.now`) */
+  constructor(
+    readonly port: UpstreamPort,
+    readonly id: number,
+    readonly run: QueryRun,
+    readonly state: ServerState,
+    readonly sentAt: number,
+  ) {}
+}
+
+/** What an {@link UpstreamPort} reports to its client: one object per client, not per attempt. */
+interface PortEvents {
+  /** A datagram with a live attempt's id arrived on the port (still to be checked: RFC 5452 §9.1). */
+  message(attempt: PortAttempt, msg: Buffer, from: dgram.RemoteInfo): void;
+  /** The port reported an error (ICMP unreachable from the upstream, or a failed send) while `attempt` waited. */
+  error(attempt: PortAttempt): void;
+  /** A datagram whose id no attempt of this port has (counted as mismatched). */
+  unknown(): void;
 }
 
 /**
@@ -234,23 +299,23 @@ class UpstreamPort {
   /**
    * @param socket bound and connected already
    * @param openedAt when it was opened, ms on the client's clock
-   * @param onUnknown called for a datagram whose id no attempt of this port has (counted as mismatched)
+   * @param events where its datagrams and errors go
    */
   constructor(
     readonly socket: dgram.Socket,
     readonly openedAt: number,
-    onUnknown: () => void,
+    events: PortEvents,
   ) {
     socket.on('message', (msg, from) => {
       const attempt = msg.length >= 12 ? this.attempts.get(msg.readUInt16BE(0)) : undefined;
-      if (attempt === undefined) onUnknown();
+      if (attempt === undefined) events.unknown();
       // An answer to an attempt that stopped waiting is dropped, as a closed socket would.
-      else if (attempt.live) attempt.onMessage(msg, from);
+      else if (attempt.live) events.message(attempt, msg, from);
     });
     socket.on('error', () => {
       // ICMP port unreachable or a send error on a connected socket: every attempt here went to that upstream.
       this.retired = true;
-      for (const attempt of [...this.attempts.values()]) if (attempt.live) attempt.onError();
+      for (const attempt of [...this.attempts.values()]) if (attempt.live) events.error(attempt);
       if (this.live === 0) this.close();
     });
     socket.unref();
@@ -348,8 +413,22 @@ export class UpstreamClient {
   private readonly maxFailures: number;
   private readonly now: () => number;
   private readonly probeTimer: NodeJS.Timeout;
-  /** Aborts of the runs in flight, called by {@link close}. */
-  private readonly running = new Set<() => void>();
+  /** The runs in flight, ended by {@link close}. */
+  private readonly running = new Set<QueryRun>();
+  /** Where every port of this client reports (see {@link PortEvents}). */
+  private readonly portEvents: PortEvents = {
+    message: (attempt, msg, from) => this.attemptMessage(attempt, msg, from),
+    error: (attempt) => this.attemptError(attempt),
+    unknown: () => {
+      this.stats.mismatched++;
+    },
+  };
+  /** The timers' callbacks, made once: each timer carries its run as an argument instead of a closure. */
+  private readonly onBudget = (run: QueryRun): void => {
+    if (run.counted) this.stats.timeouts++;
+    this.finish(run, run.sawError ? NETWORK : TIMEOUT, null);
+  };
+  private readonly onRetransmit = (run: QueryRun): void => this.send(run);
   /** Upstream ports by `host|port`: the pool's upstreams and static routes' resolvers alike. */
   private readonly slots = new Map<string, PortSlot>();
   /** Closes idle ports past {@link PORT_MAX_AGE_MS}. */
@@ -381,9 +460,8 @@ export class UpstreamClient {
    */
   setServers(servers: readonly UpstreamServer[]): void {
     if (servers.length === 0) throw new Error('at least one upstream is required');
-    const key = (s: UpstreamServer) => `${s.host}|${s.port}`;
-    const before = new Map(this.states.map((s) => [key(s.server), s]));
-    this.states = servers.map((server) => before.get(key(server)) ?? newState(server));
+    const before = new Map(this.states.map((s) => [s.key, s]));
+    this.states = servers.map((server) => before.get(serverKey(server)) ?? newState(server));
   }
 
   /** Each upstream's health, in configured order (a fresh copy). */
@@ -406,7 +484,14 @@ export class UpstreamClient {
    * {@link UpstreamResult}). Never rejects.
    */
   resolve(question: UpstreamQuestion): Promise<UpstreamResult> {
-    return this.run(this.rotation(), question, 'pool');
+    const states = this.states;
+    let healthy = 0;
+    for (const s of states) if (s.healthy) healthy++;
+    if (healthy < states.length) return this.run(this.rotation(), 0, question, 'pool');
+    // All healthy: the rotation is the configured order from the round-robin position on, read in place.
+    const start = this.next++ % states.length;
+    if (this.next >= 0x40000000) this.next = 0;
+    return this.run(states, start, question, 'pool');
   }
 
   /**
@@ -417,7 +502,7 @@ export class UpstreamClient {
    * Resolves like {@link resolve}. Never rejects.
    */
   resolveAt(server: UpstreamServer, question: UpstreamQuestion): Promise<UpstreamResult> {
-    return this.run([newState(server)], question, 'route');
+    return this.run([newState(server)], 0, question, 'route');
   }
 
   /** Stops probing and closes every socket; queries in flight resolve to a `network` failure. */
@@ -425,7 +510,7 @@ export class UpstreamClient {
     this.closed = true;
     clearInterval(this.probeTimer);
     clearInterval(this.sweepTimer);
-    for (const abort of [...this.running]) abort();
+    for (const run of [...this.running]) this.finish(run, NETWORK, null);
     this.running.clear();
     for (const slot of this.slots.values()) slot.current?.close();
     this.slots.clear();
@@ -450,194 +535,203 @@ export class UpstreamClient {
   }
 
   /**
-   * One query's attempts over `targets` (cycled), within the budget. `pool` runs keep the
-   * upstreams' health and the query stats; `route` runs the query stats only; `probe` neither.
+   * One query's attempts over `targets` (cycled from `position`), within the budget. `pool` runs
+   * keep the upstreams' health and the query stats; `route` runs the query stats only; `probe`
+   * neither. The run's state is a {@link QueryRun}; the methods below move it on.
    */
-  private run(targets: readonly ServerState[], question: UpstreamQuestion, mode: RunMode): Promise<UpstreamResult> {
+  private run(
+    targets: readonly ServerState[],
+    position: number,
+    question: UpstreamQuestion,
+    mode: RunMode,
+  ): Promise<UpstreamResult> {
     if (this.closed) return Promise.resolve(NETWORK);
-    const started = performance.now();
-    const deadline = started + this.budgetMs;
-    const counted = mode !== 'probe';
-    /** Per target asked in this query: when its first attempt went out. */
-    const firstSent = new Map<ServerState, number>();
-    /** Targets whose latest attempt failed at once (send, bind or ICMP error). */
-    let refused: Set<ServerState> | null = null;
-    /** Targets any attempt of which failed at once in this query. */
-    let erred: Set<ServerState> | null = null;
-    /** This query's UDP attempts still waiting, each on its shared port (see {@link UpstreamPort}). */
-    const waiting = new Set<PortAttempt>();
-    /** Cancels the TCP retry in flight, if any. */
-    let cancelTcp: (() => void) | null = null;
-    let attempts = 0;
-    let position = 0;
-    let previous: ServerState | null = null;
-    let inFlight = 0;
-    let sending = false;
-    let sawError = false;
-    let done = false;
-    /** Set when the UDP part is over: the query answered, or moved to TCP on TC=1. */
-    let udpOver = false;
-    let retransmitTimer: NodeJS.Timeout | null = null;
-
-    return new Promise<UpstreamResult>((resolvePromise) => {
-      const closeUdp = () => {
-        udpOver = true;
-        if (retransmitTimer !== null) clearTimeout(retransmitTimer);
-        retransmitTimer = null;
-        for (const attempt of waiting) this.release(attempt);
-        waiting.clear();
-      };
-      const finish = (result: UpstreamResult, answeredBy: ServerState | null) => {
-        if (done) return;
-        done = true;
-        clearTimeout(budgetTimer);
-        closeUdp();
-        if (cancelTcp !== null) cancelTcp();
-        this.running.delete(abort);
-        if (mode === 'pool') {
-          const now = performance.now();
-          for (const [state, sentAt] of firstSent) {
-            if (state === answeredBy) continue;
-            if (result.kind === 'failure' || erred?.has(state) === true || now - sentAt >= this.rto(state))
-              this.failed(state);
-          }
-        }
-        resolvePromise(result);
-      };
-      const abort = () => finish(NETWORK, null);
-      this.running.add(abort);
-      const budgetTimer = setTimeout(() => {
-        if (counted) this.stats.timeouts++;
-        finish(sawError ? NETWORK : TIMEOUT, null);
-      }, this.budgetMs);
-
-      /** Records that `state`'s latest attempt failed at once (the sets are made on a query's first such failure). */
-      const markRefused = (state: ServerState) => {
-        if (refused === null) refused = new Set();
-        if (erred === null) erred = new Set();
-        refused.add(state);
-        erred.add(state);
-      };
-
-      /** The next target in the cycle that has not refused, or null when all have. */
-      const pick = (): ServerState | null => {
-        for (let i = 0; i < targets.length; i++) {
-          const t = targets[(position + i) % targets.length]!;
-          if (refused === null || !refused.has(t)) {
-            position += i + 1;
-            return t;
-          }
-        }
-        return null;
-      };
-
-      /** An attempt that failed at once: move on without waiting, or end when nothing is left. */
-      const attemptFailed = () => {
-        sawError = true;
-        if (done || udpOver || inFlight > 0 || sending) return;
-        if (refused !== null && refused.size >= new Set(targets).size) finish(NETWORK, null);
-        else void send();
-      };
-
-      const onAnswer = (state: ServerState, msg: Buffer, rcode: number, rttMs: number) => {
-        this.sample(state, rttMs);
-        if (mode === 'pool') recordLatency(state, rttMs);
-        const flags = msg.readUInt16BE(2);
-        if ((flags & TC) !== 0) {
-          // RFC 7766 §5: the same upstream over TCP, with the rest of the budget.
-          closeUdp();
-          if (mode === 'pool') this.succeeded(state);
-          firstSent.delete(state);
-          if (counted) this.stats.tcpFallbacks++;
-          const timeoutMs = Math.max(deadline - performance.now(), this.maxRtoMs);
-          clearTimeout(budgetTimer);
-          cancelTcp = this.queryTcp(state.server, question, timeoutMs, (result) => finish(result, state));
-          return;
-        }
-        if (rcode === SERVFAIL) {
-          if (counted) this.stats.servfails++;
-          if (mode === 'pool' && state.healthy) state.failures = 0;
-        } else if (mode === 'pool') this.succeeded(state);
-        finish({ kind: 'answer', message: msg, rcode }, state);
-      };
-
-      const send = async (): Promise<void> => {
-        if (done || udpOver) return;
-        if (retransmitTimer !== null) clearTimeout(retransmitTimer);
-        retransmitTimer = null;
-        const state = pick();
-        if (state === null) return;
-        const index = attempts++;
-        if (counted) {
-          this.stats.queries++;
-          if (index > 0) {
-            this.stats.retransmissions++;
-            if (state !== previous) this.stats.failovers++;
-          }
-        }
-        previous = state;
-        refused?.delete(state);
-        if (!firstSent.has(state)) firstSent.set(state, performance.now());
-        const slot = this.slotOf(state.server);
-        let port = this.usablePort(slot);
-        while (port === null) {
-          // Queries arriving while a port opens share it; those past its PORT_QUERIES open the next.
-          sending = true;
-          const opened = await this.openPort(slot);
-          sending = false;
-          if (opened === null || done || udpOver) break;
-          port = this.usablePort(slot);
-        }
-        if (done || udpOver || port === null) {
-          if (port === null && !done && !udpOver) {
-            this.stats.errors++;
-            markRefused(state);
-            attemptFailed();
-          }
-          return;
-        }
-        inFlight++;
-        const sentAt = performance.now();
-        const id = port.freeId();
-        const attempt: PortAttempt = {
-          port,
-          id,
-          live: true,
-          onMessage: (msg, rinfo) => {
-            if (done || udpOver) return;
-            if (checkAnswer(msg, rinfo, state.server, id, question.question) !== 'ok') {
-              this.stats.mismatched++;
-              return;
-            }
-            const rcode = answerRcode(msg);
-            if (rcode < 0) {
-              this.stats.mismatched++;
-              return;
-            }
-            onAnswer(state, msg, rcode, performance.now() - sentAt);
-          },
-          onError: () => {
-            // ICMP port unreachable on the connected port, or a send error: this attempt failed.
-            if (done || udpOver || !attempt.live) return;
-            this.stats.errors++;
-            waiting.delete(attempt);
-            this.release(attempt);
-            inFlight--;
-            markRefused(state);
-            attemptFailed();
-          },
-        };
-        waiting.add(attempt);
-        port.attempts.set(id, attempt);
-        port.live++;
-        port.send(this.queryMessage(id, question));
-        // RFC 1035 §4.2.1: the next retransmission after this upstream's RTO, doubled per attempt.
-        const wait = this.rto(state) * 2 ** Math.min(index, 16);
-        if (performance.now() + wait < deadline) retransmitTimer = setTimeout(() => void send(), wait);
-      };
-
-      void send();
+    return new Promise<UpstreamResult>((settle) => {
+      const run = new QueryRun(targets, position, question, mode, performance.now(), this.budgetMs, settle);
+      this.running.add(run);
+      run.budgetTimer = setTimeout(this.onBudget, this.budgetMs, run);
+      this.send(run);
     });
+  }
+
+  /** Ends the run's UDP part: no more retransmissions, every waiting attempt released. */
+  private closeUdp(run: QueryRun): void {
+    run.udpOver = true;
+    if (run.retransmitTimer !== null) clearTimeout(run.retransmitTimer);
+    run.retransmitTimer = null;
+    for (const attempt of run.waiting) this.release(attempt);
+    run.waiting.length = 0;
+  }
+
+  /**
+   * Ends the run with `result` (once; later calls do nothing). A pool run counts a failure against
+   * each upstream asked that did not answer and refused, or was given at least its RTO.
+   */
+  private finish(run: QueryRun, result: UpstreamResult, answeredBy: ServerState | null): void {
+    if (run.done) return;
+    run.done = true;
+    if (run.budgetTimer !== null) clearTimeout(run.budgetTimer);
+    this.closeUdp(run);
+    if (run.cancelTcp !== null) run.cancelTcp();
+    this.running.delete(run);
+    if (run.mode === 'pool') {
+      const now = performance.now();
+      for (let i = 0; i < run.sentTo.length; i++) {
+        const state = run.sentTo[i]!;
+        if (state === answeredBy) continue;
+        if (result.kind === 'failure' || run.erred?.has(state) === true || now - run.sentAt[i]! >= this.rto(state))
+          this.failed(state);
+      }
+    }
+    run.settle(result);
+  }
+
+  /** Records that `state`'s latest attempt failed at once (the sets are made on a query's first such failure). */
+  private markRefused(run: QueryRun, state: ServerState): void {
+    if (run.refused === null) run.refused = new Set();
+    if (run.erred === null) run.erred = new Set();
+    run.refused.add(state);
+    run.erred.add(state);
+  }
+
+  /** The next target in the cycle that has not refused, or null when all have. */
+  private pick(run: QueryRun): ServerState | null {
+    const targets = run.targets;
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[(run.position + i) % targets.length]!;
+      if (run.refused === null || !run.refused.has(t)) {
+        run.position += i + 1;
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** An attempt that failed at once: move on without waiting, or end when nothing is left. */
+  private attemptFailed(run: QueryRun): void {
+    run.sawError = true;
+    if (run.done || run.udpOver || run.inFlight > 0 || run.sending) return;
+    if (run.refused !== null && run.refused.size >= new Set(run.targets).size) this.finish(run, NETWORK, null);
+    else this.send(run);
+  }
+
+  /** A datagram for a live attempt (its port checked the id): accepted when it passes RFC 5452 §9.1 and its records lie within it. */
+  private attemptMessage(attempt: PortAttempt, msg: Buffer, from: dgram.RemoteInfo): void {
+    const run = attempt.run;
+    if (run.done || run.udpOver) return;
+    if (checkAnswer(msg, from, attempt.state.server, attempt.id, run.question.question) !== 'ok') {
+      this.stats.mismatched++;
+      return;
+    }
+    const rcode = answerRcode(msg);
+    if (rcode < 0) {
+      this.stats.mismatched++;
+      return;
+    }
+    this.onAnswer(run, attempt.state, msg, rcode, performance.now() - attempt.sentAt);
+  }
+
+  /** ICMP port unreachable on the attempt's connected port, or a send error: this attempt failed. */
+  private attemptError(attempt: PortAttempt): void {
+    const run = attempt.run;
+    if (run.done || run.udpOver || !attempt.live) return;
+    this.stats.errors++;
+    const at = run.waiting.indexOf(attempt);
+    if (at >= 0) run.waiting.splice(at, 1);
+    this.release(attempt);
+    run.inFlight--;
+    this.markRefused(run, attempt.state);
+    this.attemptFailed(run);
+  }
+
+  /** An accepted answer from `state`: the run's result, or, truncated (TC=1), a TCP retry. */
+  private onAnswer(run: QueryRun, state: ServerState, msg: Buffer, rcode: number, rttMs: number): void {
+    this.sample(state, rttMs);
+    if (run.mode === 'pool') recordLatency(state, rttMs);
+    const flags = msg.readUInt16BE(2);
+    if ((flags & TC) !== 0) {
+      // RFC 7766 §5: the same upstream over TCP, with the rest of the budget.
+      this.closeUdp(run);
+      if (run.mode === 'pool') this.succeeded(state);
+      const at = run.sentTo.indexOf(state);
+      if (at >= 0) {
+        run.sentTo.splice(at, 1);
+        run.sentAt.splice(at, 1);
+      }
+      if (run.counted) this.stats.tcpFallbacks++;
+      const timeoutMs = Math.max(run.deadline - performance.now(), this.maxRtoMs);
+      if (run.budgetTimer !== null) clearTimeout(run.budgetTimer);
+      run.budgetTimer = null;
+      run.cancelTcp = this.queryTcp(state.server, run.question, timeoutMs, (result) => this.finish(run, result, state));
+      return;
+    }
+    if (rcode === SERVFAIL) {
+      if (run.counted) this.stats.servfails++;
+      if (run.mode === 'pool' && state.healthy) state.failures = 0;
+    } else if (run.mode === 'pool') this.succeeded(state);
+    this.finish(run, { kind: 'answer', message: msg, rcode }, state);
+  }
+
+  /** The run's next attempt, to the next target in its cycle; on a port already open, at once. */
+  private send(run: QueryRun): void {
+    if (run.done || run.udpOver) return;
+    if (run.retransmitTimer !== null) clearTimeout(run.retransmitTimer);
+    run.retransmitTimer = null;
+    const state = this.pick(run);
+    if (state === null) return;
+    const index = run.attempts++;
+    if (run.counted) {
+      this.stats.queries++;
+      if (index > 0) {
+        this.stats.retransmissions++;
+        if (state !== run.previous) this.stats.failovers++;
+      }
+    }
+    run.previous = state;
+    run.refused?.delete(state);
+    if (!run.sentTo.includes(state)) {
+      run.sentTo.push(state);
+      run.sentAt.push(performance.now());
+    }
+    const slot = this.slotOf(state);
+    const port = this.usablePort(slot);
+    if (port !== null) this.attach(run, state, index, port);
+    else void this.sendOnNewPort(run, state, index, slot);
+  }
+
+  /** {@link send} when the slot has no usable port: waits for the next one to open (queries arriving meanwhile share it). */
+  private async sendOnNewPort(run: QueryRun, state: ServerState, index: number, slot: PortSlot): Promise<void> {
+    let port: UpstreamPort | null = null;
+    while (port === null) {
+      // Queries arriving while a port opens share it; those past its PORT_QUERIES open the next.
+      run.sending = true;
+      const opened = await this.openPort(slot);
+      run.sending = false;
+      if (opened === null || run.done || run.udpOver) break;
+      port = this.usablePort(slot);
+    }
+    if (run.done || run.udpOver) return;
+    if (port === null) {
+      this.stats.errors++;
+      this.markRefused(run, state);
+      this.attemptFailed(run);
+      return;
+    }
+    this.attach(run, state, index, port);
+  }
+
+  /** Sends attempt number `index` of the run to `state` on `port`, and arms the retransmission. */
+  private attach(run: QueryRun, state: ServerState, index: number, port: UpstreamPort): void {
+    run.inFlight++;
+    const id = port.freeId();
+    const attempt = new PortAttempt(port, id, run, state, performance.now());
+    run.waiting.push(attempt);
+    port.attempts.set(id, attempt);
+    port.live++;
+    port.send(this.queryMessage(id, run.question));
+    // RFC 1035 §4.2.1: the next retransmission after this upstream's RTO, doubled per attempt.
+    const wait = this.rto(state) * 2 ** Math.min(index, 16);
+    if (performance.now() + wait < run.deadline) run.retransmitTimer = setTimeout(this.onRetransmit, wait, run);
   }
 
   private failed(state: ServerState): void {
@@ -670,7 +764,7 @@ export class UpstreamClient {
       if (state.healthy || state.probing || this.closed) continue;
       state.probing = true;
       this.stats.probes++;
-      void this.run([state], PROBE_QUESTION, 'probe').then((res) => {
+      void this.run([state], 0, PROBE_QUESTION, 'probe').then((res) => {
         state.probing = false;
         if (res.kind === 'answer' && res.rcode !== SERVFAIL) this.succeeded(state);
       });
@@ -680,22 +774,27 @@ export class UpstreamClient {
   /** The query message: header (RD, AD, the client's CD), the question, our OPT with the client's DO (RFC 6891 §6.1.2). */
   private queryMessage(id: number, question: UpstreamQuestion): Buffer {
     const q = question.question;
-    const out = Buffer.alloc(12 + q.length + 11);
+    // From node's shared pool (no ArrayBuffer of its own); every byte is written below.
+    const out = Buffer.allocUnsafe(12 + q.length + 11);
     out.writeUInt16BE(id, 0);
     out.writeUInt16BE(QUERY_FLAGS | (question.checkingDisabled ? CD : 0), 2);
     out.writeUInt16BE(1, 4); // QDCOUNT
+    out.writeUInt32BE(0, 6); // ANCOUNT, NSCOUNT
     out.writeUInt16BE(1, 10); // ARCOUNT: our OPT
     q.copy(out, 12);
-    const opt = 12 + q.length; // OPT: root name, type 41, class = payload size
+    const opt = 12 + q.length; // OPT: root name, type 41, class = payload size, TTL, RDLENGTH 0
+    out[opt] = 0;
     out.writeUInt16BE(41, opt + 1);
     out.writeUInt16BE(MAX_UDP_PAYLOAD, opt + 3);
+    out.writeUInt16BE(0, opt + 5); // EXTENDED-RCODE, VERSION
     out.writeUInt16BE(question.dnssecOk ? DO : 0, opt + 7);
+    out.writeUInt16BE(0, opt + 9);
     return out;
   }
 
-  /** The port slot of `server`, made on first use. */
-  private slotOf(server: UpstreamServer): PortSlot {
-    const key = `${server.host}|${server.port}`;
+  /** The port slot of `state`'s server, made on first use. */
+  private slotOf(state: ServerState): PortSlot {
+    const { key, server } = state;
     let slot = this.slots.get(key);
     if (slot === undefined) {
       slot = { server, current: null, opening: null };
@@ -720,7 +819,7 @@ export class UpstreamClient {
       slot.opening = this.openSocket(slot.server).then((socket) => {
         slot.opening = null;
         if (socket === null) return null;
-        const port = new UpstreamPort(socket, this.now(), () => this.stats.mismatched++);
+        const port = new UpstreamPort(socket, this.now(), this.portEvents);
         if (this.closed) {
           port.close();
           return null;
@@ -859,9 +958,15 @@ function recordLatency(state: ServerState, rttMs: number): void {
   state.latencySumMs += rttMs;
 }
 
+/** The key of `server`'s port slot and state: `host|port`. */
+function serverKey(server: UpstreamServer): string {
+  return `${server.host}|${server.port}`;
+}
+
 function newState(server: UpstreamServer): ServerState {
   return {
     server,
+    key: serverKey(server),
     failures: 0,
     healthy: true,
     sampled: false,
