@@ -25,7 +25,6 @@
 
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { buildApp, ensureSystemAdmin } from '@cordon/api';
@@ -40,6 +39,7 @@ import {
 } from '@cordon/shared';
 import { sql } from 'kysely';
 import { openBenchDatabase } from './support/database.ts';
+import { postgresCpuMs, postgresCpuSpent } from './support/postgres-cpu.ts';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const RATE = Number(process.argv[3] ?? 500);
@@ -145,35 +145,6 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
   non2xx: number;
-}
-
-/**
- * CPU time of each `postgres` process on this machine by pid, ms (utime + stime of /proc/PID/stat,
- * at 100 ticks a second), or undefined when there is none to read (a remote server): the server's
- * side of a route's cost, its backends included. Other engineers' use of the same server counts too.
- */
-function postgresCpuMs(): Map<string, number> | undefined {
-  const cpu = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      const fields = stat.slice(close + 2).split(' ');
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // The process ended in between.
-    }
-  }
-  return cpu.size > 0 ? cpu : undefined;
-}
-
-/** The CPU time `postgres` processes spent from `before` to `after`, ms (one that ended in between is lost). */
-function postgresCpuSpent(before: Map<string, number>, after: Map<string, number>): number {
-  let ms = 0;
-  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
-  return ms;
 }
 
 /**

@@ -23,6 +23,7 @@ import type { DatabaseHandle } from '@cordon/db';
 import { sql } from 'kysely';
 import { insertQueryLogRaw, type QueryLogRow } from '../apps/resolver/src/querylog/writer.ts';
 import { openBenchDatabase } from './support/database.ts';
+import { postgresCpuMs, postgresCpuSpent } from './support/postgres-cpu.ts';
 
 const ROWS = Number(process.argv[2] ?? 300_000);
 const BATCH = Number(process.env.CORDON_BENCH_BATCH ?? 1_000);
@@ -65,17 +66,23 @@ function makeRows(n: number, start: number, distinct = false): QueryLogRow[] {
   return rows;
 }
 
-/** Runs `work`; prints rows/s and this process's CPU per row. */
+/**
+ * Runs `work`; prints rows/s, this process's CPU per row and, on a local PostgreSQL, the server's
+ * (every `postgres` process: backends, WAL writer, checkpointer).
+ */
 async function timed(label: string, handle: DatabaseHandle, rows: number, work: () => Promise<void>) {
+  const pg0 = handle.dialect === 'postgres' ? postgresCpuMs() : undefined;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await work();
   const s = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
   const us = (cpu.user + cpu.system) / rows;
+  const pg1 = pg0 && postgresCpuMs();
+  const server = pg0 && pg1 ? `, PostgreSQL CPU ${((postgresCpuSpent(pg0, pg1) * 1000) / rows).toFixed(1)} µs/row` : '';
   console.log(
     `${handle.dialect} ${label}: ${rows} rows in ${s.toFixed(2)} s = ${Math.round(rows / s)} rows/s, ` +
-      `CPU ${us.toFixed(1)} µs/row`,
+      `CPU ${us.toFixed(1)} µs/row${server}`,
   );
 }
 

@@ -91,6 +91,47 @@ describe.each(testDialects())(
       await handle.close();
     });
 
+    it('stores every column of every row as given: UTF-8 text, nulls, large ids and epoch ms (COPY on PostgreSQL)', async () => {
+      const handle = await createTestDatabase(dialect);
+      const rows: QueryLogRow[] = [
+        row(1, {
+          ts: Date.UTC(2026, 10, 29, 8, 30, 0, 123),
+          customer_id: 2_000_000_000,
+          location_id: 2_147_483_647,
+          policy_id: 7,
+          client_ip: '2001:db8::1',
+          qname: 'café.例え.example',
+          qtype: 'HTTPS',
+          protocol: 'doh',
+          action: 'blocked',
+          reason: 'category',
+          categories: '3,17,42',
+          rcode: 'NXDOMAIN',
+          answer_source: 'blocked',
+          latency_us: 123_456,
+          device_id: 9,
+          user_id: 10,
+          user_name: 'Zoë 🙂',
+          group_id: 11,
+          matched_name: 'cdn.café.example',
+        }),
+        row(2, { location_id: null, policy_id: null, device_id: null, user_id: null, group_id: null, categories: '' }),
+      ];
+      await insertQueryLogRaw(handle, rows);
+      const back = await handle.db.selectFrom('query_log').selectAll().orderBy('id').execute();
+      expect(back.map(({ id: _id, ...r }) => ({ ...r, ts: Number(r.ts), customer_id: Number(r.customer_id) }))).toEqual(
+        rows.map((r) => ({
+          ...r,
+          device_id: r.device_id ?? null,
+          user_id: r.user_id ?? null,
+          group_id: r.group_id ?? null,
+          user_name: r.user_name ?? '',
+          matched_name: r.matched_name ?? '',
+        })),
+      );
+      await handle.close();
+    });
+
     it('a paced insert writes its slices in one transaction: all rows, or none when a slice fails', async () => {
       const handle = await createTestDatabase(dialect);
       const rows = Array.from({ length: 45 }, (_, i) => row(i));
