@@ -37,6 +37,7 @@ import * as m0038 from './migrations/0038_api_tokens.ts';
 import * as m0039 from './migrations/0039_webhooks.ts';
 import * as m0040 from './migrations/0040_msp_log_streams.ts';
 import * as m0041 from './migrations/0041_device_contact_hours.ts';
+import * as m0042 from './migrations/0042_rollup_fillfactor.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -80,6 +81,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0039_webhooks': m0039,
   '0040_msp_log_streams': m0040,
   '0041_device_contact_hours': m0041,
+  '0042_rollup_fillfactor': m0042,
 };
 
 /**
