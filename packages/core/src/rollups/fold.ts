@@ -26,10 +26,13 @@ import { applyRollups, customersOf, type FoldRow, foldRollups, mspTopDeltas, typ
 export const FOLD_MAX_ROWS = 10_000;
 /**
  * The same on PostgreSQL, where the work is the server's and this thread only waits: a larger window
- * collapses more repeated keys per upsert (bench/README.md "Roll-ups folded by the worker": 24,000 →
- * 55,000 rows/s on the skewed mix from 10,000 to 50,000 rows a transaction).
+ * collapses more repeated keys per upsert (bench/results/history.md "Roll-ups folded by the worker",
+ * "The PostgreSQL fold: windows read ahead, pages with room": on the skewed mix 24,000 → 55,000
+ * rows/s from 10,000 to 50,000 rows a transaction, then 94,000–98,000 → 128,000–135,000 at 100,000
+ * with the read-ahead). A window this large is only read from a backlog or a sustained 100,000
+ * rows/s; it holds ≈ 20 MB more of the worker's memory at its peak than 50,000.
  */
-export const FOLD_MAX_ROWS_POSTGRES = 50_000;
+export const FOLD_MAX_ROWS_POSTGRES = 100_000;
 
 /** The default window of {@link foldQueryLog} for `handle`'s dialect. */
 function defaultMaxRows(handle: DatabaseHandle): number {
@@ -309,7 +312,7 @@ async function applyWindowPostgres(handle: DatabaseHandle, w: ReadWindow, now: (
  * PostgreSQL: folds windows of `maxRows` until fewer wait, `stop` returns true or `maxWindows` were
  * applied, reading and folding each next window while the previous one's transaction runs on the
  * server — the read and the fold here (≈ 0.2–0.3 s of a 50,000-row window) overlap the upserts
- * there (0.4–1.8 s) instead of following them (bench/README.md "Ingest"). A window read ahead is
+ * there (0.4–1.8 s for 50,000 rows) instead of following them (bench/README.md "Ingest"). A window read ahead is
  * applied only if the watermark is still where it starts; when another fold moved it, the pass
  * reads again from the watermark. A window read ahead and not applied (an error, `stop`) is
  * dropped: its rows wait for the next pass. Returns the rows folded.
