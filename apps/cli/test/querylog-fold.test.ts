@@ -83,6 +83,40 @@ describe('roll-up folding', () => {
     expect(d.top.some((t) => t.dim === 'user' && t.key === 'd:40')).toBe(true);
     expect(d.top.some((t) => t.dim === 'group' && t.key === '60')).toBe(true);
   });
+
+  it('sums the per-MSP deltas over customers and locations, leaves out unknown customers, in key order', () => {
+    const rows = Array.from({ length: 2_000 }, (_, i) =>
+      row(i, { customer_id: 1 + (i % 5), qname: `q${i % 37}.example` }),
+    );
+    const top = rollups.foldRollups(rows).top;
+    // Customers 1 and 3 of MSP 7, 2 and 4 of MSP 8; customer 5 gone meanwhile.
+    const mspOf = new Map([
+      [1, 7],
+      [2, 8],
+      [3, 7],
+      [4, 8],
+    ]);
+    const want = new Map<string, number>();
+    for (const t of top) {
+      const msp = mspOf.get(t.customer_id);
+      if (msp === undefined) continue;
+      const id = `${msp}|${t.dim}|${t.hour}|${t.action}|${t.key}`;
+      want.set(id, (want.get(id) ?? 0) + t.count);
+    }
+    const got = rollups.mspTopDeltas(top, mspOf);
+    expect(got).toHaveLength(want.size);
+    for (const m of got) expect(m.count).toBe(want.get(`${m.msp_id}|${m.dim}|${m.hour}|${m.action}|${m.key}`));
+    expect(got.reduce((s, m) => s + m.count, 0)).toBe(
+      top.filter((t) => mspOf.has(t.customer_id)).reduce((s, t) => s + t.count, 0),
+    );
+    const pk = (m: (typeof got)[number]) => [m.msp_id, m.dim, m.hour, m.action, m.key] as Array<number | string>;
+    for (let i = 1; i < got.length; i++) {
+      const [a, b] = [pk(got[i - 1]!), pk(got[i]!)];
+      const k = a.findIndex((v, j) => v !== b[j]);
+      expect(k, 'keys unique').toBeGreaterThanOrEqual(0);
+      expect(a[k]! < b[k]!, `${a} before ${b}`).toBe(true);
+    }
+  });
 });
 
 /** An MSP (9) with customers 1 and 2, for the per-MSP roll-ups. */

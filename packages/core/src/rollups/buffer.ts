@@ -253,31 +253,41 @@ export function foldRollups(rows: readonly FoldRow[]): RollupDeltas {
   return b.take();
 }
 
+/** Primary-key order of `stats_hourly_msp_top`: msp, dim, hour, action, key. */
+function compareMspTop(x: Database['stats_hourly_msp_top'], y: Database['stats_hourly_msp_top']): number {
+  if (x.msp_id !== y.msp_id) return x.msp_id - y.msp_id;
+  if (x.dim !== y.dim) return x.dim < y.dim ? -1 : 1;
+  if (x.hour !== y.hour) return x.hour - y.hour;
+  if (x.action !== y.action) return x.action < y.action ? -1 : 1;
+  return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
+}
+
 /**
  * The per-MSP hourly deltas of `top` (migration 0033 `stats_hourly_msp_top`): counts summed per MSP,
  * dimension, hour, action and key, the customer's MSP taken from `mspOf` (a customer missing there,
  * deleted meanwhile, is left out). Rows in primary-key order (msp, dim, hour, action, key), so
- * concurrent folds upsert in the same order.
+ * concurrent folds upsert in the same order. `top` in {@link RollupBuffer.take}'s order is one sorted
+ * run per customer, which the sort merges; equal keys are then adjacent and summed in one pass.
  */
 export function mspTopDeltas(
   top: readonly Database['stats_hourly_top'][],
   mspOf: ReadonlyMap<number, number>,
 ): Array<Database['stats_hourly_msp_top']> {
-  const sums = new Map<string, Database['stats_hourly_msp_top']>();
+  const rows: Array<Database['stats_hourly_msp_top']> = [];
   for (const t of top) {
     const msp = mspOf.get(t.customer_id);
-    if (msp === undefined) continue;
-    const id = `${msp}\u0000${t.dim}\u0000${t.hour}\u0000${t.action}\u0000${t.key}`;
-    const row = sums.get(id);
-    if (row === undefined)
-      sums.set(id, { msp_id: msp, hour: t.hour, dim: t.dim, action: t.action, key: t.key, count: t.count });
-    else row.count += t.count;
+    if (msp !== undefined)
+      rows.push({ msp_id: msp, hour: t.hour, dim: t.dim, action: t.action, key: t.key, count: t.count });
   }
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return [...sums.values()].sort(
-    (x, y) =>
-      x.msp_id - y.msp_id || cmp(x.dim, y.dim) || x.hour - y.hour || cmp(x.action, y.action) || cmp(x.key, y.key),
-  );
+  rows.sort(compareMspTop);
+  let n = 0;
+  for (const r of rows) {
+    const last = n > 0 ? rows[n - 1]! : undefined;
+    if (last !== undefined && compareMspTop(last, r) === 0) last.count += r.count;
+    else rows[n++] = r;
+  }
+  rows.length = n;
+  return rows;
 }
 
 /** The distinct customer ids of `top`, for the MSP lookup of {@link mspTopDeltas}. */
